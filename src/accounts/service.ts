@@ -1,0 +1,107 @@
+import type { Kysely } from 'kysely';
+import type { Store } from '../store/db.js';
+import { type Account, accountById, createAccount } from '../store/accounts.js';
+import { type ApiKeyInfo, createApiKey, credentialByPrefix } from '../store/apiKeys.js';
+import { claimOnce } from '../store/meta.js';
+import type { Database } from '../store/schema.js';
+import { generateKey, keyMatches, keyPrefix } from './keys.js';
+
+export interface AccountInput {
+  name: string;
+  email?: string | undefined;
+  timezone?: string | undefined;
+}
+
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+export function isValidTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function checkAccountInput(input: AccountInput): { name: string; email: string | null; timezone: string } {
+  const name = input.name.trim();
+  if (name === '' || name.length > 200) throw new InputError('name must be 1 to 200 characters');
+  const email = input.email?.trim() ?? '';
+  if (email !== '' && (email.length > 320 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))) {
+    throw new InputError(`not an email address: ${email}`);
+  }
+  const timezone = input.timezone?.trim() ?? 'UTC';
+  if (!isValidTimeZone(timezone))
+    throw new InputError(`unknown time zone: ${timezone} (use an IANA name such as Europe/Berlin)`);
+  return { name, email: email === '' ? null : email, timezone };
+}
+
+/** Creates an account with its first API key. The key is returned once and never stored. */
+export async function createAccountWithKey(
+  store: Store,
+  input: AccountInput,
+): Promise<{ account: Account; apiKey: string; keyInfo: ApiKeyInfo }> {
+  const checked = checkAccountInput(input);
+  return store.db.transaction().execute((trx) => insertAccountWithKey(trx, checked));
+}
+
+async function insertAccountWithKey(
+  db: Kysely<Database>,
+  checked: { name: string; email: string | null; timezone: string },
+): Promise<{ account: Account; apiKey: string; keyInfo: ApiKeyInfo }> {
+  const account = await createAccount(db, checked);
+  const key = generateKey();
+  const keyInfo = await createApiKey(db, account.id, {
+    name: 'default',
+    prefix: key.prefix,
+    keyHash: key.hash,
+  });
+  return { account, apiKey: key.key, keyInfo };
+}
+
+/** Issues another key for an existing account; null when the account does not exist. */
+export async function issueKey(
+  store: Store,
+  accountId: number,
+  name: string,
+): Promise<{ apiKey: string; keyInfo: ApiKeyInfo } | null> {
+  if ((await accountById(store.db, accountId)) === null) return null;
+  const key = generateKey();
+  const keyInfo = await createApiKey(store.db, accountId, {
+    name: name.trim() || 'key',
+    prefix: key.prefix,
+    keyHash: key.hash,
+  });
+  return { apiKey: key.key, keyInfo };
+}
+
+/**
+ * On a database that has never had an account, creates the first one. Exactly one process wins, even
+ * when several instances start at once; the others (and every later start) get null.
+ */
+export async function ensureFirstAccount(store: Store): Promise<{ account: Account; apiKey: string } | null> {
+  return store.db.transaction().execute(async (trx) => {
+    const hasAccounts = await trx.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
+    if (hasAccounts !== undefined) return null;
+    if (!(await claimOnce(trx, 'first_account_created', new Date().toISOString()))) return null;
+    const { account, apiKey } = await insertAccountWithKey(trx, checkAccountInput({ name: 'default' }));
+    return { account, apiKey };
+  });
+}
+
+export interface Authenticated {
+  accountId: number;
+  keyId: number;
+  queueVersion: number;
+}
+
+/** Checks a presented API key; null when it is malformed, unknown or revoked. */
+export async function authenticate(store: Store, presented: string): Promise<Authenticated | null> {
+  const prefix = keyPrefix(presented);
+  if (prefix === null) return null;
+  const cred = await credentialByPrefix(store.db, prefix);
+  if (cred === null || !keyMatches(presented, cred.keyHash)) return null;
+  return { accountId: cred.accountId, keyId: cred.keyId, queueVersion: cred.queueVersion };
+}

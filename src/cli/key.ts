@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import { displayPrefix } from '../accounts/keys.js';
+import { issueKey } from '../accounts/service.js';
+import { accountById } from '../store/accounts.js';
+import { apiKeyById, apiKeysByAccount, revokeApiKey } from '../store/apiKeys.js';
+import { type Io, UsageError, curlLines, parseId, withStore } from './context.js';
+
+export function keyCommands(program: Command, io: Io): void {
+  const key = program.command('key').description('manage API keys');
+
+  key
+    .command('create')
+    .description('issue another API key for an account (shown once)')
+    .requiredOption('--account <id>', 'account ID')
+    .option('--name <name>', 'a label to recognise the key by', 'key')
+    .option('--json', 'print exactly one JSON line {"id", "apiKey"}')
+    .action(async (opts: { account: string; name: string; json?: boolean }) => {
+      const accountId = parseId(opts.account, '--account');
+      await withStore(io, async (store, config) => {
+        const issued = await issueKey(store, accountId, opts.name);
+        if (issued === null) throw new UsageError(`no account ${accountId}`);
+        if (opts.json === true) {
+          io.out(JSON.stringify({ id: issued.keyInfo.id, apiKey: issued.apiKey }));
+          return;
+        }
+        io.out(`Created key ${issued.keyInfo.id} (${issued.keyInfo.name}) for account ${accountId}.`);
+        io.out(`API key, shown only this once: ${issued.apiKey}`);
+        for (const line of curlLines(config.baseUrl, issued.apiKey)) io.out(line);
+      });
+    });
+
+  key
+    .command('list')
+    .description("list an account's keys (never the keys themselves)")
+    .requiredOption('--account <id>', 'account ID')
+    .option('--json', 'one JSON line per key')
+    .action(async (opts: { account: string; json?: boolean }) => {
+      const accountId = parseId(opts.account, '--account');
+      await withStore(io, async (store) => {
+        if ((await accountById(store.db, accountId)) === null)
+          throw new UsageError(`no account ${accountId}`);
+        const keys = await apiKeysByAccount(store.db, accountId);
+        if (opts.json === true) {
+          for (const k of keys) io.out(JSON.stringify({ ...k, prefix: displayPrefix(k.prefix) }));
+          return;
+        }
+        io.out(['ID', 'NAME', 'KEY', 'CREATED', 'LAST USED', 'STATUS'].join('\t'));
+        for (const k of keys) {
+          const status = k.revoked_at === null ? 'active' : `revoked ${k.revoked_at}`;
+          io.out(
+            [k.id, k.name, displayPrefix(k.prefix), k.created_at, k.last_used_at ?? 'never', status].join(
+              '\t',
+            ),
+          );
+        }
+      });
+    });
+
+  key
+    .command('revoke')
+    .description('revoke a key at once: requests with it get 401')
+    .argument('<keyId>', 'key ID, from `tidings key list`')
+    .action(async (keyIdArg: string) => {
+      const keyId = parseId(keyIdArg, 'KEY_ID');
+      await withStore(io, async (store) => {
+        const info = await apiKeyById(store.db, keyId);
+        if (info === null) throw new UsageError(`no key ${keyId}`);
+        if (!(await revokeApiKey(store.db, keyId))) {
+          io.out(`Key ${keyId} was already revoked (${info.revoked_at ?? ''}).`);
+          return;
+        }
+        io.out(
+          `Revoked key ${keyId} (${info.name}, ${displayPrefix(info.prefix)}) of account ${info.account_id}.`,
+        );
+      });
+    });
+}

@@ -1,0 +1,19 @@
+import { Command } from 'commander';
+import { accountCommands } from './account.js';
+import type { Io } from './context.js';
+import { keyCommands } from './key.js';
+import { migrateCommand } from './migrate.js';
+import { serveCommand } from './serve.js';
+
+export function buildProgram(io: Io): Command {
+  const program = new Command('tidings')
+    .description('A self-hosted feed reader whose output is one calm daily digest.')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+  serveCommand(program, io);
+  migrateCommand(program, io);
+  accountCommands(program, io);
+  keyCommands(program, io);
+  return program;
+}

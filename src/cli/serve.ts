@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { ensureFirstAccount } from '../accounts/service.js';
+import { loadConfig } from '../config.js';
+import { buildServer } from '../http/server.js';
+import { createLogger } from '../logger.js';
+import { openStore } from '../store/db.js';
+import { migrateToLatest } from '../store/migrate.js';
+import { type Io, curlLines } from './context.js';
+
+/** Background work that later features add (feed polling, digests); started by serve and worker. */
+export interface Worker {
+  name: string;
+  stop(): Promise<void>;
+}
+
+export function serveCommand(program: Command, io: Io): void {
+  program
+    .command('serve')
+    .description('serve the API (and, unless --no-worker, run the background workers)')
+    .option('--no-worker', 'do not run background workers in this process (same as TIDINGS_WORKER=false)')
+    .action(async (opts: { worker: boolean }) => {
+      await serve(io, { worker: opts.worker });
+    });
+}
+
+export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
+  const config = loadConfig(io.env);
+  const logger = createLogger(config.logLevel);
+  const store = openStore(config.databaseUrl);
+  const applied = await migrateToLatest(store);
+  for (const m of applied) logger.info({ migration: m.migrationName, status: m.status }, 'migration');
+
+  const first = await ensureFirstAccount(store);
+  if (first !== null) {
+    io.out('');
+    io.out(`Tidings created a first account (id ${first.account.id}, "${first.account.name}").`);
+    io.out(`Its API key, shown only this once: ${first.apiKey}`);
+    io.out('Save a link with either variant of the API:');
+    for (const line of curlLines(config.baseUrl, first.apiKey)) io.out(line);
+    io.out('');
+  }
+
+  const app = buildServer({ config, store, logger });
+  const workers: Worker[] = [];
+  const runWorkers = opts.worker && config.worker;
+
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => {
+      logger.warn('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs);
+    force.unref();
+    await app.close();
+    await Promise.all(workers.map((w) => w.stop()));
+    await store.close();
+    logger.info('stopped');
+    logger.flush();
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  logger.info(
+    {
+      url: config.baseUrl,
+      database: `${store.engine} ${store.describe}`,
+      workers: runWorkers ? workers.length : 'off',
+    },
+    'listening',
+  );
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
+    error: 'expected true or false',
+  })
+  .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
+
+const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/**
+ * The whole configuration, read from the environment once in main and passed down.
+ * Every variable is documented in the README's configuration table.
+ */
+export const configSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATABASE_URL: z.string().min(1).default('./data/tidings.db'),
+  LOG_LEVEL: logLevel.default('info'),
+  TIDINGS_WORKER: booleanFromEnv.default(true),
+  TIDINGS_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TIDINGS_TRUST_PROXY: booleanFromEnv.default(false),
+  TIDINGS_QUEUE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  TIDINGS_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  logLevel: z.infer<typeof logLevel>;
+  worker: boolean;
+  /** Public base URL, used in printed curl lines and links; defaults to http://HOST:PORT. */
+  baseUrl: string;
+  trustProxy: boolean;
+  queueLimit: number;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment (only the variables named in the schema); throws ConfigError listing every problem. */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(configSchema.shape)) {
+    const value = env[key];
+    if (value !== undefined && value !== '') picked[key] = value;
+  }
+  const parsed = configSchema.safeParse(picked);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const c = parsed.data;
+  const hostForUrl = c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST === '0.0.0.0' ? '127.0.0.1' : c.HOST;
+  return {
+    port: c.PORT,
+    host: c.HOST,
+    databaseUrl: c.DATABASE_URL,
+    logLevel: c.LOG_LEVEL,
+    worker: c.TIDINGS_WORKER,
+    baseUrl: (c.TIDINGS_BASE_URL ?? `http://${hostForUrl}:${c.PORT}`).replace(/\/+$/, ''),
+    trustProxy: c.TIDINGS_TRUST_PROXY,
+    queueLimit: c.TIDINGS_QUEUE_LIMIT,
+    shutdownTimeoutMs: c.TIDINGS_SHUTDOWN_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,177 @@
+import { MIMEType, TextDecoder } from 'node:util';
+import busboy from 'busboy';
+import { AppError } from '../errors.js';
+
+/** The API's parameters as read from a request body. */
+export interface BodyParams {
+  fields: Map<string, string>;
+  /** Why the body's parameters were ignored, when they were; shown in a "url is required" message. */
+  ignored?: string;
+  /** A body that was read but is unacceptable (a file part, a non-string field…); reported after auth. */
+  error?: AppError;
+}
+
+const FIELDS = new Set(['url', 'title', 'api_key', 'apiKey']);
+const MAX_PARTS = 32;
+
+const ignored = (reason: string): BodyParams => ({ fields: new Map(), ignored: reason });
+const malformed = (message: string): BodyParams => ({
+  fields: new Map(),
+  error: new AppError('body_malformed', message),
+});
+
+/**
+ * Reads url / title / api_key from a body according to its Content-Type (JSON, form, multipart; charset
+ * honoured). A body that does not match its Content-Type, or has no or an unknown one, yields no
+ * parameters, as the spec requires: the caller then reports what is missing. Never throws.
+ */
+export async function readBodyParams(contentType: string | undefined, body: Buffer): Promise<BodyParams> {
+  if (body.length === 0) return { fields: new Map() };
+  if (contentType === undefined || contentType.trim() === '')
+    return ignored('the request has no Content-Type');
+  let mime: MIMEType;
+  try {
+    mime = new MIMEType(contentType);
+  } catch {
+    return ignored('the Content-Type header is not a valid media type');
+  }
+  const charset = mime.params.get('charset') ?? 'utf-8';
+  const essence = mime.essence;
+  if (essence === 'application/json' || essence.endsWith('+json')) return readJson(decode(body, charset));
+  if (essence === 'application/x-www-form-urlencoded') return readForm(body, charset);
+  if (essence === 'multipart/form-data') return readMultipart(contentType, body);
+  return ignored(`the Content-Type ${essence} is not one the API reads (use JSON, form or multipart)`);
+}
+
+type Decoded = { text: string } | { failure: BodyParams };
+
+function decoderFor(charset: string): TextDecoder | BodyParams {
+  try {
+    return new TextDecoder(charset, { fatal: true });
+  } catch {
+    return malformed(`unsupported charset: ${charset.slice(0, 40)}`);
+  }
+}
+
+function decode(body: Buffer, charset: string): Decoded {
+  const decoder = decoderFor(charset);
+  if (!(decoder instanceof TextDecoder)) return { failure: decoder };
+  try {
+    return { text: decoder.decode(body) };
+  } catch {
+    return { failure: ignored(`the body is not valid ${charset}`) };
+  }
+}
+
+function readJson(decoded: Decoded): BodyParams {
+  if ('failure' in decoded) return decoded.failure;
+  let value: unknown;
+  try {
+    value = JSON.parse(decoded.text);
+  } catch {
+    return ignored('the body is not valid JSON, as its Content-Type says it is');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return malformed('a JSON body must be an object such as {"url": "https://example.com/"}');
+  }
+  const fields = new Map<string, string>();
+  for (const [name, v] of Object.entries(value)) {
+    if (!FIELDS.has(name) || v === null) continue;
+    if (typeof v !== 'string') return malformed(`${name} must be a string`);
+    fields.set(name, v);
+  }
+  return { fields };
+}
+
+function readForm(body: Buffer, charset: string): BodyParams {
+  const decoder = decoderFor(charset);
+  if (!(decoder instanceof TextDecoder)) return decoder;
+  const fields = new Map<string, string>();
+  const text = body.toString('latin1'); // one char per byte: percent-decoding below works on bytes
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const rawName = eq === -1 ? pair : pair.slice(0, eq);
+    const rawValue = eq === -1 ? '' : pair.slice(eq + 1);
+    let name: string;
+    let value: string;
+    try {
+      name = decoder.decode(percentDecode(rawName));
+      value = decoder.decode(percentDecode(rawValue));
+    } catch {
+      return ignored(`the form body is not valid ${charset}`);
+    }
+    if (!FIELDS.has(name)) continue;
+    if (fields.has(name)) return malformed(`${name} is given more than once`);
+    fields.set(name, value);
+  }
+  return { fields };
+}
+
+/** application/x-www-form-urlencoded byte decoding: '+' is a space, %XX a byte, anything else as is. */
+function percentDecode(s: string): Buffer {
+  const bytes = Buffer.from(s.replace(/\+/g, ' '), 'latin1');
+  const out = Buffer.allocUnsafe(bytes.length);
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i] ?? 0;
+    if (b === 0x25 && isHex(bytes[i + 1]) && isHex(bytes[i + 2])) {
+      out[n++] = parseInt(String.fromCharCode(bytes[i + 1] ?? 0, bytes[i + 2] ?? 0), 16);
+      i += 2;
+    } else {
+      out[n++] = b;
+    }
+  }
+  return out.subarray(0, n);
+}
+
+const isHex = (b: number | undefined): boolean =>
+  b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66));
+
+function readMultipart(contentType: string, body: Buffer): Promise<BodyParams> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: BodyParams): void => {
+      if (!settled) {
+        settled = true;
+        resolve(result);
+      }
+    };
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        limits: { fields: MAX_PARTS, parts: MAX_PARTS, fieldSize: body.length, fieldNameSize: 200 },
+      });
+    } catch {
+      finish(ignored('the multipart Content-Type has no usable boundary'));
+      return;
+    }
+    const fields = new Map<string, string>();
+    let error: AppError | undefined;
+    parser.on('field', (name, value, info) => {
+      if (!FIELDS.has(name)) return;
+      if (info.valueTruncated) error ??= new AppError('body_malformed', `${name} is too long`);
+      else if (fields.has(name)) error ??= new AppError('body_malformed', `${name} is given more than once`);
+      else fields.set(name, value);
+    });
+    parser.on('file', (name, stream) => {
+      stream.resume();
+      error ??= new AppError(
+        'body_malformed',
+        `file uploads are not accepted (part "${name.slice(0, 100)}")`,
+      );
+    });
+    parser.on(
+      'partsLimit',
+      () => (error ??= new AppError('body_malformed', `at most ${MAX_PARTS} parts are read`)),
+    );
+    parser.on(
+      'fieldsLimit',
+      () => (error ??= new AppError('body_malformed', `at most ${MAX_PARTS} fields are read`)),
+    );
+    parser.on('error', () => finish(ignored('the body is not valid multipart/form-data')));
+    parser.on('close', () => finish(error === undefined ? { fields } : { fields: new Map(), error }));
+    parser.end(body);
+  });
+}

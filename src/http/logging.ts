@@ -1,0 +1,38 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LogController } from 'fastify';
+import { redactUrl } from './redact.js';
+
+/**
+ * One log line per request, written when it completes, with the URL's API key redacted. Fastify's
+ * default lines (and its "route not found" line) would print the raw URL, key included.
+ */
+export class RequestLogController extends LogController {
+  override incomingRequest(): void {
+    // The completion line says everything.
+  }
+
+  override routeNotFound(): void {
+    // Logged as a 404 in the completion line.
+  }
+
+  override requestCompleted(
+    error: Error | null | undefined,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): void {
+    const line = {
+      method: request.method,
+      url: redactUrl(request.url),
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      ip: request.ip,
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request');
+  }
+}
+
+/** Serializers for any log line that carries a request: never the raw URL. */
+export const requestSerializers = {
+  req: (req: { method?: string; url?: string }) => ({ method: req.method, url: redactUrl(req.url ?? '') }),
+};

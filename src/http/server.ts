@@ -1,0 +1,79 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { AppError } from '../errors.js';
+import type { Store } from '../store/db.js';
+import { API_METHODS, isApiPath, registerApi } from './api.js';
+import { fromKind, toErrorResponse } from './errors.js';
+import { registerHealth } from './health.js';
+import { InvalidKeyLimiter } from './invalidKeyLimiter.js';
+import { RequestLogController } from './logging.js';
+import { registerOpenApi } from './openapi.js';
+import { QueueCache } from './queueCache.js';
+
+export const BODY_LIMIT = 64 * 1024;
+
+export interface ServerDeps {
+  config: Pick<Config, 'trustProxy' | 'queueLimit' | 'baseUrl'>;
+  store: Store;
+  logger: FastifyBaseLogger;
+  /** For tests: a limiter with an injected clock. */
+  limiter?: InvalidKeyLimiter;
+}
+
+export function buildServer(deps: ServerDeps): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    logController: new RequestLogController(),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: deps.config.trustProxy,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    return503OnClosing: false,
+    // Malformed HTTP (a bad method, oversized headers…) still gets a JSON {code, message}.
+    clientErrorHandler: (err, socket) => {
+      if (!socket.writable) return;
+      const tooLarge = 'code' in err && err.code === 'HPE_HEADER_OVERFLOW';
+      const { status, body } = tooLarge
+        ? fromKind('request_too_large', 'the request line or headers are too large')
+        : fromKind('bad_request', 'malformed HTTP request');
+      const json = JSON.stringify(body);
+      socket.end(
+        `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+          `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\n` +
+          `Connection: close\r\n\r\n${json}`,
+      );
+    },
+  });
+
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (isApiPath(request.url)) {
+      reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', 'Retry-After');
+    }
+    done(null, payload);
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const res = toErrorResponse(err, request.log);
+    return reply.code(res.status).headers(res.headers).header('cache-control', 'no-store').send(res.body);
+  });
+
+  app.setNotFoundHandler((request) => {
+    if (isApiPath(request.url)) {
+      throw new AppError('method_not_allowed', `${request.method} is not allowed here; use GET or POST`, {
+        allow: API_METHODS,
+      });
+    }
+    throw new AppError('not_found', `nothing at ${request.method} ${request.url.split('?')[0] ?? ''}`);
+  });
+
+  registerHealth(app, deps.store);
+  registerOpenApi(app);
+  registerApi(app, {
+    store: deps.store,
+    cache: new QueueCache(),
+    limiter: deps.limiter ?? new InvalidKeyLimiter(),
+    queueLimit: deps.config.queueLimit,
+  });
+  return app;
+}

@@ -1,0 +1,104 @@
+import { AppError } from '../errors.js';
+
+export const MAX_URL_LENGTH = 2048;
+export const MAX_TITLE_LENGTH = 1000;
+
+/** Query parameters that only track where a click came from; dropped when comparing URLs. */
+const TRACKING_PARAMS = new Set([
+  'fbclid',
+  'gclid',
+  'dclid',
+  'gbraid',
+  'wbraid',
+  'msclkid',
+  'mc_cid',
+  'mc_eid',
+  'igshid',
+  'yclid',
+  '_hsenc',
+  '_hsmi',
+  'mkt_tok',
+  'oly_anon_id',
+  'oly_enc_id',
+  'vero_id',
+  'rb_clickid',
+  's_cid',
+]);
+
+const isTrackingParam = (name: string): boolean => {
+  const lower = name.toLowerCase();
+  return lower.startsWith('utm_') || TRACKING_PARAMS.has(lower);
+};
+
+export interface CheckedUrl {
+  /** The URL as the client sent it, trimmed: what GET shows. */
+  url: string;
+  /** The comparison form: what makes two saved URLs the same. */
+  key: string;
+}
+
+/** Validates a URL for the queue: absolute http(s), at most 2,048 characters. Throws AppError. */
+export function checkUrl(raw: string | undefined): CheckedUrl {
+  if (raw === undefined) throw new AppError('url_missing', 'url is required');
+  const url = raw.trim();
+  if (url === '') throw new AppError('url_missing', 'url is required and must not be empty');
+  if (url.length > MAX_URL_LENGTH) {
+    throw new AppError(
+      'url_too_long',
+      `url is ${url.length} characters long; at most ${MAX_URL_LENGTH} are allowed`,
+    );
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new AppError('url_invalid', 'url must be an absolute http or https URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new AppError('url_invalid', `url must use http or https, not ${parsed.protocol.slice(0, -1)}`);
+  }
+  if (parsed.hostname === '') throw new AppError('url_invalid', 'url must name a host');
+  return { url, key: normaliseUrl(parsed) };
+}
+
+/**
+ * The comparison form of a URL: scheme and host lower-cased, default port, fragment and tracking
+ * parameters (utm_*, fbclid, …) dropped. WHATWG URL parsing already lower-cases and drops default ports.
+ */
+export function normaliseUrl(input: URL | string): string {
+  const u = new URL(input.toString());
+  u.hash = '';
+  const names = [...new Set(u.searchParams.keys())];
+  for (const name of names) if (isTrackingParam(name)) u.searchParams.delete(name);
+  if (u.search === '?') u.search = '';
+  return u.href;
+}
+
+/** Length in Unicode code points, as a person counts characters (not UTF-16 units). */
+function codePoints(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) n++;
+  }
+  return n;
+}
+
+/** A title: optional, trimmed, whitespace runs folded; missing or blank → the URL. Throws AppError. */
+export function checkTitle(raw: string | undefined, url: string): string {
+  if (raw === undefined) return url;
+  // eslint-disable-next-line no-control-regex
+  const title = raw
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (title === '') return url;
+  const length = codePoints(title);
+  if (length > MAX_TITLE_LENGTH) {
+    throw new AppError(
+      'title_invalid',
+      `title is ${length} characters long; at most ${MAX_TITLE_LENGTH} are allowed`,
+    );
+  }
+  return title;
+}

@@ -1,0 +1,75 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Kysely<Database>;
+  engine: Engine;
+  /** Where the data lives, without credentials: a file path or host/database. */
+  describe: string;
+  close(): Promise<void>;
+}
+
+export type DatabaseTarget = { engine: 'sqlite'; file: string } | { engine: 'postgres'; url: string };
+
+/** `postgres://` / `postgresql://` → PostgreSQL; `sqlite:PATH`, `file:PATH` or a plain path → SQLite. */
+export function parseDatabaseUrl(url: string): DatabaseTarget {
+  if (/^postgres(ql)?:\/\//i.test(url)) return { engine: 'postgres', url };
+  if (/^sqlite:/i.test(url)) {
+    const rest = url.slice('sqlite:'.length);
+    return {
+      engine: 'sqlite',
+      file: rest.startsWith('//') ? rest.slice(2) || ':memory:' : rest || ':memory:',
+    };
+  }
+  if (/^file:/i.test(url)) return { engine: 'sqlite', file: fileURLToPath(url) };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    throw new Error(
+      `unsupported DATABASE_URL scheme in ${redactUrl(url)}: use a file path, sqlite:PATH or postgres://`,
+    );
+  }
+  return { engine: 'sqlite', file: url };
+}
+
+export function redactUrl(url: string): string {
+  return url.replace(
+    /\/\/([^@/]*)@/,
+    (_m, cred: string) => `//${cred.includes(':') ? `${cred.split(':')[0] ?? ''}:***` : cred}@`,
+  );
+}
+
+// PostgreSQL returns bigint (count(*), sums) as strings by default; every such value here fits a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export function openStore(databaseUrl: string, options: { poolSize?: number } = {}): Store {
+  const target = parseDatabaseUrl(databaseUrl);
+  if (target.engine === 'sqlite') {
+    if (target.file !== ':memory:') mkdirSync(dirname(resolve(target.file)), { recursive: true });
+    const sqlite = new SQLite(target.file);
+    sqlite.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode: a committed transaction survives a process crash (it is in the OS's hands);
+    // only a power loss can take the last few back.
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, engine: 'sqlite', describe: target.file, close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10 });
+  // An idle client that loses its connection must not crash the process; the next query reports the error.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, engine: 'postgres', describe: redactUrl(target.url), close: () => db.destroy() };
+}
+
+export async function pingStore(store: Store): Promise<void> {
+  await sql`select 1`.execute(store.db);
+}
+
+export const now = (): string => new Date().toISOString();

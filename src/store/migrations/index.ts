@@ -1,0 +1,32 @@
+import type { ColumnDefinitionBuilder, Kysely, Migration } from 'kysely';
+import type { Engine } from '../db.js';
+import * as m0001 from './0001_init.js';
+
+/** What a migration may need to know about the engine it runs on. */
+export interface MigrationContext {
+  engine: Engine;
+  /** An auto-incrementing integer primary key on either engine. */
+  idColumn: (c: ColumnDefinitionBuilder) => ColumnDefinitionBuilder;
+}
+
+interface MigrationModule {
+  up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>;
+}
+
+/** Numbered and append-only: never edit or reorder a migration that has shipped; add the next number. */
+const modules: Record<string, MigrationModule> = {
+  '0001_init': m0001,
+};
+
+export function migrationsFor(engine: Engine): Record<string, Migration> {
+  const ctx: MigrationContext = {
+    engine,
+    idColumn:
+      engine === 'sqlite'
+        ? (c) => c.primaryKey().autoIncrement()
+        : (c) => c.primaryKey().generatedByDefaultAsIdentity(),
+  };
+  return Object.fromEntries(
+    Object.entries(modules).map(([name, mod]) => [name, { up: (db: Kysely<unknown>) => mod.up(db, ctx) }]),
+  );
+}

@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { Engine } from '../store/db.js';
+
+export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+let pgCheck: Promise<string | undefined> | undefined;
+
+/**
+ * Undefined when PostgreSQL tests can run, else why not. With CI=true an unreachable PostgreSQL is an
+ * error, never a skip.
+ */
+export function postgresSkipReason(): Promise<string | undefined> {
+  pgCheck ??= (async () => {
+    const client = new pg.Client({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
+    try {
+      await client.connect();
+      await client.query('select 1');
+      return undefined;
+    } catch (err) {
+      const reason = `PostgreSQL at ${ADMIN_URL} is not reachable (${err instanceof Error ? err.message : String(err)})`;
+      if (process.env.CI === 'true') throw new Error(`${reason}; CI=true requires it`);
+      return `${reason}; set TEST_DATABASE_URL to run these tests`;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  })();
+  return pgCheck;
+}
+
+export interface TestDatabase {
+  engine: Engine;
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, empty database of the given engine: a temporary SQLite file, or a new PostgreSQL database. */
+export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'tidings-test-'));
+    return {
+      engine,
+      url: join(dir, 'tidings.db'),
+      drop: () => {
+        rmSync(dir, { recursive: true, force: true });
+        return Promise.resolve();
+      },
+    };
+  }
+  const name = `tidings_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    engine,
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: ADMIN_URL });
+      await c.connect();
+      try {
+        await c.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+export const ENGINES: readonly Engine[] = ['sqlite', 'postgres'];
