@@ -74,6 +74,9 @@ export function normaliseUrl(input: URL | string): string {
   return u.href;
 }
 
+// eslint-disable-next-line no-control-regex
+const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f]+/g;
+
 /** Length in Unicode code points, as a person counts characters (not UTF-16 units). */
 function codePoints(s: string): number {
   let n = 0;
@@ -87,11 +90,7 @@ function codePoints(s: string): number {
 /** A title: optional, trimmed, whitespace runs folded; missing or blank → the URL. Throws AppError. */
 export function checkTitle(raw: string | undefined, url: string): string {
   if (raw === undefined) return url;
-  // eslint-disable-next-line no-control-regex
-  const title = raw
-    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const title = raw.replace(CONTROL_OR_SPACE, ' ').trim();
   if (title === '') return url;
   const length = codePoints(title);
   if (length > MAX_TITLE_LENGTH) {
