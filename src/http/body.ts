@@ -1,5 +1,6 @@
 import { MIMEType, TextDecoder } from 'node:util';
 import busboy from 'busboy';
+import iconv from 'iconv-lite';
 import { AppError } from '../errors.js';
 
 /** The API's parameters as read from a request body. */
@@ -45,19 +46,28 @@ export async function readBodyParams(contentType: string | undefined, body: Buff
 
 type Decoded = { text: string } | { failure: BodyParams };
 
-function decoderFor(charset: string): TextDecoder | BodyParams {
-  try {
-    return new TextDecoder(charset, { fatal: true });
-  } catch {
-    return malformed(`unsupported charset: ${charset.slice(0, 40)}`);
+/** Decodes text in a charset: strictly for UTF-8, with iconv-lite for legacy ones. */
+type Charset = (bytes: Buffer) => string;
+
+/**
+ * Node 20's TextDecoder decodes windows-1252 (and its alias iso-8859-1) as ISO-8859-1, turning € and
+ * curly quotes into control characters, so legacy charsets go through iconv-lite. UTF-8 stays strict.
+ */
+function charsetDecoder(charset: string): Charset | BodyParams {
+  const name = charset.trim().toLowerCase();
+  if (name === 'utf-8' || name === 'utf8' || name === 'unicode-1-1-utf-8') {
+    const strict = new TextDecoder('utf-8', { fatal: true });
+    return (bytes) => strict.decode(bytes);
   }
+  if (!iconv.encodingExists(name)) return malformed(`unsupported charset: ${charset.slice(0, 40)}`);
+  return (bytes) => iconv.decode(bytes, name);
 }
 
 function decode(body: Buffer, charset: string): Decoded {
-  const decoder = decoderFor(charset);
-  if (!(decoder instanceof TextDecoder)) return { failure: decoder };
+  const decoder = charsetDecoder(charset);
+  if (typeof decoder !== 'function') return { failure: decoder };
   try {
-    return { text: decoder.decode(body) };
+    return { text: decoder(body) };
   } catch {
     return { failure: ignored(`the body is not valid ${charset}`) };
   }
@@ -84,8 +94,8 @@ function readJson(decoded: Decoded): BodyParams {
 }
 
 function readForm(body: Buffer, charset: string): BodyParams {
-  const decoder = decoderFor(charset);
-  if (!(decoder instanceof TextDecoder)) return decoder;
+  const decoder = charsetDecoder(charset);
+  if (typeof decoder !== 'function') return decoder;
   const fields = new Map<string, string>();
   const text = body.toString('latin1'); // one char per byte: percent-decoding below works on bytes
   for (const pair of text.split('&')) {
@@ -96,8 +106,8 @@ function readForm(body: Buffer, charset: string): BodyParams {
     let name: string;
     let value: string;
     try {
-      name = decoder.decode(percentDecode(rawName));
-      value = decoder.decode(percentDecode(rawValue));
+      name = decoder(percentDecode(rawName));
+      value = decoder(percentDecode(rawValue));
     } catch {
       return ignored(`the form body is not valid ${charset}`);
     }

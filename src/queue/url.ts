@@ -75,7 +75,7 @@ export function normaliseUrl(input: URL | string): string {
 }
 
 // eslint-disable-next-line no-control-regex
-const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f]+/g;
+const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f-\u009f]+/g;
 
 /** Length in Unicode code points, as a person counts characters (not UTF-16 units). */
 function codePoints(s: string): number {
