@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { AppError } from '../errors.js';
+import { checkTitle, checkUrl, normaliseUrl } from './url.js';
+
+const kind = (fn: () => unknown): string => {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof AppError) return err.kind;
+    throw err;
+  }
+  return 'ok';
+};
+
+test('normalising lower-cases scheme and host, drops default ports, fragments and tracking parameters', () => {
+  const cases: [string, string][] = [
+    ['HTTPS://Example.COM/Path?Q=1', 'https://example.com/Path?Q=1'],
+    ['http://example.com:80/a', 'http://example.com/a'],
+    ['https://example.com:443/a', 'https://example.com/a'],
+    ['https://example.com:8443/a', 'https://example.com:8443/a'],
+    ['https://example.com/a#section-2', 'https://example.com/a'],
+    ['https://example.com/a?utm_source=x&id=7&UTM_Medium=y&fbclid=z', 'https://example.com/a?id=7'],
+    ['https://example.com/a?utm_campaign=only', 'https://example.com/a'],
+    ['https://example.com', 'https://example.com/'],
+    ['https://bücher.example/', 'https://xn--bcher-kva.example/'],
+  ];
+  for (const [input, expected] of cases) assert.equal(normaliseUrl(input), expected, input);
+});
+
+test('checkUrl keeps what the client sent (trimmed) and compares on the normal form', () => {
+  assert.deepEqual(checkUrl('  https://Example.com/a#b \n'), {
+    url: 'https://Example.com/a#b',
+    key: 'https://example.com/a',
+  });
+});
+
+test('checkUrl refuses what is not an absolute http(s) URL of at most 2,048 characters', () => {
+  assert.equal(
+    kind(() => checkUrl(undefined)),
+    'url_missing',
+  );
+  assert.equal(
+    kind(() => checkUrl('   ')),
+    'url_missing',
+  );
+  assert.equal(
+    kind(() => checkUrl('example.com')),
+    'url_invalid',
+  );
+  assert.equal(
+    kind(() => checkUrl('mailto:a@example.com')),
+    'url_invalid',
+  );
+  assert.equal(
+    kind(() => checkUrl('data:text/html,hi')),
+    'url_invalid',
+  );
+  assert.equal(
+    kind(() => checkUrl('http://')),
+    'url_invalid',
+  );
+  const max = `https://e.com/${'a'.repeat(2048 - 14)}`;
+  assert.equal(
+    kind(() => checkUrl(max)),
+    'ok',
+  );
+  assert.equal(
+    kind(() => checkUrl(`${max}a`)),
+    'url_too_long',
+  );
+});
+
+test('titles default to the url, fold whitespace and control characters, and count code points', () => {
+  assert.equal(checkTitle(undefined, 'https://e.com/'), 'https://e.com/');
+  assert.equal(checkTitle(' \t\n', 'https://e.com/'), 'https://e.com/');
+  assert.equal(checkTitle('  Hello\n\tworld\u0000!  ', 'u'), 'Hello world !');
+  assert.equal(checkTitle('😀'.repeat(1000), 'u').length, 2000);
+  assert.equal(
+    kind(() => checkTitle('😀'.repeat(1001), 'u')),
+    'title_invalid',
+  );
+});
