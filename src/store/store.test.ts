@@ -35,7 +35,10 @@ await describeEachEngine('store', (ctx) => {
     if (ctx.engine === 'sqlite')
       return { stores: Array.from({ length: n }, () => ctx.store()), close: () => Promise.resolve() };
     const stores = Array.from({ length: n }, () => openStore(ctx.url()));
-    return { stores, close: async () => void (await Promise.all(stores.map((s) => s.close()))) };
+    const close = async (): Promise<void> => {
+      await Promise.all(stores.map((s) => s.close()));
+    };
+    return { stores, close };
   };
 
   test('migrations are recorded and running them again changes nothing', async () => {
