@@ -1,16 +1,6 @@
 #!/usr/bin/env node
-import { ConfigError } from '../config.js';
-import { processIo, UsageError } from './context.js';
-import { buildProgram } from './program.js';
+import { processIo } from './context.js';
+import { runCli } from './run.js';
 
-try {
-  await buildProgram(processIo).parseAsync(process.argv);
-} catch (err) {
-  if (err instanceof UsageError || err instanceof ConfigError) {
-    processIo.err(`tidings: ${err.message}`);
-    process.exitCode = err instanceof UsageError ? err.exitCode : 2;
-  } else {
-    processIo.err(`tidings: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    process.exitCode = 1;
-  }
-}
+const code = await runCli(process.argv.slice(2), processIo);
+if (code !== 0) process.exitCode = code;

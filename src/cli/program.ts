@@ -10,6 +10,8 @@ export function buildProgram(io: Io): Command {
     .description('A self-hosted feed reader whose output is one calm daily digest.')
     .version('0.1.0')
     .showHelpAfterError()
+    // Errors become exit codes in runCli instead of process.exit (inherited by every subcommand).
+    .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
   serveCommand(program, io);
   migrateCommand(program, io);

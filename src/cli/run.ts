@@ -1,0 +1,24 @@
+import { CommanderError } from 'commander';
+import { ConfigError } from '../config.js';
+import { type Io, UsageError } from './context.js';
+import { buildProgram } from './program.js';
+
+/**
+ * Runs one command line (without the leading `node tidings`) and returns its exit code: 0 on success,
+ * 1 for a failure, 2 for wrong usage or configuration. Long-running commands (serve) resolve once started.
+ */
+export async function runCli(args: readonly string[], io: Io): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...args], { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      io.err(`tidings: ${err.message}`);
+      return err instanceof UsageError ? err.exitCode : 2;
+    }
+    io.err(`tidings: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return 1;
+  }
+}
