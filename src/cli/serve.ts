@@ -5,7 +5,7 @@ import { buildServer } from '../http/server.js';
 import { createLogger } from '../logger.js';
 import { openStore } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
-import { type Io, curlLines } from './context.js';
+import { type Io, UsageError, curlLines } from './context.js';
 
 /** Background work that later features add (feed polling, digests); started by serve and worker. */
 export interface Worker {
@@ -63,7 +63,16 @@ export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await store.close();
+    const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new UsageError(`cannot listen on ${config.host}:${config.port} (${code}); set PORT or HOST`);
+    }
+    throw err;
+  }
   logger.info(
     {
       url: config.baseUrl,
