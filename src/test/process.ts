@@ -1,0 +1,308 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/** The built CLI that the process-level tests run (npm test builds it first). */
+export const DIST_MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+export function assertBuilt(): void {
+  if (!existsSync(DIST_MAIN)) {
+    throw new Error(`${DIST_MAIN} is missing: run \`npm run build\` first (\`npm test\` does it for you)`);
+  }
+}
+
+/** A port that was free a moment ago: bound on 127.0.0.1 port 0, then released. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => {
+        if (address === null || typeof address === 'string') reject(new Error('no port'));
+        else resolve(address.port);
+      });
+    });
+  });
+}
+
+/** The test runner's environment without anything that configures Tidings, plus `vars`. */
+export function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(PORT|HOST|DATABASE_URL|LOG_LEVEL|TIDINGS_.*)$/.test(name)) continue;
+    env[name] = value;
+  }
+  return { ...env, ...vars };
+}
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+function track(child: ChildProcess): void {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node dist/cli/main.js ...args` to completion. */
+export function runCli(args: string[], vars: Record<string, string>, timeoutMs = 20_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [DIST_MAIN, ...args], {
+      env: childEnv(vars),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    track(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`tidings ${args.join(' ')} took over ${timeoutMs} ms; stderr: ${stderr}`));
+    }, timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** `tidings account create --name NAME --json` against a database; returns the parsed line. */
+export async function createAccountViaCli(
+  databaseUrl: string,
+  name: string,
+): Promise<{ id: number; apiKey: string }> {
+  const r = await runCli(['account', 'create', '--name', name, '--json'], { DATABASE_URL: databaseUrl });
+  if (r.code !== 0) throw new Error(`account create exited ${String(r.code)}: ${r.stderr}`);
+  const line = r.stdout.trim();
+  if (!/^\{"id":\d+,"apiKey":"tdg_[0-9a-f]{76}"\}$/.test(line)) {
+    throw new Error(`account create --json printed ${JSON.stringify(r.stdout)}`);
+  }
+  return JSON.parse(line) as { id: number; apiKey: string };
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  pid: number;
+  port: number;
+  baseUrl: string;
+  stdout(): string;
+  stderr(): string;
+  /** Settles when the process has exited (and its output is fully read). */
+  exited: Promise<Exit>;
+  /** SIGKILL unless already gone, then waits for the exit. Safe to call more than once. */
+  stop(): Promise<Exit>;
+}
+
+export interface StartOptions {
+  databaseUrl: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** Spawns `tidings serve` on a free port and resolves once it logs "listening". */
+export async function startServer(opts: StartOptions): Promise<ServerProcess> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    try {
+      return await startOn(port, opts);
+    } catch (err) {
+      // Another process took the port between freePort() and listen(): try another one.
+      if (attempt < 3 && err instanceof Error && err.message.includes('EADDRINUSE')) continue;
+      throw err;
+    }
+  }
+}
+
+function startOn(port: number, opts: StartOptions): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [DIST_MAIN, 'serve'], {
+    env: childEnv({
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: opts.databaseUrl,
+      LOG_LEVEL: 'info',
+      ...opts.env,
+    }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  track(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  });
+  const server: ServerProcess = {
+    child,
+    pid: child.pid ?? -1,
+    port,
+    baseUrl: `http://127.0.0.1:${port}`,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      return exited;
+    },
+  };
+  return new Promise((resolve, reject) => {
+    const timeoutMs = opts.timeoutMs ?? 20_000;
+    const timer = setTimeout(() => {
+      void server.stop();
+      reject(new Error(`tidings serve did not log "listening" within ${timeoutMs} ms; stderr:\n${stderr}`));
+    }, timeoutMs);
+    const onData = (): void => {
+      const listening = stderr.split('\n').some((line) => {
+        try {
+          return (JSON.parse(line) as { msg?: unknown }).msg === 'listening';
+        } catch {
+          return false;
+        }
+      });
+      if (!listening) return;
+      clearTimeout(timer);
+      child.stderr.off('data', onData);
+      resolve(server);
+    };
+    child.stderr.on('data', onData);
+    void exited.then((exit) => {
+      clearTimeout(timer);
+      reject(new Error(`tidings serve exited early (${JSON.stringify(exit)}); stderr:\n${stderr}`));
+    });
+  });
+}
+
+/** Resolves with the exit, or rejects when the process is still running after `ms`. */
+export async function exitWithin(server: ServerProcess, ms: number): Promise<Exit> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`process ${server.pid} still running ${ms} ms later`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([server.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Whether a new TCP connection to the port is accepted ('connected') or refused. */
+export function tryConnect(port: number): Promise<'connected' | 'refused'> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve('connected');
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ECONNREFUSED') resolve('refused');
+      else reject(err);
+    });
+  });
+}
+
+export interface HttpResult {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * One HTTP request over a fresh TCP connection (no keep-alive pool). `onResponse` runs synchronously
+ * the moment the status line and headers have arrived, before the body is read.
+ */
+export function request(
+  url: string,
+  opts: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+    onResponse?: (status: number) => void;
+  } = {},
+): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: opts.method ?? 'GET', headers: opts.headers, agent: false });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      opts.onResponse?.(res.statusCode ?? 0);
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (s: string) => (body += s));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.end(opts.body);
+  });
+}
+
+export interface TcpProxy {
+  port: number;
+  /** Stops accepting and cuts every open connection: to its clients the target is now unreachable. */
+  cut(): Promise<void>;
+  /** Accepts connections again, on the same port. */
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A plain TCP forwarder on 127.0.0.1 to `target`, to take a real server away from a client and back. */
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target.port, target.host);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  const listen = (port: number): Promise<number> =>
+    new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        const address = server.address();
+        resolve(address !== null && typeof address !== 'string' ? address.port : port);
+      });
+    });
+  const port = await listen(0);
+  const cut = (): Promise<void> =>
+    new Promise((resolve) => {
+      if (!server.listening) {
+        resolve();
+        return;
+      }
+      server.close(() => resolve());
+      for (const s of sockets) s.destroy();
+    });
+  return {
+    port,
+    cut,
+    restore: async () => {
+      await listen(port);
+    },
+    close: cut,
+  };
+}
