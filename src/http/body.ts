@@ -166,6 +166,8 @@ function readMultipart(contentType: string, body: Buffer): Promise<BodyParams> {
       else fields.set(name, value);
     });
     parser.on('file', (name, stream) => {
+      // A truncated part errors on the file stream as well as on the parser: unhandled, it would kill the process.
+      stream.on('error', () => undefined);
       stream.resume();
       error ??= new AppError(
         'body_malformed',

@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { AppError, type ErrorKind, errorCatalog } from '../errors.js';
 
 export interface ErrorResponse {
@@ -13,9 +13,16 @@ const UNAVAILABLE_CODES = new Set([
   'ECONNRESET',
   'ETIMEDOUT',
   'SQLITE_BUSY',
-  '57P01',
-  '57P03',
-  '53300',
+  '08000', // PostgreSQL connection_exception and its subclasses
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '3D000', // the database does not exist (dropped, or not created yet)
+  '53300', // too many connections
+  '57P01', // admin shutdown
+  '57P02',
+  '57P03', // cannot connect now (starting up)
 ]);
 
 /** Fastify's own errors, by code, as what the client did wrong. */
@@ -65,4 +72,8 @@ export function toErrorResponse(err: unknown, log: FastifyBaseLogger): ErrorResp
 
 export function fromKind(kind: ErrorKind, message: string): ErrorResponse {
   return { status: errorCatalog[kind].status, headers: {}, body: { code: errorCatalog[kind].code, message } };
+}
+
+export function sendErrorResponse(reply: FastifyReply, res: ErrorResponse): FastifyReply {
+  return reply.code(res.status).headers(res.headers).header('cache-control', 'no-store').send(res.body);
 }

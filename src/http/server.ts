@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { API_METHODS, isApiPath, registerApi } from './api.js';
-import { fromKind, toErrorResponse } from './errors.js';
+import { fromKind, sendErrorResponse, toErrorResponse } from './errors.js';
 import { registerHealth } from './health.js';
 import { InvalidKeyLimiter } from './invalidKeyLimiter.js';
 import { RequestLogController } from './logging.js';
@@ -30,6 +30,13 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     requestTimeout: 30_000,
     connectionTimeout: 60_000,
     return503OnClosing: false,
+    // Fastify's own early errors (a path with broken percent-encoding…) would echo the URL, key included.
+    frameworkErrors: (err, request, reply) => {
+      const bad =
+        err.code === 'FST_ERR_BAD_URL' ? fromKind('bad_request', 'the request path is not valid') : null;
+      const res = bad ?? toErrorResponse(err, request.log);
+      void sendErrorResponse(reply, res);
+    },
     // Malformed HTTP (a bad method, oversized headers…) still gets a JSON {code, message}.
     clientErrorHandler: (err, socket) => {
       if (!socket.writable) return;
@@ -46,7 +53,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     },
   });
 
+  // Once closing, tell keep-alive clients so: the connection then ends with this response instead of
+  // holding the shutdown open until its timeout.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+
   app.addHook('onSend', (request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
     if (isApiPath(request.url)) {
       reply.header('access-control-allow-origin', '*').header('access-control-expose-headers', 'Retry-After');
     }
@@ -54,8 +70,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
 
   app.setErrorHandler((err, request, reply) => {
-    const res = toErrorResponse(err, request.log);
-    return reply.code(res.status).headers(res.headers).header('cache-control', 'no-store').send(res.body);
+    return sendErrorResponse(reply, toErrorResponse(err, request.log));
   });
 
   app.setNotFoundHandler((request) => {

@@ -81,3 +81,24 @@ test('titles default to the url, fold whitespace and control characters, and cou
     'title_invalid',
   );
 });
+
+test('control characters and invalid Unicode are refused in URLs and folded or replaced in titles', () => {
+  assert.equal(
+    kind(() => checkUrl('http://a.example/x\u0000y')),
+    'url_invalid',
+  );
+  assert.equal(
+    kind(() => checkUrl('http://a.example/x\u007fy')),
+    'url_invalid',
+  );
+  assert.equal(
+    kind(() => checkUrl('http://a.example/\ud800')),
+    'url_invalid',
+  );
+  assert.equal(
+    kind(() => checkUrl('http://a.example/😀')),
+    'ok',
+  );
+  assert.equal(checkTitle('a\ud800b', 'u'), 'a\ufffdb');
+  assert.equal(checkTitle('😀', 'u'), '😀');
+});

@@ -30,6 +30,10 @@ const isTrackingParam = (name: string): boolean => {
   return lower.startsWith('utm_') || TRACKING_PARAMS.has(lower);
 };
 
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 export interface CheckedUrl {
   /** The URL as the client sent it, trimmed: what GET shows. */
   url: string;
@@ -42,6 +46,9 @@ export function checkUrl(raw: string | undefined): CheckedUrl {
   if (raw === undefined) throw new AppError('url_missing', 'url is required');
   const url = raw.trim();
   if (url === '') throw new AppError('url_missing', 'url is required and must not be empty');
+  if (CONTROL.test(url) || LONE_SURROGATE.test(url)) {
+    throw new AppError('url_invalid', 'url must not contain control characters or invalid Unicode');
+  }
   if (url.length > MAX_URL_LENGTH) {
     throw new AppError(
       'url_too_long',
@@ -77,6 +84,8 @@ export function normaliseUrl(input: URL | string): string {
 // eslint-disable-next-line no-control-regex
 const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f-\u009f]+/g;
 
+const LONE_SURROGATE_G = new RegExp(LONE_SURROGATE.source, 'g');
+
 /** Length in Unicode code points, as a person counts characters (not UTF-16 units). */
 function codePoints(s: string): number {
   let n = 0;
@@ -90,7 +99,7 @@ function codePoints(s: string): number {
 /** A title: optional, trimmed, whitespace runs folded; missing or blank → the URL. Throws AppError. */
 export function checkTitle(raw: string | undefined, url: string): string {
   if (raw === undefined) return url;
-  const title = raw.replace(CONTROL_OR_SPACE, ' ').trim();
+  const title = raw.replace(CONTROL_OR_SPACE, ' ').replace(LONE_SURROGATE_G, '\ufffd').trim();
   if (title === '') return url;
   const length = codePoints(title);
   if (length > MAX_TITLE_LENGTH) {
