@@ -38,6 +38,54 @@ export interface QueueItemsTable {
   source: QueueSource;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The feed an item came from; null for saved URLs (and when that feed was removed). */
+  feed_id: number | null;
+}
+
+export type FeedStatus = 'active' | 'gone';
+
+export interface FeedsTable {
+  id: Generated<number>;
+  url: string;
+  title: string;
+  site_url: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  /** 'gone' after a 410: no longer polled, shown to the user. */
+  status: Generated<FeedStatus>;
+  next_fetch_at: Timestamp;
+  interval_minutes: Generated<number>;
+  last_fetched_at: Timestamp | null;
+  last_success_at: Timestamp | null;
+  last_error: string | null;
+  error_count: Generated<number>;
+  /** Which worker holds the feed and until when; an expired lease is free for anyone. */
+  lease_owner: string | null;
+  lease_until: Timestamp | null;
+  created_at: Timestamp;
+}
+
+export interface SubscriptionsTable {
+  id: Generated<number>;
+  account_id: number;
+  feed_id: number;
+  /** The reader's own name for the feed; null shows the feed's title. */
+  title: string | null;
+  include_filter: string | null;
+  exclude_filter: string | null;
+  created_at: Timestamp;
+}
+
+export interface FeedItemsTable {
+  id: Generated<number>;
+  feed_id: number;
+  /** Identity within the feed: guid, else link, else a hash of title and content. */
+  item_key: string;
+  url: string | null;
+  title: string;
+  summary: string;
+  published_at: Timestamp | null;
+  first_seen_at: Timestamp;
 }
 
 export interface MetaTable {
@@ -50,4 +98,7 @@ export interface Database {
   api_keys: ApiKeysTable;
   queue_items: QueueItemsTable;
   meta: MetaTable;
+  feeds: FeedsTable;
+  subscriptions: SubscriptionsTable;
+  feed_items: FeedItemsTable;
 }

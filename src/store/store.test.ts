@@ -54,7 +54,15 @@ await describeEachEngine('store', (ctx) => {
       .map((t) => t.name)
       .filter((n) => !n.startsWith('kysely_'))
       .sort();
-    assert.deepEqual(names, ['accounts', 'api_keys', 'meta', 'queue_items']);
+    assert.deepEqual(names, [
+      'accounts',
+      'api_keys',
+      'feed_items',
+      'feeds',
+      'meta',
+      'queue_items',
+      'subscriptions',
+    ]);
   });
 
   test('the first account is created once, however many instances start together', async () => {

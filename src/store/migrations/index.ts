@@ -1,6 +1,7 @@
 import type { ColumnDefinitionBuilder, Kysely, Migration } from 'kysely';
 import type { Engine } from '../db.js';
 import * as m0001 from './0001_init.js';
+import * as m0002 from './0002_feeds.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -16,6 +17,7 @@ interface MigrationModule {
 /** Numbered and append-only: never edit or reorder a migration that has shipped; add the next number. */
 const modules: Record<string, MigrationModule> = {
   '0001_init': m0001,
+  '0002_feeds': m0002,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

@@ -1,0 +1,51 @@
+import type { Kysely } from 'kysely';
+import type { Database, Timestamp } from './schema.js';
+
+export interface NewFeedItem {
+  itemKey: string;
+  url: string | null;
+  title: string;
+  summary: string;
+  publishedAt: Timestamp | null;
+  firstSeenAt: Timestamp;
+}
+
+/**
+ * Remembers an item of a feed; true only the first time the feed shows it. The unique (feed, key) pair
+ * makes this exact even when two workers race.
+ */
+export async function createFeedItemIfNew(
+  db: Kysely<Database>,
+  feedId: number,
+  item: NewFeedItem,
+): Promise<boolean> {
+  const result = await db
+    .insertInto('feed_items')
+    .values({
+      feed_id: feedId,
+      item_key: item.itemKey,
+      url: item.url,
+      title: item.title,
+      summary: item.summary,
+      published_at: item.publishedAt,
+      first_seen_at: item.firstSeenAt,
+    })
+    .onConflict((oc) => oc.columns(['feed_id', 'item_key']).doNothing())
+    .executeTakeFirst();
+  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+}
+
+/** Items of a feed first published (or, without a date, first seen) since `since`: what a new subscriber gets. */
+export async function recentFeedItems(
+  db: Kysely<Database>,
+  feedId: number,
+  since: Timestamp,
+): Promise<{ url: string | null; title: string; summary: string }[]> {
+  return db
+    .selectFrom('feed_items')
+    .select(['url', 'title', 'summary'])
+    .where('feed_id', '=', feedId)
+    .where((eb) => eb(eb.fn.coalesce('published_at', 'first_seen_at'), '>=', since))
+    .orderBy('id')
+    .execute();
+}

@@ -1,0 +1,123 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Engine } from './db.js';
+import type { Database, FeedsTable, Timestamp } from './schema.js';
+
+export type FeedRow = Selectable<FeedsTable>;
+
+export async function feedById(db: Kysely<Database>, feedId: number): Promise<FeedRow | null> {
+  return (await db.selectFrom('feeds').selectAll().where('id', '=', feedId).executeTakeFirst()) ?? null;
+}
+
+export async function feedByUrl(db: Kysely<Database>, url: string): Promise<FeedRow | null> {
+  return (await db.selectFrom('feeds').selectAll().where('url', '=', url).executeTakeFirst()) ?? null;
+}
+
+/** The feed with this URL, created (due at once) when it does not exist yet; safe against a concurrent create. */
+export async function findOrCreateFeed(
+  db: Kysely<Database>,
+  input: { url: string; title: string; siteUrl: string | null; at: Timestamp },
+): Promise<FeedRow> {
+  await db
+    .insertInto('feeds')
+    .values({
+      url: input.url,
+      title: input.title,
+      site_url: input.siteUrl,
+      next_fetch_at: input.at,
+      created_at: input.at,
+    })
+    .onConflict((oc) => oc.column('url').doNothing())
+    .execute();
+  const feed = await feedByUrl(db, input.url);
+  if (feed === null) throw new Error(`feed ${input.url} vanished while being created`);
+  return feed;
+}
+
+/**
+ * Leases up to `limit` due feeds to `owner` until `leaseUntil`. A feed is due when active, its next fetch
+ * time has come and nobody holds a live lease on it. On PostgreSQL, FOR UPDATE SKIP LOCKED lets several
+ * workers claim at once without waiting for or taking each other's feeds; SQLite serialises writers anyway.
+ */
+export async function claimDueFeeds(
+  db: Kysely<Database>,
+  engine: Engine,
+  input: { owner: string; now: Timestamp; leaseUntil: Timestamp; limit: number; all?: boolean },
+): Promise<FeedRow[]> {
+  const due = input.all === true ? sql`true` : sql`next_fetch_at <= ${input.now}`;
+  const lock = engine === 'postgres' ? sql`for update skip locked` : sql``;
+  const result = await sql<FeedRow>`
+    update feeds set lease_owner = ${input.owner}, lease_until = ${input.leaseUntil}
+    where id in (
+      select id from feeds
+      where status = 'active' and ${due} and (lease_until is null or lease_until < ${input.now})
+      order by next_fetch_at, id
+      limit ${input.limit}
+      ${lock}
+    )
+    returning *`.execute(db);
+  return result.rows;
+}
+
+/** What a fetch changes on the feed; the lease is released in the same statement. */
+export interface FeedFetchUpdate {
+  url?: string;
+  title?: string;
+  siteUrl?: string | null;
+  etag?: string | null;
+  lastModified?: string | null;
+  status?: 'active' | 'gone';
+  nextFetchAt: Timestamp;
+  intervalMinutes?: number;
+  fetchedAt: Timestamp;
+  /** null on success (clears the error and the error count), else the error in plain words. */
+  error: string | null;
+}
+
+/** Records a fetch outcome and releases the lease, only if `owner` still holds it; false otherwise. */
+export async function updateFeedAfterFetch(
+  db: Kysely<Database>,
+  feedId: number,
+  owner: string,
+  u: FeedFetchUpdate,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('feeds')
+    .set((eb) => ({
+      ...(u.url === undefined ? {} : { url: u.url }),
+      ...(u.title === undefined ? {} : { title: u.title }),
+      ...(u.siteUrl === undefined ? {} : { site_url: u.siteUrl }),
+      ...(u.etag === undefined ? {} : { etag: u.etag }),
+      ...(u.lastModified === undefined ? {} : { last_modified: u.lastModified }),
+      ...(u.status === undefined ? {} : { status: u.status }),
+      ...(u.intervalMinutes === undefined ? {} : { interval_minutes: u.intervalMinutes }),
+      next_fetch_at: u.nextFetchAt,
+      last_fetched_at: u.fetchedAt,
+      ...(u.error === null
+        ? { last_success_at: u.fetchedAt, last_error: null, error_count: 0 }
+        : { last_error: u.error, error_count: eb('error_count', '+', 1) }),
+      lease_owner: null,
+      lease_until: null,
+    }))
+    .where('id', '=', feedId)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Feeds nobody subscribes to any more are deleted with their items. */
+export async function deleteOrphanFeeds(db: Kysely<Database>): Promise<number> {
+  const result = await db
+    .deleteFrom('feeds')
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('subscriptions')
+            .select('subscriptions.id')
+            .whereRef('subscriptions.feed_id', '=', 'feeds.id'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,125 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, SubscriptionsTable, Timestamp } from './schema.js';
+
+export type SubscriptionRow = Selectable<SubscriptionsTable>;
+
+/** A subscription with what a listing shows of its feed. */
+export interface SubscriptionView {
+  id: number;
+  feedId: number;
+  url: string;
+  title: string;
+  siteUrl: string | null;
+  status: string;
+  lastFetchedAt: Timestamp | null;
+  lastError: string | null;
+  nextFetchAt: Timestamp;
+  includeFilter: string | null;
+  excludeFilter: string | null;
+  itemCount: number;
+}
+
+/** Subscribes the account; returns the existing subscription when it already follows the feed. */
+export async function createSubscription(
+  db: Kysely<Database>,
+  accountId: number,
+  input: { feedId: number; title?: string | null; at: Timestamp },
+): Promise<{ subscription: SubscriptionRow; created: boolean }> {
+  const inserted = await db
+    .insertInto('subscriptions')
+    .values({
+      account_id: accountId,
+      feed_id: input.feedId,
+      title: input.title ?? null,
+      created_at: input.at,
+    })
+    .onConflict((oc) => oc.columns(['account_id', 'feed_id']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted !== undefined) return { subscription: inserted, created: true };
+  const existing = await db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('feed_id', '=', input.feedId)
+    .executeTakeFirstOrThrow();
+  return { subscription: existing, created: false };
+}
+
+export async function subscriptionsByAccount(
+  db: Kysely<Database>,
+  accountId: number,
+): Promise<SubscriptionView[]> {
+  return db
+    .selectFrom('subscriptions as s')
+    .innerJoin('feeds as f', 'f.id', 's.feed_id')
+    .select((eb) => [
+      's.id as id',
+      'f.id as feedId',
+      'f.url as url',
+      eb.fn.coalesce('s.title', 'f.title').as('title'),
+      'f.site_url as siteUrl',
+      'f.status as status',
+      'f.last_fetched_at as lastFetchedAt',
+      'f.last_error as lastError',
+      'f.next_fetch_at as nextFetchAt',
+      's.include_filter as includeFilter',
+      's.exclude_filter as excludeFilter',
+      eb
+        .selectFrom('feed_items as i')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .whereRef('i.feed_id', '=', 'f.id')
+        .as('itemCount'),
+    ])
+    .where('s.account_id', '=', accountId)
+    .orderBy('s.id')
+    .execute()
+    .then((rows) => rows.map((r) => ({ ...r, itemCount: Number(r.itemCount ?? 0) })));
+}
+
+export async function subscriptionById(
+  db: Kysely<Database>,
+  accountId: number,
+  subscriptionId: number,
+): Promise<SubscriptionRow | null> {
+  const row = await db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriptionId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** Every subscription to a feed: where its new items fan out to. */
+export async function subscriptionsByFeed(db: Kysely<Database>, feedId: number): Promise<SubscriptionRow[]> {
+  return db.selectFrom('subscriptions').selectAll().where('feed_id', '=', feedId).orderBy('id').execute();
+}
+
+export async function deleteSubscription(
+  db: Kysely<Database>,
+  accountId: number,
+  subscriptionId: number,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('subscriptions')
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriptionId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function updateSubscriptionFilters(
+  db: Kysely<Database>,
+  accountId: number,
+  subscriptionId: number,
+  filters: { include: string | null; exclude: string | null },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('subscriptions')
+    .set({ include_filter: filters.include, exclude_filter: filters.exclude })
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriptionId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
