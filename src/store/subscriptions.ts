@@ -74,7 +74,7 @@ export async function subscriptionsByAccount(
     .where('s.account_id', '=', accountId)
     .orderBy('s.id')
     .execute()
-    .then((rows) => rows.map((r) => ({ ...r, itemCount: Number(r.itemCount ?? 0) })));
+    .then((rows) => rows.map((r) => ({ ...r, itemCount: r.itemCount ?? 0 })));
 }
 
 export async function subscriptionById(
