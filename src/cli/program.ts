@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { accountCommands } from './account.js';
 import type { Io } from './context.js';
+import { feedCommands } from './feed.js';
 import { keyCommands } from './key.js';
 import { migrateCommand } from './migrate.js';
 import { serveCommand } from './serve.js';
@@ -17,5 +18,6 @@ export function buildProgram(io: Io): Command {
   migrateCommand(program, io);
   accountCommands(program, io);
   keyCommands(program, io);
+  feedCommands(program, io);
   return program;
 }

@@ -1,0 +1,54 @@
+import type { AtomFeed, SyNs } from 'feedsmith';
+import type { Markup } from './entry.js';
+
+type Link = AtomFeed.Link<string>;
+
+/**
+ * The page an Atom entry or feed stands for: the first rel="alternate" link (a link without rel is one,
+ * RFC 4287 §4.2.7.2), preferring an HTML one, as a feed may also point at its PDF or audio version.
+ */
+export function alternateLink(links: Link[] | undefined): string | undefined {
+  const alternates = (links ?? []).filter((l) => l.rel === undefined || l.rel === 'alternate');
+  return (alternates.find((l) => l.type === undefined || /html/i.test(l.type)) ?? alternates[0])?.href;
+}
+
+export function selfLink(links: Link[] | undefined): string | undefined {
+  return links?.find((l) => l.rel === 'self')?.href;
+}
+
+export function enclosureLink(links: Link[] | undefined): Link | undefined {
+  return links?.find((l) => l.rel === 'enclosure');
+}
+
+/**
+ * An Atom text construct. Atom 1.0 says "text", "html" or "xhtml"; Atom 0.3 used MIME types such as
+ * "text/html" or "application/xhtml+xml". Without a type it is text.
+ */
+export function atomText(text: { value?: string; type?: string } | undefined): Markup | undefined {
+  if (text?.value === undefined) return undefined;
+  return { type: /html/i.test(text.type ?? '') ? 'html' : 'text', value: text.value };
+}
+
+/** Names, or addresses where no name is given, of RSS and Atom persons; undefined when there are none. */
+export function personNames(people: { name?: string; email?: string }[] | undefined): string[] | undefined {
+  const names = (people ?? []).map((p) => p.name ?? p.email ?? '').filter((n) => n.trim() !== '');
+  return names.length === 0 ? undefined : names;
+}
+
+const PERIOD_MINUTES: Readonly<Record<string, number>> = {
+  hourly: 60,
+  daily: 24 * 60,
+  weekly: 7 * 24 * 60,
+  monthly: 30 * 24 * 60,
+  yearly: 365 * 24 * 60,
+};
+
+/** The fetch interval an RSS ttl or the syndication module asks for, in whole minutes, or null. */
+export function ttlMinutes(ttl: number | undefined, sy: SyNs.Feed<string> | undefined): number | null {
+  if (ttl !== undefined && Number.isFinite(ttl) && ttl > 0) return Math.round(ttl);
+  if (sy?.updatePeriod === undefined) return null;
+  const period = PERIOD_MINUTES[sy.updatePeriod.trim().toLowerCase()];
+  const frequency = sy.updateFrequency ?? 1; // the module's default: once per period
+  if (period === undefined || !Number.isFinite(frequency) || frequency < 1) return null;
+  return Math.max(1, Math.round(period / frequency));
+}

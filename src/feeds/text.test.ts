@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { escapeHtml, foldWhitespace, htmlToText, truncate } from './text.js';
+
+test('htmlToText removes markup, decodes entities and folds whitespace', () => {
+  const cases: [string, string][] = [
+    ['<p>One</p><p>Two</p>', 'One Two'],
+    ['a<b>b</b>c', 'abc'],
+    ['line<br/>break', 'line break'],
+    ['Fish &amp; chips &eacute;t&#233; &#x2014; &nbsp;end', 'Fish & chips été — end'],
+    ['&lt;b&gt;shown&lt;/b&gt;', '<b>shown</b>'],
+    ['a < b and c > d', 'a < b and c > d'],
+    ['<!-- hidden -->seen<script>alert(1)</script><STYLE>p{}</STYLE>!', 'seen!'],
+    ['<script>never closed', ''],
+    ['text then <a href="x" cut off', 'text then'],
+    ['text <!-- comment never closed', 'text'],
+    ['  spaced \n\t out  ', 'spaced out'],
+  ];
+  for (const [html, text] of cases) assert.equal(htmlToText(html), text, html);
+});
+
+test('foldWhitespace drops control characters and folds whitespace', () => {
+  assert.equal(foldWhitespace('ab\u0008cd\u0000 \r\n e\u0085f'), 'abcd ef');
+});
+
+test('truncate cuts at a word near the limit, never inside a surrogate pair', () => {
+  assert.equal(truncate('short', 10), 'short');
+  assert.equal(truncate('aaaa bbbb cccc dddd', 17), 'aaaa bbbb cccc…');
+  assert.equal(truncate('abcdefghijklmnop', 8), 'abcdefg…');
+  const emoji = truncate('abcdef😀😀😀', 8);
+  assert.equal(emoji, 'abcdef…');
+  assert.ok(emoji.length <= 8);
+});
+
+test('escapeHtml', () => {
+  assert.equal(escapeHtml('a < b & c > d'), 'a &lt; b &amp; c &gt; d');
+});
+
+test('htmlToText is linear on pathological markup', () => {
+  for (const html of [
+    '<a '.repeat(300_000),
+    '<!--'.repeat(300_000),
+    '<script>'.repeat(300_000),
+    '< '.repeat(300_000) + '>',
+  ]) {
+    const started = performance.now();
+    htmlToText(html);
+    assert.ok(performance.now() - started < 1000, `${Math.round(performance.now() - started)} ms`);
+  }
+});
