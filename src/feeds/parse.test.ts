@@ -217,8 +217,17 @@ test('legacy encodings are decoded from the prolog or the Content-Type', () => {
     item(parse(sjis, { contentType: 'application/rss+xml; charset=Shift_JIS' }), 0).title,
     '日本語のタイトル',
   );
-  const undeclared = iconv.encode(rss('<item><title>Crème brûlée – “fine”</title></item>'), 'windows-1252');
-  assert.equal(item(parse(undeclared), 0).title, 'Crème brûlée – “fine”');
+  const latin1 = iconv.encode(rss('<item><title>Crème brûlée à la façon</title></item>'), 'iso-8859-1');
+  assert.equal(item(parse(latin1), 0).title, 'Crème brûlée à la façon', 'undeclared ISO-8859-1');
+  const cp1252 = iconv.encode(rss('<item><title>“Quoted” – dashed</title></item>'), 'windows-1252');
+  assert.equal(item(parse(cp1252), 0).title, '“Quoted” – dashed', 'undeclared windows-1252');
+});
+
+test('warnings a broken site prints before the XML declaration are skipped', () => {
+  const feed = parse(
+    `<br />\n<b>Warning</b>: Undefined variable in feed.php<br />\n${fixture('rss091.xml').toString()}`,
+  );
+  assert.equal(feed.title, 'Old School');
 });
 
 test('a UTF-8 byte order mark before the prolog', () => {

@@ -35,9 +35,9 @@ export interface ParseFeedOptions {
  * refused as malformed before anything is read from outside. The tests pin both.
  */
 export function parseFeed(bytes: Buffer | Uint8Array, opts: ParseFeedOptions = {}): Feed {
-  const { text } = decodeFeedBytes(bytes, opts.contentType);
   const ctx: ReadContext = { url: resolveHttpUrl(opts.url, null), now: opts.now ?? new Date() };
   try {
+    const { text } = decodeFeedBytes(bytes, opts.contentType);
     return /^\s*[{[]/.test(text) ? readJson(text, ctx) : readXml(text, ctx);
   } catch (err) {
     if (err instanceof FeedParseError) throw err;
@@ -45,6 +45,8 @@ export function parseFeed(bytes: Buffer | Uint8Array, opts: ParseFeedOptions = {
     throw new FeedParseError(`unreadable feed: ${messageOf(err)}`, { cause: err });
   }
 }
+
+const HTML_ROOTS = new Set(['html', 'head', 'body']);
 
 function readXml(text: string, ctx: ReadContext): Feed {
   const root = rootElement(text);
@@ -55,8 +57,11 @@ function readXml(text: string, ctx: ReadContext): Feed {
   if (name === 'rss') return fromRss(runFeedsmith(() => parseRssFeed(text)) ?? {}, ctx);
   if (name === 'feed') return fromAtom(runFeedsmith(() => parseAtomFeed(text)) ?? {}, ctx);
   if (name === 'rdf') return fromRdf(runFeedsmith(() => parseRdfFeed(text)) ?? {}, ctx);
-  if (name === 'html' || name === 'head' || name === 'body')
-    throw new FeedParseError('not a feed: HTML page');
+  if (HTML_ROOTS.has(name)) throw new FeedParseError('not a feed: HTML page');
+  // A broken PHP site prints warnings ("<br />\n<b>Warning</b>: …") before its feed: the XML declaration
+  // shows where the feed starts. Past it, the declaration is first, so this happens at most once.
+  const declaration = text.indexOf('<?xml');
+  if (declaration > 0) return readXml(text.slice(declaration), ctx);
   throw new FeedParseError(`not a feed: the document is <${root}>, not <rss>, <feed> or <rdf:RDF>`);
 }
 
