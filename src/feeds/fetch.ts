@@ -1,0 +1,279 @@
+import { STATUS_CODES } from 'node:http';
+import { Agent, type Dispatcher, request } from 'undici';
+import type { NetworkPolicy } from './address.js';
+import { ACCEPT_ENCODING, readBody } from './body.js';
+import { guardedConnector } from './connect.js';
+import { type FetchErrorCode, FetchFailure, describeError, formatDuration } from './failure.js';
+import { type ResponseHeaders, header, parseHttpDate, parseMaxAge, parseRetryAfter } from './headers.js';
+
+export type { NetworkPolicy } from './address.js';
+export type { FetchErrorCode } from './failure.js';
+
+export const DEFAULT_USER_AGENT = 'Tidings/0.1 (+https://github.com/tidings/tidings; feed fetcher)';
+export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const MAX_REDIRECTS = 5;
+
+/** Feed formats first, then generic XML (many feeds are served as it), then anything: some are text/html. */
+const ACCEPT =
+  'application/rss+xml, application/atom+xml, application/feed+json, ' +
+  'application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8';
+
+export interface FetchOptions {
+  policy: NetworkPolicy;
+  /** The validators of the last fetch of this feed, sent back as If-None-Match and If-Modified-Since. */
+  etag?: string | null;
+  lastModified?: string | null;
+  /** The most body bytes to read, counted after decompression; 10 MiB by default. */
+  maxBytes?: number;
+  /** Each TCP and TLS handshake; 10 s by default. */
+  connectTimeoutMs?: number;
+  /** The whole fetch, every redirect and the body included; 30 s by default. */
+  requestTimeoutMs?: number;
+  userAgent?: string;
+}
+
+/** What the server said about caching and waiting, for the scheduler to plan the next poll. */
+export interface CacheHints {
+  etag: string | null;
+  lastModified: string | null;
+  /** Cache-Control max-age, in seconds. */
+  cacheControlMaxAge: number | null;
+  /** Expires; null when absent or not a valid HTTP date. */
+  expires: Date | null;
+  /** Retry-After, in seconds from the response. */
+  retryAfter: number | null;
+}
+
+/** Where the answer came from. */
+export interface Destination {
+  /** The URL that answered, after any redirects. */
+  finalUrl: string;
+  /** Set when the feed was redirected and every redirect was permanent (301, 308): store it as the feed's URL. */
+  permanentUrl: string | null;
+}
+
+export interface FetchOk extends CacheHints, Destination {
+  kind: 'ok';
+  status: number;
+  body: Buffer;
+  contentType: string | null;
+}
+
+/** 304: the feed is unchanged since the validators were given; no body was read. */
+export interface FetchNotModified extends CacheHints, Destination {
+  kind: 'not_modified';
+}
+
+/** 410: the feed was removed for good; polling must stop, and the user should be told. */
+export interface FetchGone extends Destination {
+  kind: 'gone';
+  message: string;
+}
+
+export interface FetchError {
+  kind: 'error';
+  code: FetchErrorCode;
+  /** Plain words for a person. */
+  message: string;
+  /** The HTTP status, for http_status. */
+  status?: number;
+  /** Seconds to wait, when a 429 or 503 said so. */
+  retryAfter?: number;
+}
+
+export type FetchResult = FetchOk | FetchNotModified | FetchGone | FetchError;
+
+interface Context {
+  agent: Agent;
+  deadline: AbortSignal;
+  requestHeaders: Record<string, string>;
+  maxBytes: number;
+  connectTimeoutMs: number;
+  requestTimeoutMs: number;
+}
+
+/** One request of the chain: where it goes, and the URL to store if it answers. */
+interface Hop {
+  url: URL;
+  permanentUrl: string | null;
+}
+
+interface Redirect {
+  kind: 'redirect';
+  status: number;
+  location: string;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const PERMANENT_REDIRECTS = new Set([301, 308]);
+
+/**
+ * Fetches a feed. Never throws for network or HTTP trouble: every outcome is a value, with stable codes for
+ * the failures. Every connection, the first and each redirect's, goes only to an address the policy allows,
+ * checked at connect time (see guardedConnector).
+ */
+export async function fetchFeed(url: string, options: FetchOptions): Promise<FetchResult> {
+  const start = feedUrl(url);
+  if (start instanceof FetchFailure) return failed(start.code, start.message);
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  // One agent per fetch: its connections are checked under this fetch's policy and end with it.
+  const agent = new Agent({ connect: guardedConnector(options.policy, connectTimeoutMs) });
+  // Not AbortSignal.timeout: its timer would hold the process for the full duration after the fetch is done.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => {
+    deadline.abort();
+  }, requestTimeoutMs);
+  const context: Context = {
+    agent,
+    deadline: deadline.signal,
+    requestHeaders: requestHeaders(options),
+    maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    connectTimeoutMs,
+    requestTimeoutMs,
+  };
+  try {
+    return await followRedirects(start, context);
+  } finally {
+    clearTimeout(timer);
+    // Also ends the rest of any body left unread, such as an error page's.
+    await agent.destroy();
+  }
+}
+
+function requestHeaders(options: FetchOptions): Record<string, string> {
+  const headers: Record<string, string> = {
+    'user-agent': options.userAgent ?? DEFAULT_USER_AGENT,
+    accept: ACCEPT,
+    'accept-encoding': ACCEPT_ENCODING,
+  };
+  // Sent on every hop: the validators came from the end of this same chain the last time it was fetched.
+  if (options.etag != null) headers['if-none-match'] = options.etag;
+  if (options.lastModified != null) headers['if-modified-since'] = options.lastModified;
+  return headers;
+}
+
+async function followRedirects(start: URL, context: Context): Promise<FetchResult> {
+  let hop: Hop = { url: start, permanentUrl: null };
+  let allPermanent = true;
+  for (let redirects = 0; ; redirects++) {
+    const outcome = await fetchHop(hop, context);
+    if (outcome.kind !== 'redirect') return outcome;
+    if (redirects === MAX_REDIRECTS) {
+      return failed('too_many_redirects', `${start.host} redirects more than ${MAX_REDIRECTS} times`);
+    }
+    const next = feedUrl(outcome.location, hop.url);
+    if (next instanceof FetchFailure) {
+      return failed('bad_url', `${hop.url.host} redirects to an address Tidings refuses: ${next.message}`);
+    }
+    allPermanent &&= PERMANENT_REDIRECTS.has(outcome.status);
+    hop = { url: next, permanentUrl: allPermanent ? next.href : null };
+  }
+}
+
+/** One request, answered as a result or a redirect to follow; errors become failures here. */
+async function fetchHop(hop: Hop, context: Context): Promise<FetchResult | Redirect> {
+  try {
+    const response = await request(hop.url, {
+      dispatcher: context.agent,
+      method: 'GET',
+      headers: context.requestHeaders,
+      signal: context.deadline,
+    });
+    return await interpret(response, hop, context);
+  } catch (err) {
+    // The deadline comes first: an aborted request surfaces as whatever error the abort happened to cause.
+    if (context.deadline.aborted) {
+      const limit = formatDuration(context.requestTimeoutMs);
+      return failed('timeout', `fetching from ${hop.url.host} took longer than ${limit}`);
+    }
+    const failure = describeError(err, hop.url, context.connectTimeoutMs);
+    return failed(failure.code, failure.message);
+  }
+}
+
+async function interpret(
+  { statusCode: status, headers, body }: Dispatcher.ResponseData,
+  hop: Hop,
+  context: Context,
+): Promise<FetchResult | Redirect> {
+  const destination: Destination = { finalUrl: hop.url.href, permanentUrl: hop.permanentUrl };
+  if (REDIRECT_STATUSES.has(status)) {
+    const location = header(headers, 'location');
+    if (location === null) return statusFailure(status, headers, hop.url, 'without saying where to');
+    await body.dump(); // read off (a little), so a redirect to the same host can reuse the connection
+    return { kind: 'redirect', status, location };
+  }
+  if (status === 304) return { kind: 'not_modified', ...destination, ...cacheHints(headers) };
+  if (status === 410) {
+    return {
+      kind: 'gone',
+      ...destination,
+      message: `${hop.url.host} says the feed is gone for good (410 Gone)`,
+    };
+  }
+  if (status < 200 || status > 299) return statusFailure(status, headers, hop.url);
+  const content = await readBody(
+    body,
+    {
+      contentEncoding: header(headers, 'content-encoding'),
+      contentLength: header(headers, 'content-length'),
+    },
+    { maxBytes: context.maxBytes, signal: context.deadline },
+  );
+  return {
+    kind: 'ok',
+    status,
+    ...destination,
+    body: content,
+    contentType: header(headers, 'content-type'),
+    ...cacheHints(headers),
+  };
+}
+
+function cacheHints(headers: ResponseHeaders): CacheHints {
+  return {
+    etag: header(headers, 'etag'),
+    lastModified: header(headers, 'last-modified'),
+    cacheControlMaxAge: parseMaxAge(header(headers, 'cache-control')),
+    expires: parseHttpDate(header(headers, 'expires')),
+    retryAfter: parseRetryAfter(header(headers, 'retry-after'), new Date()),
+  };
+}
+
+/** An HTTP status that is not an answer; 429 and 503 carry how long the server asks to wait. */
+function statusFailure(status: number, headers: ResponseHeaders, url: URL, detail?: string): FetchError {
+  const waitable = status === 429 || status === 503;
+  const retryAfter = waitable ? parseRetryAfter(header(headers, 'retry-after'), new Date()) : null;
+  const words = [`${url.host} answered ${status}`, STATUS_CODES[status], detail].filter(Boolean).join(' ');
+  return {
+    kind: 'error',
+    code: 'http_status',
+    message: retryAfter === null ? words : `${words}, asking to wait ${retryAfter} s`,
+    status,
+    ...(retryAfter === null ? {} : { retryAfter }),
+  };
+}
+
+/** A URL the fetcher will request: absolute (or relative to `base`), http or https, with no credentials. */
+function feedUrl(raw: string, base?: URL): URL | FetchFailure {
+  let url: URL;
+  try {
+    url = new URL(raw, base);
+  } catch {
+    return new FetchFailure('bad_url', `"${raw.slice(0, 200)}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    return new FetchFailure('bad_url', `${url.href.slice(0, 200)} is not an http or https URL`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    return new FetchFailure('bad_url', 'feed URLs with a user name or password are not supported');
+  }
+  return url;
+}
+
+function failed(code: FetchErrorCode, message: string): FetchError {
+  return { kind: 'error', code, message };
+}
