@@ -22,6 +22,19 @@ export const configSchema = z.object({
   TIDINGS_TRUST_PROXY: booleanFromEnv.default(false),
   TIDINGS_QUEUE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   TIDINGS_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  TIDINGS_ALLOW_PRIVATE_NETWORKS: booleanFromEnv.default(false),
+  TIDINGS_FEED_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 ** 3)
+    .default(10 * 1024 * 1024),
+  TIDINGS_FEED_BACKFILL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(24 * 365)
+    .default(24),
 });
 
 export interface Config {
@@ -35,6 +48,12 @@ export interface Config {
   trustProxy: boolean;
   queueLimit: number;
   shutdownTimeoutMs: number;
+  /** Let feed fetching reach loopback and private addresses (off: a feed URL must not probe the network). */
+  allowPrivateNetworks: boolean;
+  /** Largest feed body accepted, after decompression. */
+  feedMaxBytes: number;
+  /** On subscribing, items published this many hours back are queued; older ones are only remembered. */
+  feedBackfillHours: number;
 }
 
 export class ConfigError extends Error {
@@ -65,5 +84,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     trustProxy: c.TIDINGS_TRUST_PROXY,
     queueLimit: c.TIDINGS_QUEUE_LIMIT,
     shutdownTimeoutMs: c.TIDINGS_SHUTDOWN_TIMEOUT_MS,
+    allowPrivateNetworks: c.TIDINGS_ALLOW_PRIVATE_NETWORKS,
+    feedMaxBytes: c.TIDINGS_FEED_MAX_BYTES,
+    feedBackfillHours: c.TIDINGS_FEED_BACKFILL_HOURS,
   };
 }
