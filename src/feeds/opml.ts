@@ -1,0 +1,285 @@
+import { decodeHTMLStrict, escapeUTF8 } from 'entities';
+import { XMLParser } from 'fast-xml-parser';
+import { decodeFeedBytes } from './decode.js';
+
+/**
+ * OPML subscription lists: reading one another feed reader exported, and writing Tidings' own.
+ *
+ * Not feedsmith's OPML functions: its parser answers the same "Invalid OPML format" for an OPML file with no
+ * outlines and for a document that is not OPML at all, and its generator refuses a body without outlines, so
+ * an account with no subscriptions could not be exported. Reading uses fast-xml-parser (which feedsmith runs
+ * on) directly; writing is done by hand, see generateOpml.
+ */
+
+/** One feed of a subscription list. */
+export interface OpmlOutline {
+  /** The feed's address (xmlUrl), trimmed but otherwise as written: subscribing checks it when it fetches. */
+  url: string;
+  /** The outline's text, else its title, else the URL. */
+  title: string;
+  /** The site the feed belongs to (htmlUrl), or null. */
+  htmlUrl: string | null;
+  /** The titles of the enclosing outlines, outermost first, joined with " / "; null at the top level. */
+  folder: string | null;
+}
+
+/** One feed to export. */
+export interface OpmlFeed {
+  url: string;
+  title: string;
+  siteUrl: string | null;
+  /** Nested folders are written as one string, their titles joined with " / ", as parseOpml returns them. */
+  folder?: string | null;
+}
+
+export interface GenerateOpmlOptions {
+  /** The document's title, shown by some readers when importing. */
+  title: string;
+  /** When the document was made (dateCreated); now by default. */
+  now?: Date;
+}
+
+/** Real subscription lists are a few kilobytes; a thousand feeds is about 200 KiB. */
+export const MAX_OPML_BYTES = 5 * 1024 * 1024;
+
+export const FOLDER_SEPARATOR = ' / ';
+
+/** Why a file could not be read as OPML; the message is meant for the person importing it. */
+export class OpmlError extends Error {
+  override name = 'OpmlError';
+}
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  // Entities are left as written and decoded per attribute below. With entity processing on, the parser
+  // would expand the entities the document declares in its own DTD, which is how a few hundred bytes of
+  // "billion laughs" become gigabytes. A declared external (SYSTEM) entity makes the parser throw.
+  processEntities: false,
+  htmlEntities: false,
+  parseAttributeValue: false,
+  parseTagValue: false,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  // Tools differ in the case of names (xmlUrl, xmlURL, XMLURL); OPML means the same by all of them.
+  transformTagName: (name) => name.toLowerCase(),
+  transformAttributeName: (name) => name.toLowerCase(),
+  isArray: (name) => name === 'outline',
+  // The parser's default, restated because it also bounds the recursion in collectOutlines.
+  maxNestedTags: 100,
+});
+
+/**
+ * The feeds of an OPML subscription list, flattened in document order. Outlines without an xmlUrl are
+ * folders: their text (or title) becomes part of the folder of the feeds inside them; an untitled one adds
+ * nothing. The same feed listed in two folders is returned twice. Throws OpmlError, and only that.
+ */
+export function parseOpml(input: Buffer | string): OpmlOutline[] {
+  try {
+    const opml = opmlElement(readText(input));
+    const outlines: OpmlOutline[] = [];
+    collectOutlines(childOutlines(firstOf(opml['body'])), [], outlines);
+    return outlines;
+  } catch (err) {
+    if (err instanceof OpmlError) throw err;
+    // Uploads are whatever a person picked: anything that slipped through is still a file we cannot read.
+    throw new OpmlError(`not a readable OPML file: ${messageOf(err)}`, { cause: err });
+  }
+}
+
+function readText(input: Buffer | string): string {
+  const size = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
+  if (size > MAX_OPML_BYTES) {
+    throw new OpmlError(`the file is ${mebibytes(size)}, more than the ${mebibytes(MAX_OPML_BYTES)} allowed`);
+  }
+  // Bytes are decoded as feeds are: byte order mark, then the XML declaration's encoding, then UTF-8, then
+  // windows-1252, which old exports written as ISO-8859-1 without saying so need.
+  const text = typeof input === 'string' ? input.replace(/^\uFEFF/, '') : decodeFeedBytes(input).text;
+  if (text.trim() === '') throw new OpmlError('the file is empty');
+  return text;
+}
+
+/**
+ * The attributes and children of the <opml> root. The parser is forgiving, as feed readers must be with
+ * files written by hand: it recovers from a mismatched closing tag. It throws for a tag or attribute left
+ * unfinished, for a declared external entity, and for nesting deeper than maxNestedTags.
+ */
+function opmlElement(text: string): Record<string, unknown> {
+  let document: unknown;
+  try {
+    document = parser.parse(text);
+  } catch (err) {
+    throw new OpmlError(`the OPML file could not be read as XML (${messageOf(err)})`, { cause: err });
+  }
+  const root = isRecord(document) ? Object.keys(document)[0] : undefined;
+  if (root === undefined) throw new OpmlError('not an OPML file: no XML element found');
+  if (root !== 'opml') throw new OpmlError(`not an OPML file: the document is <${root}>, not <opml>`);
+  // <opml/> and <opml></opml> parse as "": a document with nothing in it.
+  const opml = firstOf(isRecord(document) ? document['opml'] : undefined);
+  if (!isRecord(opml)) return {};
+  requireClosedRoot(text, opml);
+  return opml;
+}
+
+/** </opml> last, but for white space and comments. */
+const CLOSED_ROOT = /<\/opml\s*>(?:\s|<!--[\s\S]*?-->)*$/i;
+
+/**
+ * The parser also closes whatever is still open at the end of the text, so a file cut short in transfer
+ * would import as a shorter list without a word: refused unless the root element is closed.
+ */
+function requireClosedRoot(text: string, opml: Record<string, unknown>): void {
+  const hasContent = Object.keys(opml).some((key) => !key.startsWith('@'));
+  if (hasContent && !CLOSED_ROOT.test(text.slice(-4096))) {
+    throw new OpmlError('the OPML file ends before </opml>: it looks cut short');
+  }
+}
+
+/** Depth-first, so feeds come out in document order; the parser's nesting limit bounds the depth. */
+function collectOutlines(
+  outlines: readonly Record<string, unknown>[],
+  folders: readonly string[],
+  into: OpmlOutline[],
+): void {
+  for (const outline of outlines) {
+    const label = attribute(outline, 'text') || attribute(outline, 'title');
+    const url = attribute(outline, 'xmlurl');
+    if (url !== '') {
+      into.push({
+        url,
+        title: label || url,
+        htmlUrl: attribute(outline, 'htmlurl') || null,
+        folder: folders.length === 0 ? null : folders.join(FOLDER_SEPARATOR),
+      });
+    }
+    const children = childOutlines(outline);
+    if (children.length > 0) collectOutlines(children, label === '' ? folders : [...folders, label], into);
+  }
+}
+
+/** An element's <outline> children; one without attributes or children parses as "" and is nothing. */
+function childOutlines(element: unknown): Record<string, unknown>[] {
+  const outlines = isRecord(element) ? element['outline'] : undefined;
+  return Array.isArray(outlines) ? outlines.filter(isRecord) : [];
+}
+
+/**
+ * An attribute as plain text, "" when absent. Entities are decoded only when they end with ";", as XML
+ * requires; HTML's named ones (&eacute;) are decoded too, since hand-written OPML uses them. Whitespace is
+ * collapsed: a parser would turn the line breaks of an attribute value into spaces anyway.
+ */
+function attribute(outline: Record<string, unknown>, name: string): string {
+  const value = outline[`@${name}`];
+  return typeof value === 'string' ? decodeHTMLStrict(value).replace(/\s+/g, ' ').trim() : '';
+}
+
+/** A folder of the export, with its feeds and subfolders in the order they first appear. */
+interface Folder {
+  title: string;
+  subfolders: Map<string, Folder>;
+  entries: Array<{ kind: 'folder'; folder: Folder } | { kind: 'feed'; feed: OpmlFeed }>;
+}
+
+/**
+ * An OPML 2.0 subscription list. Feeds are grouped into nested outlines by folder (split on " / "), keeping
+ * the order in which feeds and folders first appear, so parseOpml reads back the same URLs, titles and
+ * folders. Characters XML cannot carry (most control characters) are dropped.
+ *
+ * Written out by hand: the document has four kinds of element, and every value goes through escapeUTF8,
+ * which escapes the five characters XML reserves.
+ */
+export function generateOpml(feeds: readonly OpmlFeed[], opts: GenerateOpmlOptions): string {
+  const root = newFolder('');
+  for (const feed of feeds) folderAt(root, folderPath(feed.folder)).entries.push({ kind: 'feed', feed });
+  const body =
+    root.entries.length === 0 ? ['  <body/>'] : ['  <body>', ...outlineLines(root, 2), '  </body>'];
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<opml version="2.0">',
+    '  <head>',
+    `    <title>${escapeUTF8(xmlText(opts.title))}</title>`,
+    `    <dateCreated>${(opts.now ?? new Date()).toUTCString()}</dateCreated>`,
+    '  </head>',
+    ...body,
+    '</opml>',
+    '',
+  ].join('\n');
+}
+
+function newFolder(title: string): Folder {
+  return { title, subfolders: new Map(), entries: [] };
+}
+
+function folderPath(folder: string | null | undefined): string[] {
+  if (folder == null) return [];
+  return folder
+    .split(FOLDER_SEPARATOR)
+    .map(xmlText)
+    .filter((title) => title !== '');
+}
+
+function folderAt(root: Folder, path: readonly string[]): Folder {
+  let folder = root;
+  for (const title of path) {
+    let sub = folder.subfolders.get(title);
+    if (sub === undefined) {
+      sub = newFolder(title);
+      folder.subfolders.set(title, sub);
+      folder.entries.push({ kind: 'folder', folder: sub });
+    }
+    folder = sub;
+  }
+  return folder;
+}
+
+/** A folder's outlines, indented two spaces a level. A folder exists only once a feed is put in it. */
+function outlineLines(folder: Folder, depth: number): string[] {
+  const indent = '  '.repeat(depth);
+  return folder.entries.flatMap((entry) => {
+    if (entry.kind === 'feed') return [`${indent}<outline${attributes(feedAttributes(entry.feed))}/>`];
+    const { title } = entry.folder;
+    return [
+      `${indent}<outline${attributes({ text: title, title })}>`,
+      ...outlineLines(entry.folder, depth + 1),
+      `${indent}</outline>`,
+    ];
+  });
+}
+
+/** text is the attribute OPML 2.0 requires; title too, because some readers show only that one. */
+function feedAttributes(feed: OpmlFeed): Record<string, string> {
+  const url = xmlText(feed.url);
+  const title = xmlText(feed.title) || url;
+  const siteUrl = feed.siteUrl === null ? '' : xmlText(feed.siteUrl);
+  return { type: 'rss', text: title, title, xmlUrl: url, ...(siteUrl === '' ? {} : { htmlUrl: siteUrl }) };
+}
+
+function attributes(values: Record<string, string>): string {
+  return Object.entries(values)
+    .map(([name, value]) => ` ${name}="${escapeUTF8(value)}"`)
+    .join('');
+}
+
+/** Characters outside XML 1.0's Char production, lone surrogates included, which no parser would accept. */
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/** One line of text XML can carry; escapeUTF8 then escapes the reserved characters. */
+function xmlText(value: string): string {
+  return value.replace(NOT_XML_CHAR, '').replace(/\s+/g, ' ').trim();
+}
+
+function firstOf(value: unknown): unknown {
+  return Array.isArray(value) ? (value as unknown[])[0] : value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function mebibytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1).replace(/\.0$/, '')} MiB`;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
