@@ -1,6 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { AccountsTable, Database } from './schema.js';
 import { now } from './db.js';
+import { precompile } from './precompiled.js';
 
 export type Account = Omit<Selectable<AccountsTable>, 'queue_version'>;
 
@@ -34,13 +35,16 @@ export async function accountCount(db: Kysely<Database>): Promise<number> {
   return row.n;
 }
 
-/** Marks a change to the account's queue and returns the new version (on PostgreSQL, also locks the row). */
-export async function bumpQueueVersion(db: Kysely<Database>, accountId: number): Promise<number | null> {
-  const row = await db
+const bumpQuery = precompile((db, p: { accountId: number }) =>
+  db
     .updateTable('accounts')
     .set((eb) => ({ queue_version: eb('queue_version', '+', 1) }))
-    .where('id', '=', accountId)
-    .returning('queue_version')
-    .executeTakeFirst();
-  return row?.queue_version ?? null;
+    .where('id', '=', p.accountId)
+    .returning('queue_version'),
+);
+
+/** Marks a change to the account's queue and returns the new version (on PostgreSQL, also locks the row). */
+export async function bumpQueueVersion(db: Kysely<Database>, accountId: number): Promise<number | null> {
+  const { rows } = await bumpQuery(db, { accountId });
+  return rows[0]?.queue_version ?? null;
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Timestamp } from './schema.js';
 import { now } from './db.js';
+import { precompile } from './precompiled.js';
 
 export interface ApiKeyInfo {
   id: number;
@@ -62,12 +63,8 @@ export async function apiKeyById(db: Kysely<Database>, keyId: number): Promise<A
   return row ?? null;
 }
 
-/** The live (not revoked) key with this prefix, joined with its account's queue version; null if none. */
-export async function credentialByPrefix(
-  db: Kysely<Database>,
-  prefix: string,
-): Promise<KeyCredential | null> {
-  const row = await db
+const credentialQuery = precompile((db, p: { prefix: string }) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
     .select([
@@ -76,10 +73,20 @@ export async function credentialByPrefix(
       'api_keys.key_hash as keyHash',
       'accounts.queue_version as queueVersion',
     ])
-    .where('api_keys.prefix', '=', prefix)
-    .where('api_keys.revoked_at', 'is', null)
-    .executeTakeFirst();
-  return row ?? null;
+    .where('api_keys.prefix', '=', p.prefix)
+    .where('api_keys.revoked_at', 'is', null),
+);
+
+/**
+ * The live (not revoked) key with this prefix, joined with its account's queue version; null if none.
+ * On every API request: precompiled, one statement.
+ */
+export async function credentialByPrefix(
+  db: Kysely<Database>,
+  prefix: string,
+): Promise<KeyCredential | null> {
+  const { rows } = await credentialQuery(db, { prefix });
+  return rows[0] ?? null;
 }
 
 /** Revokes a key; returns false when there is no such key or it was already revoked. */
