@@ -1,64 +1,127 @@
 import type { Kysely } from 'kysely';
 import type { Database, QueueSource } from './schema.js';
 import { now } from './db.js';
+import { precompile } from './precompiled.js';
 
 export interface SavedUrl {
   url: string;
   title: string;
 }
 
+// The queries of the API's request path are precompiled (see precompiled.ts).
+
+const savedUrlsQuery = precompile((db, p: { accountId: number }) =>
+  db.selectFrom('queue_items').select(['url', 'title']).where('account_id', '=', p.accountId).orderBy('id'),
+);
+
 /** The account's queue, oldest first, as the API shows it. */
 export async function savedUrlsByAccount(db: Kysely<Database>, accountId: number): Promise<SavedUrl[]> {
-  return db
-    .selectFrom('queue_items')
-    .select(['url', 'title'])
-    .where('account_id', '=', accountId)
-    .orderBy('id')
-    .execute();
+  return (await savedUrlsQuery(db, { accountId })).rows;
 }
+
+const itemByKeyQuery = precompile((db, p: { accountId: number; urlKey: string }) =>
+  db
+    .selectFrom('queue_items')
+    .select(['id', 'title'])
+    .where('account_id', '=', p.accountId)
+    .where('url_key', '=', p.urlKey),
+);
 
 export async function queueItemByKey(
   db: Kysely<Database>,
   accountId: number,
   urlKey: string,
 ): Promise<{ id: number; title: string } | null> {
-  const row = await db
-    .selectFrom('queue_items')
-    .select(['id', 'title'])
-    .where('account_id', '=', accountId)
-    .where('url_key', '=', urlKey)
-    .executeTakeFirst();
-  return row ?? null;
+  return (await itemByKeyQuery(db, { accountId, urlKey })).rows[0] ?? null;
 }
 
-export async function queueLength(db: Kysely<Database>, accountId: number): Promise<number> {
-  const row = await db
+const boundsQuery = precompile((db, p: { accountId: number }) =>
+  db.selectNoFrom((eb) => {
+    const items = eb.selectFrom('queue_items').where('account_id', '=', p.accountId);
+    return [
+      items.select((e) => e.fn.min('id').as('lo')).as('lo'),
+      items.select((e) => e.fn.max('id').as('hi')).as('hi'),
+    ];
+  }),
+);
+
+/**
+ * An upper bound of the queue's length that, unlike count(*), does not grow with the queue: ids are
+ * distinct integers, so the queue holds at most max(id) − min(id) + 1 items (two index look-ups).
+ */
+export async function queueLengthBound(db: Kysely<Database>, accountId: number): Promise<number> {
+  const row = (await boundsQuery(db, { accountId })).rows[0];
+  return row?.lo != null && row.hi != null ? row.hi - row.lo + 1 : 0;
+}
+
+const lengthQuery = precompile((db, p: { accountId: number }) =>
+  db
     .selectFrom('queue_items')
     .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('account_id', '=', accountId)
-    .executeTakeFirstOrThrow();
-  return row.n;
+    .where('account_id', '=', p.accountId),
+);
+
+/** The exact length of the queue; reads every item's index entry (see queueLengthBound). */
+export async function queueLength(db: Kysely<Database>, accountId: number): Promise<number> {
+  return (await lengthQuery(db, { accountId })).rows[0]?.n ?? 0;
 }
+
+// A type, not an interface: precompile's parameters must be a plain record.
+type NewItemParams = {
+  accountId: number;
+  url: string;
+  urlKey: string;
+  title: string;
+  source: QueueSource;
+  at: string;
+};
+
+const newItemRow = (p: NewItemParams) => ({
+  account_id: p.accountId,
+  url: p.url,
+  url_key: p.urlKey,
+  title: p.title,
+  source: p.source,
+  created_at: p.at,
+  updated_at: p.at,
+});
+
+const insertQuery = precompile((db, p: NewItemParams) => db.insertInto('queue_items').values(newItemRow(p)));
 
 export async function createQueueItem(
   db: Kysely<Database>,
   accountId: number,
   item: { url: string; urlKey: string; title: string; source: QueueSource },
 ): Promise<void> {
-  const at = now();
-  await db
-    .insertInto('queue_items')
-    .values({
-      account_id: accountId,
-      url: item.url,
-      url_key: item.urlKey,
-      title: item.title,
-      source: item.source,
-      created_at: at,
-      updated_at: at,
-    })
-    .execute();
+  await insertQuery(db, { accountId, ...item, at: now() });
 }
+
+const insertIfAbsentQuery = precompile((db, p: NewItemParams) =>
+  db
+    .insertInto('queue_items')
+    .values(newItemRow(p))
+    .onConflict((oc) => oc.columns(['account_id', 'url_key']).doNothing())
+    .returning('id'),
+);
+
+/** Adds the item unless one with its url_key is waiting; true when it was added. One statement. */
+export async function createQueueItemIfAbsent(
+  db: Kysely<Database>,
+  accountId: number,
+  item: { url: string; urlKey: string; title: string; source: QueueSource },
+): Promise<boolean> {
+  const { rows } = await insertIfAbsentQuery(db, { accountId, ...item, at: now() });
+  return rows.length > 0;
+}
+
+const updateTitleQuery = precompile(
+  (db, p: { accountId: number; itemId: number; title: string; at: string }) =>
+    db
+      .updateTable('queue_items')
+      .set({ title: p.title, updated_at: p.at })
+      .where('account_id', '=', p.accountId)
+      .where('id', '=', p.itemId),
+);
 
 export async function updateQueueItemTitle(
   db: Kysely<Database>,
@@ -66,10 +129,5 @@ export async function updateQueueItemTitle(
   itemId: number,
   title: string,
 ): Promise<void> {
-  await db
-    .updateTable('queue_items')
-    .set({ title, updated_at: now() })
-    .where('account_id', '=', accountId)
-    .where('id', '=', itemId)
-    .execute();
+  await updateTitleQuery(db, { accountId, itemId, title, at: now() });
 }
