@@ -1,0 +1,373 @@
+import { decodeHTMLAttribute } from 'entities';
+import type { NetworkPolicy } from './address.js';
+import { decodeFeedBytes } from './decode.js';
+import { type FetchOk, type FetchOptions, type FetchResult, fetchFeed } from './fetch.js';
+import { type Feed, FeedParseError, parseFeed } from './parse.js';
+import { nestedBase, resolveHttpUrl } from './urls.js';
+
+export interface DiscoverOptions {
+  policy: NetworkPolicy;
+  /** The most body bytes to read from each response, the page's and each candidate's; 10 MiB by default. */
+  maxBytes?: number;
+  /** Timeouts and User-Agent for every request discovery makes. */
+  fetchOptions?: Pick<FetchOptions, 'connectTimeoutMs' | 'requestTimeoutMs' | 'userAgent'>;
+}
+
+/** A feed discovery fetched and read. */
+export interface FeedCandidate {
+  /**
+   * The URL to subscribe to: where the redirects led when every one was permanent, else the URL as given or
+   * linked (a temporary redirect is followed on each fetch, never stored).
+   */
+  url: string;
+  /** The feed's own title, else the link's title attribute, else the URL. */
+  title: string;
+  format: Feed['format'];
+  feed: Feed;
+}
+
+export type DiscoveryResult =
+  | { kind: 'found'; candidates: FeedCandidate[] }
+  | { kind: 'none'; message: string }
+  | { kind: 'error'; message: string };
+
+/** A page may link to many feeds (one per tag, per comment thread); only the first few are fetched. */
+export const MAX_LINKED_CANDIDATES = 10;
+
+/** Requests in flight at once while confirming candidates: a few, to be gentle with one small site. */
+export const CANDIDATE_CONCURRENCY = 4;
+
+/**
+ * Where publishing tools put their feed when the page does not link to it, tried on the page's origin when
+ * no linked feed can be read: WordPress and Substack (/feed), Jekyll (/feed.xml), Hugo (/index.xml), Ghost
+ * and Tumblr (/rss), and the generic names.
+ */
+export const COMMON_FEED_PATHS: readonly string[] = [
+  '/feed',
+  '/rss.xml',
+  '/atom.xml',
+  '/index.xml',
+  '/feed.json',
+  '/feed.xml',
+  '/rss',
+];
+
+/** A feed link found in a page. */
+export interface FeedLink {
+  /** Absolute http(s), resolved against the page's <base href> or else its URL. */
+  url: string;
+  /** The media type, lower case, without parameters. */
+  type: string;
+  /** The title attribute, "" when absent. */
+  title: string;
+}
+
+/**
+ * Finds the feeds behind a URL: the URL itself when it is a feed; else the feeds a web page links to with
+ * <link rel="alternate">; else those at COMMON_FEED_PATHS on the page's origin. Every candidate is fetched
+ * and parsed before it is offered. Never throws for network or content trouble: `error` when the URL
+ * itself cannot be fetched, `none` (with the reasons) when it can but leads to no feed.
+ */
+export async function discoverFeeds(input: string, opts: DiscoverOptions): Promise<DiscoveryResult> {
+  const url = startUrl(input);
+  if (url === null) return { kind: 'error', message: badInput(input) };
+  const page = await fetchFeed(url, fetchOptions(opts));
+  if (page.kind !== 'ok') return { kind: 'error', message: failureWords(page) };
+  const direct = readFeed(page);
+  if (!(direct instanceof FeedParseError)) return found([candidate(url, page, direct, '')]);
+
+  const html = decodeFeedBytes(page.body, page.contentType ?? undefined).text;
+  if (!looksLikeHtml(page.contentType, html)) {
+    return {
+      kind: 'none',
+      message: `${url} is not a feed (${direct.message}), nor a web page linking to one`,
+    };
+  }
+  // Each URL is fetched once: a page may link to itself, or to /feed, which is also a common path.
+  const tried = new Set([url, page.finalUrl]);
+  const untried = (link: FeedLink): boolean => !tried.has(link.url);
+
+  const links = feedLinks(html, page.finalUrl).filter(untried).slice(0, MAX_LINKED_CANDIDATES);
+  for (const link of links) tried.add(link.url);
+  const linked = await confirm(links, opts);
+  if (linked.candidates.length > 0) return found(linked.candidates);
+
+  const { origin } = new URL(page.finalUrl);
+  const guesses = COMMON_FEED_PATHS.map((path) => ({ url: `${origin}${path}`, type: '', title: '' }));
+  const guessed = await confirm(guesses.filter(untried), opts);
+  if (guessed.candidates.length > 0) return found(guessed.candidates);
+  return { kind: 'none', message: noFeedMessage(url, links.length, linked.misses[0]) };
+}
+
+/** "example.com/blog" is taken for https://example.com/blog, as a browser's address bar would. */
+function startUrl(input: string): string | null {
+  const trimmed = input.trim();
+  if (trimmed === '') return null;
+  const withScheme = /^[a-z][a-z\d+.-]*:\/\//i.test(trimmed) ? trimmed : `https://${trimmed}`;
+  try {
+    return new URL(withScheme).href;
+  } catch {
+    return null;
+  }
+}
+
+function badInput(input: string): string {
+  if (input.trim() === '') return 'no address given: enter the URL of a feed or of a web page';
+  return `"${input.trim().slice(0, 200)}" is not a web address`;
+}
+
+function fetchOptions(opts: DiscoverOptions): FetchOptions {
+  return { ...opts.fetchOptions, policy: opts.policy, maxBytes: opts.maxBytes };
+}
+
+/** Why a fetch gave no body to read. Discovery never sends validators, so a 304 is the server's mistake. */
+function failureWords(result: Exclude<FetchResult, FetchOk>): string {
+  if (result.kind !== 'not_modified') return result.message;
+  return `${new URL(result.finalUrl).host} answered 304 Not Modified to a request that was not conditional`;
+}
+
+function readFeed(response: FetchOk): Feed | FeedParseError {
+  try {
+    return parseFeed(response.body, {
+      url: response.finalUrl,
+      contentType: response.contentType ?? undefined,
+    });
+  } catch (err) {
+    if (err instanceof FeedParseError) return err;
+    throw err;
+  }
+}
+
+function candidate(requested: string, response: FetchOk, feed: Feed, linkTitle: string): FeedCandidate {
+  const url = response.permanentUrl ?? requested;
+  return { url, title: feed.title || linkTitle || url, format: feed.format, feed };
+}
+
+function found(candidates: FeedCandidate[]): DiscoveryResult {
+  return { kind: 'found', candidates };
+}
+
+const HTML_TYPE = /^\s*(?:text\/html|application\/xhtml\+xml)\s*(?:;|$)/i;
+const HTML_START = /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head)[\s>]/i;
+
+/** By the Content-Type, or by the first element for servers that send HTML as text/plain or as nothing. */
+function looksLikeHtml(contentType: string | null, text: string): boolean {
+  return HTML_TYPE.test(contentType ?? '') || HTML_START.test(text.slice(0, 4096));
+}
+
+interface Miss {
+  url: string;
+  reason: string;
+}
+
+interface Confirmed {
+  /** In the order of the links, each URL once. */
+  candidates: FeedCandidate[];
+  misses: Miss[];
+}
+
+/** Fetches and parses each link, a few at a time; keeps those that are feeds. */
+async function confirm(links: readonly FeedLink[], opts: DiscoverOptions): Promise<Confirmed> {
+  const probes = await mapLimit(links, CANDIDATE_CONCURRENCY, (link) => probe(link, opts));
+  const confirmed: Confirmed = { candidates: [], misses: [] };
+  for (const result of probes) {
+    if (!('feed' in result)) confirmed.misses.push(result);
+    // Two links may lead to one feed: /feed and /feed/, say, both redirected permanently to /feed/.
+    else if (!confirmed.candidates.some((c) => c.url === result.url)) confirmed.candidates.push(result);
+  }
+  return confirmed;
+}
+
+async function probe(link: FeedLink, opts: DiscoverOptions): Promise<FeedCandidate | Miss> {
+  const response = await fetchFeed(link.url, fetchOptions(opts));
+  if (response.kind !== 'ok') return { url: link.url, reason: failureWords(response) };
+  const feed = readFeed(response);
+  if (feed instanceof FeedParseError) return { url: link.url, reason: feed.message };
+  return candidate(link.url, response, feed, link.title);
+}
+
+/** `fn` over `items` with at most `limit` calls in flight, the results in the order of the items. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  const queue = items.entries(); // shared by the workers: each takes the next item when it is free
+  const worker = async (): Promise<void> => {
+    for (const [index, item] of queue) results[index] = await fn(item);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+function noFeedMessage(url: string, linkCount: number, firstMiss: Miss | undefined): string {
+  const paths = COMMON_FEED_PATHS.join(', ');
+  const links =
+    linkCount === 0 || firstMiss === undefined
+      ? 'the page links to none'
+      : `the page links to ${linkCount === 1 ? 'one, which is not' : `${linkCount}, none of them`} a ` +
+        `readable feed (${firstMiss.url}: ${firstMiss.reason})`;
+  return `no feed found at ${url} (${links}, and none of ${paths} answered with a feed)`;
+}
+
+// ---- reading <link> elements out of HTML
+
+const FEED_TYPES = new Set([
+  'application/rss+xml',
+  'application/atom+xml',
+  'application/rdf+xml',
+  'application/feed+json',
+  // Older sites announced RSS as plain XML (early WordPress themes: type="text/xml" title="RSS .92").
+  'application/xml',
+  'text/xml',
+]);
+
+/**
+ * The feeds a page announces with <link rel="alternate" type="…feed type…" href="…">, in document order,
+ * each URL once. Only the head is read: a link in the body is content, which a page's author may not control.
+ */
+export function feedLinks(html: string, pageUrl: string): FeedLink[] {
+  const tags = [...headTags(html)];
+  // The first <base href> applies to every URL in the document, links before it included.
+  const baseHref = tags
+    .find((tag) => tag.name === 'base' && tag.attributes.has('href'))
+    ?.attributes.get('href');
+  const base = nestedBase(baseHref, pageUrl);
+  const links: FeedLink[] = [];
+  for (const tag of tags) {
+    const link = tag.name === 'link' ? feedLink(tag.attributes, base) : null;
+    if (link !== null && !links.some((l) => l.url === link.url)) links.push(link);
+  }
+  return links;
+}
+
+function feedLink(attributes: ReadonlyMap<string, string>, base: string | null): FeedLink | null {
+  const rel = (attributes.get('rel') ?? '').toLowerCase().split(/[\t\n\f\r ]+/);
+  if (!rel.includes('alternate')) return null;
+  const type = (attributes.get('type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  const title = (attributes.get('title') ?? '').replace(/\s+/g, ' ').trim();
+  const url = resolveHttpUrl(attributes.get('href'), base);
+  if (url === null) return null;
+  // WordPress links every page to its REST API as application/json: only a feed-like one is worth a fetch.
+  const jsonFeed = type === 'application/json' && /feed/i.test(`${title} ${url}`);
+  return FEED_TYPES.has(type) || jsonFeed ? { url, type, title } : null;
+}
+
+interface Tag {
+  /** Lower case. */
+  name: string;
+  /** Names in lower case, values with character references decoded; the first of a repeated name wins. */
+  attributes: Map<string, string>;
+  /** Where the text after the tag starts. */
+  end: number;
+}
+
+/**
+ * Elements whose content is text, not markup (script and style above all, where a "<link" may sit in a
+ * string); template too, whose content is not part of the document.
+ */
+const TEXT_CONTENT = new Set([
+  'script',
+  'style',
+  'title',
+  'textarea',
+  'xmp',
+  'iframe',
+  'noembed',
+  'noframes',
+  'template',
+]);
+
+/**
+ * The start tags before </head> or <body>, following the HTML tokenizer's rules for what a browser would
+ * see: comments, doctypes, end tags and the content of TEXT_CONTENT elements are passed over.
+ */
+function* headTags(html: string): Generator<Tag> {
+  let at = html.indexOf('<');
+  while (at !== -1 && at < html.length) {
+    const next = html.charAt(at + 1);
+    if (html.startsWith('<!--', at)) {
+      at = indexAfter(html, '-->', at + 2); // from the first "-": "<!-->" is a whole (empty) comment
+    } else if (next === '!' || next === '?') {
+      at = indexAfter(html, '>', at + 2);
+    } else if (next === '/') {
+      if (/^<\/head[\t\n\f\r />]/i.test(html.slice(at, at + 7))) return;
+      at = indexAfter(html, '>', at + 2);
+    } else if (/[A-Za-z]/.test(next)) {
+      const tag = readTag(html, at + 1);
+      if (tag === null || tag.name === 'body') return;
+      yield tag;
+      at = TEXT_CONTENT.has(tag.name) ? endOfText(html, tag.name, tag.end) : tag.end;
+    } else {
+      at += 1; // a "<" that opens nothing is text
+    }
+    at = html.indexOf('<', at);
+  }
+}
+
+/**
+ * A start tag from its name's first character: name, attributes, and where it ends; null when the text ends
+ * inside it, where a browser drops the tag.
+ */
+function readTag(html: string, from: number): Tag | null {
+  let at = from;
+  while (
+    at < html.length &&
+    !isSpace(html.charAt(at)) &&
+    html.charAt(at) !== '/' &&
+    html.charAt(at) !== '>'
+  ) {
+    at++;
+  }
+  const tag: Tag = { name: html.slice(from, at).toLowerCase(), attributes: new Map(), end: html.length };
+  for (;;) {
+    while (isSpace(html.charAt(at)) || html.charAt(at) === '/') at++;
+    if (at >= html.length) return null;
+    if (html.charAt(at) === '>') {
+      tag.end = at + 1;
+      return tag;
+    }
+    const attribute = readAttribute(html, at);
+    if (!tag.attributes.has(attribute.name)) tag.attributes.set(attribute.name, attribute.value);
+    at = attribute.end;
+  }
+}
+
+/** name, name=value, name='value' or name="value", with white space around the "=" allowed. */
+function readAttribute(html: string, from: number): { name: string; value: string; end: number } {
+  let at = from + 1; // the first character belongs to the name even when it is "="
+  while (at < html.length && !isSpace(html.charAt(at)) && !'/>='.includes(html.charAt(at))) at++;
+  const name = html.slice(from, at).toLowerCase();
+  at = skipSpace(html, at);
+  if (html.charAt(at) !== '=') return { name, value: '', end: at };
+  at = skipSpace(html, at + 1);
+  const quote = html.charAt(at);
+  if (quote === '"' || quote === "'") {
+    const close = html.indexOf(quote, at + 1);
+    const end = close === -1 ? html.length : close;
+    return { name, value: decodeHTMLAttribute(html.slice(at + 1, end)), end: Math.min(end + 1, html.length) };
+  }
+  const start = at;
+  while (at < html.length && !isSpace(html.charAt(at)) && html.charAt(at) !== '>') at++;
+  return { name, value: decodeHTMLAttribute(html.slice(start, at)), end: at };
+}
+
+/** Where the end tag of a text-content element starts, or the end of the text. */
+function endOfText(html: string, name: string, from: number): number {
+  const endTag = new RegExp(`</${name}[\\t\\n\\f\\r />]`, 'ig');
+  endTag.lastIndex = from;
+  return endTag.exec(html)?.index ?? html.length;
+}
+
+function indexAfter(html: string, needle: string, from: number): number {
+  const at = html.indexOf(needle, from);
+  return at === -1 ? html.length : at + needle.length;
+}
+
+function skipSpace(html: string, from: number): number {
+  let at = from;
+  while (isSpace(html.charAt(at))) at++;
+  return at;
+}
+
+/** HTML's ASCII white space; charAt past the end gives "", which is not. */
+function isSpace(char: string): boolean {
+  return char !== '' && ' \t\n\f\r'.includes(char);
+}
