@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * API keys look like `tdg_` + 12 hex characters (a random public prefix, used to find the key and shown
@@ -20,7 +20,7 @@ export function generateKey(): NewKey {
 }
 
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** The lookup prefix of a well-formed key, or null for anything that cannot be a key. */
@@ -28,9 +28,9 @@ export function keyPrefix(key: string): string | null {
   return KEY_PATTERN.exec(key)?.[1] ?? null;
 }
 
-/** Constant-time comparison of a presented key with a stored hash. */
+/** Constant-time comparison of a presented key with a stored hash (on every API request: one-shot hash). */
 export function keyMatches(key: string, storedHash: string): boolean {
-  const presented = createHash('sha256').update(key).digest();
+  const presented = hash('sha256', key, 'buffer');
   const stored = Buffer.from(storedHash, 'hex');
   return stored.length === presented.length && timingSafeEqual(presented, stored);
 }

@@ -161,9 +161,12 @@ function send(reply: FastifyReply, status: number, body: Buffer): FastifyReply {
   return reply.code(status).header('content-type', JSON_TYPE).header('cache-control', 'no-store').send(body);
 }
 
-/** True for the API's paths, with or without a trailing slash. */
+/** True for the API's paths, with or without a trailing slash. Runs for every response: no regex. */
 export function isApiPath(url: string): boolean {
-  const q = url.indexOf('?');
-  const path = (q === -1 ? url : url.slice(0, q)).replace(/\/+$/, '') || '/';
-  return API_PATHS.has(path);
+  let end = url.indexOf('?');
+  if (end === -1) end = url.length;
+  while (end > 0 && url.charCodeAt(end - 1) === SLASH) end--;
+  return API_PATHS.has(end === 0 ? '/' : url.slice(0, end));
 }
+
+const SLASH = 0x2f;

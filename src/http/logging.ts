@@ -22,7 +22,7 @@ export class RequestLogController extends LogController {
   ): void {
     const line = {
       method: request.method,
-      url: redactUrl(request.url),
+      url: redactedUrl(request.url),
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       ip: request.ip,
@@ -30,6 +30,18 @@ export class RequestLogController extends LogController {
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
     else reply.log.info(line, 'request');
   }
+}
+
+/** The last URL redacted, and the result: clients repeat the same URL, and redacting it means parsing it. */
+let lastUrl = '';
+let lastRedacted = '';
+
+function redactedUrl(url: string): string {
+  if (url !== lastUrl) {
+    lastRedacted = redactUrl(url);
+    lastUrl = url;
+  }
+  return lastRedacted;
 }
 
 /** Serializers for any log line that carries a request: never the raw URL. */
