@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import { AppError } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { bumpQueueVersion } from '../store/accounts.js';
@@ -9,31 +10,36 @@ import {
   queueLengthBound,
   updateQueueItemTitle,
 } from '../store/queueItems.js';
-import type { QueueSource } from '../store/schema.js';
+import type { Database, QueueSource } from '../store/schema.js';
 import { checkTitle, checkUrl } from './url.js';
 
 export interface AddInput {
   url: string | undefined;
   title: string | undefined;
   source: QueueSource;
+  /** The feed an item comes from (source 'feed'). */
+  feedId?: number | null;
 }
 
 export type AddOutcome = 'added' | 'title_updated' | 'already_queued';
 
-interface Committed {
-  version: number;
-  bound: number;
-  outcome: AddOutcome;
+/** A validated save, waiting for its transaction. */
+interface Save {
+  accountId: number;
+  url: string;
+  urlKey: string;
+  title: string;
+  titleGiven: boolean;
+  source: QueueSource;
+  limit: number;
 }
 
 /**
  * The one business path into the queue (API, web app and feeds all come here): validate, normalise,
  * dedupe against what is waiting, respect the queue limit. The caller has already authorised accountId.
  *
- * One transaction: bump the queue version (on PostgreSQL this locks the account row, which serialises
- * writers to one queue across instances), then insert unless the URL is already waiting. The limit is
- * checked against an upper bound of the queue's length (see LengthBounds); only a bound at the limit
- * costs an exact count. A new URL takes four statements: begin, bump, insert, commit.
+ * Saves that arrive together are written together (see QueueWriter); each gets the answer it would
+ * get alone, in arrival order.
  */
 export async function addSavedUrl(
   store: Store,
@@ -43,57 +49,169 @@ export async function addSavedUrl(
 ): Promise<AddOutcome> {
   const checked = checkUrl(input.url);
   const title = checkTitle(input.title, checked.url);
-  const titleGiven = input.title !== undefined && input.title.trim() !== '';
-  const bounds = lengthBoundsOf(store);
+  return writerOf(store).add({
+    accountId,
+    url: checked.url,
+    urlKey: checked.key,
+    title,
+    titleGiven: input.title !== undefined && input.title.trim() !== '',
+    source: input.source,
+    limit: options.limit,
+  });
+}
 
-  const result = await transaction(store.db, async (trx): Promise<Committed> => {
-    const version = await bumpQueueVersion(trx, accountId);
-    if (version === null) throw new AppError('key_invalid', 'the account for this key no longer exists');
+/** What one transaction knows of an account's queue once it has bumped (and so locked) it. */
+interface QueueState {
+  /** The version this transaction bumped the queue to; null when the account does not exist. */
+  version: number | null;
+  /** An upper bound of the queue's length, read on first use. */
+  bound: number | undefined;
+}
 
-    const dedupe = async (): Promise<AddOutcome | null> => {
-      const existing = await queueItemByKey(trx, accountId, checked.key);
-      if (existing === null) return null;
-      if (!titleGiven || existing.title === title) return 'already_queued';
-      await updateQueueItemTitle(trx, accountId, existing.id, title);
-      return 'title_updated';
-    };
+const MAX_BATCH = 200;
 
-    let bound = bounds.get(accountId, version - 1) ?? (await queueLengthBound(trx, accountId));
-    if (bound >= options.limit) {
-      // Possibly full: an URL already waiting is still deduplicated; a new one needs the exact length.
-      const outcome = await dedupe();
-      if (outcome !== null) return { version, bound, outcome };
-      const length = await queueLength(trx, accountId);
-      if (length >= options.limit) {
-        throw new AppError(
-          'queue_full',
-          `the queue already holds ${length} saved URLs (the limit is ${options.limit}); it empties with the next digest`,
+/** A save's answer: its outcome, or the error it fails with (an AppError for a refusal). */
+type Result = { outcome: AddOutcome } | { error: unknown };
+
+/**
+ * Group commit, per store. Saves that arrive in the same turn of the event loop (or while the previous
+ * transaction runs) share one transaction: each account in it is bumped once, in id order (on
+ * PostgreSQL that locks its row, serialising writers to a queue across instances, and the order rules
+ * out deadlocks), then every save is applied in arrival order: insert unless the URL is waiting, else
+ * dedupe. A new URL costs one statement instead of a transaction of its own. A save refused for a
+ * client error (queue full) writes nothing and does not disturb the others. If the transaction fails,
+ * each save of the batch is retried in a transaction of its own, so one save's failure is only its own.
+ */
+class QueueWriter {
+  private pending: { save: Save; resolve: (outcome: AddOutcome) => void; reject: (err: unknown) => void }[] =
+    [];
+  private scheduled = false;
+  private running = false;
+  private readonly bounds = new LengthBounds();
+
+  constructor(private readonly store: Store) {}
+
+  add(save: Save): Promise<AddOutcome> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ save, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.running || this.pending.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending.splice(0, MAX_BATCH);
+    this.running = true;
+    try {
+      const results = await this.writeOrRetry(batch.map((p) => p.save));
+      batch.forEach((p, i) => {
+        const r = results[i] ?? { error: new Error('no result for a save') };
+        if ('outcome' in r) p.resolve(r.outcome);
+        else p.reject(r.error);
+      });
+    } finally {
+      this.running = false;
+      this.schedule();
+    }
+  }
+
+  /**
+   * The batch in one transaction; if that fails, each save again in a transaction of its own, so that a
+   * failure is only the failing save's (as when every save had its own transaction).
+   */
+  private async writeOrRetry(saves: Save[]): Promise<Result[]> {
+    try {
+      return await this.write(saves);
+    } catch (batchError) {
+      if (saves.length === 1) return [{ error: batchError }];
+      const results: Result[] = [];
+      for (const save of saves) {
+        results.push(
+          await this.write([save]).then(
+            ([one]) => one ?? { error: new Error('no result for a save') },
+            (error: unknown) => ({ error }),
+          ),
         );
       }
-      bound = length;
+      return results;
     }
-    const added = await createQueueItemIfAbsent(trx, accountId, {
-      url: checked.url,
-      urlKey: checked.key,
-      title,
-      source: input.source,
+  }
+
+  /** One transaction for the saves. */
+  private async write(saves: Save[]): Promise<Result[]> {
+    const ids = [...new Set(saves.map((s) => s.accountId))].sort((a, b) => a - b);
+    const { results, states } = await transaction(this.store.db, async (trx) => {
+      const states = new Map<number, QueueState>();
+      for (const id of ids) {
+        const version = await bumpQueueVersion(trx, id);
+        states.set(id, { version, bound: version === null ? undefined : this.bounds.get(id, version - 1) });
+      }
+      const results: Result[] = [];
+      for (const save of saves) {
+        const state = states.get(save.accountId);
+        if (state === undefined) throw new Error('account not bumped');
+        results.push(await apply(trx, save, state));
+      }
+      return { results, states };
     });
-    if (added) return { version, bound: bound + 1, outcome: 'added' };
+    // Only what was committed is remembered.
+    for (const [id, s] of states)
+      if (s.version !== null && s.bound !== undefined) this.bounds.set(id, s.version, s.bound);
+    return results;
+  }
+}
+
+/** One save, inside a transaction that has bumped its account. */
+async function apply(trx: Kysely<Database>, save: Save, state: QueueState): Promise<Result> {
+  const { accountId } = save;
+  if (state.version === null) {
+    return { error: new AppError('key_invalid', 'the account for this key no longer exists') };
+  }
+
+  const dedupe = async (): Promise<AddOutcome | null> => {
+    const existing = await queueItemByKey(trx, accountId, save.urlKey);
+    if (existing === null) return null;
+    if (!save.titleGiven || existing.title === save.title) return 'already_queued';
+    await updateQueueItemTitle(trx, accountId, existing.id, save.title);
+    return 'title_updated';
+  };
+
+  state.bound ??= await queueLengthBound(trx, accountId);
+  if (state.bound >= save.limit) {
+    // Possibly full: an URL already waiting is still deduplicated; a new one needs the exact length.
     const outcome = await dedupe();
-    if (outcome === null) throw new Error('queue item neither inserted nor found');
-    return { version, bound, outcome };
-  });
-  // Only what was committed is remembered.
-  bounds.set(accountId, result.version, result.bound);
-  return result.outcome;
+    if (outcome !== null) return { outcome };
+    const length = await queueLength(trx, accountId);
+    if (length >= save.limit) {
+      const message = `the queue already holds ${length} saved URLs (the limit is ${save.limit}); it empties with the next digest`;
+      return { error: new AppError('queue_full', message) };
+    }
+    state.bound = length;
+  }
+  const item = { url: save.url, urlKey: save.urlKey, title: save.title, source: save.source };
+  if (await createQueueItemIfAbsent(trx, accountId, item)) {
+    state.bound++;
+    return { outcome: 'added' };
+  }
+  const outcome = await dedupe();
+  if (outcome === null) throw new Error('queue item neither inserted nor found');
+  return { outcome };
 }
 
 /**
- * Per store, an upper bound of each account's queue length, as of a queue version. Every change to a
- * queue bumps its version in the same transaction (on any instance), so a bound remembered for
- * version v − 1 is still a bound when this process's own transaction has just bumped it to v; for any
- * other version it is ignored and the bound is read again from the database. Nothing here is served
- * without that check, so several instances stay correct.
+ * An upper bound of each account's queue length, as of a queue version. Every change to a queue bumps
+ * its version in the same transaction (on any instance), so a bound recorded at version v − 1 is still
+ * a bound when this process's own transaction has just bumped the version to v; for any other version
+ * it is ignored and the bound is read from the database again. Nothing is used without that check, so
+ * several instances stay correct.
  */
 class LengthBounds {
   private readonly entries = new Map<number, { version: number; bound: number }>();
@@ -117,13 +235,13 @@ class LengthBounds {
   }
 }
 
-const boundsByStore = new WeakMap<Store, LengthBounds>();
+const writers = new WeakMap<Store, QueueWriter>();
 
-function lengthBoundsOf(store: Store): LengthBounds {
-  let bounds = boundsByStore.get(store);
-  if (bounds === undefined) {
-    bounds = new LengthBounds();
-    boundsByStore.set(store, bounds);
+function writerOf(store: Store): QueueWriter {
+  let writer = writers.get(store);
+  if (writer === undefined) {
+    writer = new QueueWriter(store);
+    writers.set(store, writer);
   }
-  return bounds;
+  return writer;
 }
