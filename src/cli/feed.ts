@@ -3,9 +3,14 @@ import type { Command } from 'commander';
 import { type Feed, FeedParseError, parseFeed } from '../feeds/parse.js';
 import { resolveHttpUrl } from '../feeds/urls.js';
 import { type Io, UsageError } from './context.js';
+import { addCommand, filterCommand, listCommand, removeCommand } from './feedSubscriptions.js';
 
 export function feedCommands(program: Command, io: Io): void {
   const feed = program.command('feed').description('work with feeds');
+  addCommand(feed, io);
+  listCommand(feed, io);
+  removeCommand(feed, io);
+  filterCommand(feed, io);
   parseCommand(feed, io);
 }
 

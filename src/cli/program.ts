@@ -4,7 +4,9 @@ import type { Io } from './context.js';
 import { feedCommands } from './feed.js';
 import { keyCommands } from './key.js';
 import { migrateCommand } from './migrate.js';
+import { opmlCommands } from './opml.js';
 import { serveCommand } from './serve.js';
+import { workerCommands } from './worker.js';
 
 export function buildProgram(io: Io): Command {
   const program = new Command('tidings')
@@ -15,6 +17,8 @@ export function buildProgram(io: Io): Command {
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
   serveCommand(program, io);
+  workerCommands(program, io);
+  opmlCommands(program, io);
   migrateCommand(program, io);
   accountCommands(program, io);
   keyCommands(program, io);

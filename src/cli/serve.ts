@@ -5,13 +5,8 @@ import { buildServer } from '../http/server.js';
 import { createLogger } from '../logger.js';
 import { openStore } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
+import { type Worker, startWorkers, stopWorkers } from '../workers.js';
 import { type Io, UsageError, curlLines } from './context.js';
-
-/** Background work that later features add (feed polling, digests); started by serve and worker. */
-export interface Worker {
-  name: string;
-  stop(): Promise<void>;
-}
 
 export function serveCommand(program: Command, io: Io): void {
   program
@@ -41,8 +36,8 @@ export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
   }
 
   const app = buildServer({ config, store, logger });
-  const workers: Worker[] = [];
   const runWorkers = opts.worker && config.worker;
+  let workers: Worker[] = [];
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
@@ -55,7 +50,7 @@ export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
     }, config.shutdownTimeoutMs);
     force.unref();
     await app.close();
-    await Promise.all(workers.map((w) => w.stop()));
+    await stopWorkers(workers);
     await store.close();
     logger.info('stopped');
     logger.flush();
@@ -73,11 +68,12 @@ export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
     }
     throw err;
   }
+  if (runWorkers) workers = startWorkers(config, store, logger);
   logger.info(
     {
       url: config.baseUrl,
       database: `${store.engine} ${store.describe}`,
-      workers: runWorkers ? workers.length : 'off',
+      workers: runWorkers ? workers.map((w) => w.name) : 'off',
     },
     'listening',
   );

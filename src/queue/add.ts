@@ -31,6 +31,7 @@ interface Save {
   title: string;
   titleGiven: boolean;
   source: QueueSource;
+  feedId: number | null;
   limit: number;
 }
 
@@ -47,17 +48,40 @@ export async function addSavedUrl(
   input: AddInput,
   options: { limit: number },
 ): Promise<AddOutcome> {
+  return writerOf(store).add(checkSave(accountId, input, options));
+}
+
+/**
+ * The same path for a caller that already holds a transaction (feed ingest, which commits its items
+ * and their queueing together). Throws the AppError a refused save fails with.
+ */
+export async function addToQueue(
+  trx: Kysely<Database>,
+  accountId: number,
+  input: AddInput,
+  options: { limit: number },
+): Promise<AddOutcome> {
+  const save = checkSave(accountId, input, options);
+  const result = await apply(trx, save, {
+    version: await bumpQueueVersion(trx, accountId),
+    bound: undefined,
+  });
+  if ('error' in result) throw result.error;
+  return result.outcome;
+}
+
+function checkSave(accountId: number, input: AddInput, options: { limit: number }): Save {
   const checked = checkUrl(input.url);
-  const title = checkTitle(input.title, checked.url);
-  return writerOf(store).add({
+  return {
     accountId,
     url: checked.url,
     urlKey: checked.key,
-    title,
+    title: checkTitle(input.title, checked.url),
     titleGiven: input.title !== undefined && input.title.trim() !== '',
     source: input.source,
+    feedId: input.feedId ?? null,
     limit: options.limit,
-  });
+  };
 }
 
 /** What one transaction knows of an account's queue once it has bumped (and so locked) it. */
@@ -196,7 +220,13 @@ async function apply(trx: Kysely<Database>, save: Save, state: QueueState): Prom
     }
     state.bound = length;
   }
-  const item = { url: save.url, urlKey: save.urlKey, title: save.title, source: save.source };
+  const item = {
+    url: save.url,
+    urlKey: save.urlKey,
+    title: save.title,
+    source: save.source,
+    feedId: save.feedId,
+  };
   if (await createQueueItemIfAbsent(trx, accountId, item)) {
     state.bound++;
     return { outcome: 'added' };

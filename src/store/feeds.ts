@@ -121,3 +121,40 @@ export async function deleteOrphanFeeds(db: Kysely<Database>): Promise<number> {
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Leases one feed (whatever its schedule) unless someone holds a live lease on it; null if not taken. */
+export async function claimFeed(
+  db: Kysely<Database>,
+  feedId: number,
+  input: { owner: string; now: Timestamp; leaseUntil: Timestamp },
+): Promise<FeedRow | null> {
+  const row = await db
+    .updateTable('feeds')
+    .set({ lease_owner: input.owner, lease_until: input.leaseUntil })
+    .where('id', '=', feedId)
+    .where('status', '=', 'active')
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', input.now)]))
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function activeFeedIds(db: Kysely<Database>): Promise<number[]> {
+  const rows = await db
+    .selectFrom('feeds')
+    .select('id')
+    .where('status', '=', 'active')
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** When the earliest active feed is due, or null when there is none. */
+export async function nextDueAt(db: Kysely<Database>): Promise<Timestamp | null> {
+  const row = await db
+    .selectFrom('feeds')
+    .select((eb) => eb.fn.min('next_fetch_at').as('at'))
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  return row?.at ?? null;
+}

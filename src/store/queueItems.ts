@@ -73,6 +73,7 @@ type NewItemParams = {
   urlKey: string;
   title: string;
   source: QueueSource;
+  feedId: number | null;
   at: string;
 };
 
@@ -82,6 +83,7 @@ const newItemRow = (p: NewItemParams) => ({
   url_key: p.urlKey,
   title: p.title,
   source: p.source,
+  feed_id: p.feedId,
   created_at: p.at,
   updated_at: p.at,
 });
@@ -91,9 +93,9 @@ const insertQuery = precompile((db, p: NewItemParams) => db.insertInto('queue_it
 export async function createQueueItem(
   db: Kysely<Database>,
   accountId: number,
-  item: { url: string; urlKey: string; title: string; source: QueueSource },
+  item: { url: string; urlKey: string; title: string; source: QueueSource; feedId?: number | null },
 ): Promise<void> {
-  await insertQuery(db, { accountId, ...item, at: now() });
+  await insertQuery(db, { accountId, ...item, feedId: item.feedId ?? null, at: now() });
 }
 
 const insertIfAbsentQuery = precompile((db, p: NewItemParams) =>
@@ -108,9 +110,14 @@ const insertIfAbsentQuery = precompile((db, p: NewItemParams) =>
 export async function createQueueItemIfAbsent(
   db: Kysely<Database>,
   accountId: number,
-  item: { url: string; urlKey: string; title: string; source: QueueSource },
+  item: { url: string; urlKey: string; title: string; source: QueueSource; feedId?: number | null },
 ): Promise<boolean> {
-  const { rows } = await insertIfAbsentQuery(db, { accountId, ...item, at: now() });
+  const { rows } = await insertIfAbsentQuery(db, {
+    accountId,
+    ...item,
+    feedId: item.feedId ?? null,
+    at: now(),
+  });
   return rows.length > 0;
 }
 

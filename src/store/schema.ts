@@ -71,6 +71,8 @@ export interface SubscriptionsTable {
   feed_id: number;
   /** The reader's own name for the feed; null shows the feed's title. */
   title: string | null;
+  /** The folder the reader filed the feed in (from OPML), nested titles joined with " / ". */
+  folder: string | null;
   include_filter: string | null;
   exclude_filter: string | null;
   created_at: Timestamp;

@@ -10,6 +10,7 @@ export interface SubscriptionView {
   url: string;
   title: string;
   siteUrl: string | null;
+  folder: string | null;
   status: string;
   lastFetchedAt: Timestamp | null;
   lastError: string | null;
@@ -23,7 +24,7 @@ export interface SubscriptionView {
 export async function createSubscription(
   db: Kysely<Database>,
   accountId: number,
-  input: { feedId: number; title?: string | null; at: Timestamp },
+  input: { feedId: number; title?: string | null; folder?: string | null; at: Timestamp },
 ): Promise<{ subscription: SubscriptionRow; created: boolean }> {
   const inserted = await db
     .insertInto('subscriptions')
@@ -31,6 +32,7 @@ export async function createSubscription(
       account_id: accountId,
       feed_id: input.feedId,
       title: input.title ?? null,
+      folder: input.folder ?? null,
       created_at: input.at,
     })
     .onConflict((oc) => oc.columns(['account_id', 'feed_id']).doNothing())
@@ -59,6 +61,7 @@ export async function subscriptionsByAccount(
       'f.url as url',
       eb.fn.coalesce('s.title', 'f.title').as('title'),
       'f.site_url as siteUrl',
+      's.folder as folder',
       'f.status as status',
       'f.last_fetched_at as lastFetchedAt',
       'f.last_error as lastError',

@@ -30,6 +30,7 @@ export async function up(db: Kysely<unknown>, { idColumn }: MigrationContext): P
     .addColumn('account_id', 'integer', (c) => c.notNull().references('accounts.id').onDelete('cascade'))
     .addColumn('feed_id', 'integer', (c) => c.notNull().references('feeds.id').onDelete('cascade'))
     .addColumn('title', 'text')
+    .addColumn('folder', 'text')
     .addColumn('include_filter', 'text')
     .addColumn('exclude_filter', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())

@@ -1,0 +1,56 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { feedDeps } from '../feeds/deps.js';
+import { pollOnce } from '../feeds/poller.js';
+import { createLogger } from '../logger.js';
+import { openStore } from '../store/db.js';
+import { migrateToLatest } from '../store/migrate.js';
+import { startWorkers, stopWorkers } from '../workers.js';
+import { type Io, withStore } from './context.js';
+
+export function workerCommands(program: Command, io: Io): void {
+  program
+    .command('worker')
+    .description('run only the background work (feed polling), without serving HTTP')
+    .action(async () => {
+      const config = loadConfig(io.env);
+      const log = createLogger(config.logLevel);
+      const store = openStore(config.databaseUrl);
+      await migrateToLatest(store);
+      const workers = startWorkers(config, store, log);
+      log.info({ workers: workers.map((w) => w.name) }, 'worker started');
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string): void => {
+          log.info({ signal }, 'worker stopping');
+          resolve();
+        };
+        process.once('SIGTERM', () => stop('SIGTERM'));
+        process.once('SIGINT', () => stop('SIGINT'));
+      });
+      await stopWorkers(workers);
+      await store.close();
+      log.info('worker stopped');
+    });
+
+  program
+    .command('poll')
+    .description('fetch the feeds that are due, once, and exit')
+    .option('--once', 'one pass over the due feeds, then exit (the default)')
+    .option('--all', 'fetch every active feed, due or not')
+    .option('--json', 'print the summary as one JSON line')
+    .action(async (opts: { once?: boolean; all?: boolean; json?: boolean }) => {
+      await withStore(io, async (store, config) => {
+        const summary = await pollOnce(feedDeps(config, store, createLogger(config.logLevel)), {
+          all: opts.all === true,
+        });
+        if (opts.json === true) {
+          io.out(JSON.stringify(summary));
+          return;
+        }
+        io.out(
+          `Fetched ${summary.feeds} feeds: ${summary.updated} updated, ${summary.notModified} unchanged, ` +
+            `${summary.errors} failed, ${summary.gone} gone; ${summary.newItems} new items, ${summary.queued} queued.`,
+        );
+      });
+    });
+}

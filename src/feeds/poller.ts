@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { activeFeedIds, claimDueFeeds, claimFeed, nextDueAt, type FeedRow } from '../store/feeds.js';
+import { type RefreshDeps, type RefreshOutcome, refreshFeed } from './refresh.js';
+import { KeyedSemaphore, Semaphore } from './semaphore.js';
+
+export interface PollerOptions {
+  /** Feeds fetched at once by this process. */
+  concurrency: number;
+  /** Feeds of one host fetched at once: politeness towards small sites with many feeds. */
+  perHost: number;
+  /** How long a claimed feed stays ours; longer than one whole fetch (30 s) with room to spare. */
+  leaseMs: number;
+}
+
+export const DEFAULT_POLLER_OPTIONS: PollerOptions = { concurrency: 16, perHost: 2, leaseMs: 5 * 60_000 };
+
+export interface PollSummary {
+  feeds: number;
+  updated: number;
+  notModified: number;
+  errors: number;
+  gone: number;
+  newItems: number;
+  queued: number;
+}
+
+/** A worker's name in leases: unique per process, readable in the database. */
+export const workerId = (): string => `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+
+/**
+ * One pass: fetches every feed that is due (or, with `all`, every active feed) and returns what
+ * happened. Feeds are claimed with leases, so several processes can poll the same database at once.
+ */
+export async function pollOnce(
+  deps: RefreshDeps,
+  opts: Partial<PollerOptions> & { all?: boolean; owner?: string } = {},
+): Promise<PollSummary> {
+  const o = { ...DEFAULT_POLLER_OPTIONS, ...opts };
+  const owner = opts.owner ?? workerId();
+  const now = deps.now ?? (() => new Date());
+  const lease = (): { owner: string; now: string; leaseUntil: string } => {
+    const t = now();
+    return { owner, now: t.toISOString(), leaseUntil: new Date(t.getTime() + o.leaseMs).toISOString() };
+  };
+  const summary: PollSummary = {
+    feeds: 0,
+    updated: 0,
+    notModified: 0,
+    errors: 0,
+    gone: 0,
+    newItems: 0,
+    queued: 0,
+  };
+  const global = new Semaphore(o.concurrency);
+  const perHost = new KeyedSemaphore(o.perHost);
+  const work = (feed: FeedRow): Promise<void> =>
+    global
+      .run(() => perHost.run(hostOf(feed.url), () => refreshOne(deps, feed, owner)))
+      .then((r) => {
+        tally(summary, r);
+      });
+
+  if (opts.all === true) {
+    const ids = await activeFeedIds(deps.store.db);
+    await Promise.all(
+      ids.map((id) =>
+        global.run(async () => {
+          const feed = await claimFeed(deps.store.db, id, lease());
+          if (feed !== null)
+            await perHost
+              .run(hostOf(feed.url), () => refreshOne(deps, feed, owner))
+              .then((r) => tally(summary, r));
+        }),
+      ),
+    );
+    return summary;
+  }
+  for (;;) {
+    const batch = await claimDueFeeds(deps.store.db, deps.store.engine, {
+      ...lease(),
+      limit: o.concurrency * 4,
+    });
+    if (batch.length === 0) return summary;
+    await Promise.all(batch.map(work));
+  }
+}
+
+/** Refreshes one feed; an unexpected failure (a bug, the database) is logged and counted, never thrown. */
+async function refreshOne(deps: RefreshDeps, feed: FeedRow, owner: string): Promise<RefreshOutcome> {
+  try {
+    const outcome = await refreshFeed(deps, feed, owner);
+    deps.log.debug({ feedId: feed.id, url: feed.url, ...outcome }, 'feed refreshed');
+    return outcome;
+  } catch (err) {
+    deps.log.error({ err, feedId: feed.id, url: feed.url }, 'feed refresh failed');
+    return { status: 'error', message: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function tally(s: PollSummary, r: RefreshOutcome): void {
+  s.feeds++;
+  if (r.status === 'updated') {
+    s.updated++;
+    s.newItems += r.newItems;
+    s.queued += r.queued;
+  } else if (r.status === 'not_modified') s.notModified++;
+  else if (r.status === 'gone') s.gone++;
+  else if (r.status === 'error') s.errors++;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+export interface Poller {
+  name: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Polls in the background until stopped: a pass, then a sleep until the next feed is due (at most
+ * `maxSleepMs`, so feeds added by other processes are noticed).
+ */
+export function startPoller(
+  deps: RefreshDeps,
+  opts: Partial<PollerOptions> & { maxSleepMs?: number } = {},
+): Poller {
+  const owner = workerId();
+  const maxSleepMs = opts.maxSleepMs ?? 30_000;
+  const stopping = new AbortController();
+  const loop = (async () => {
+    while (!stopping.signal.aborted) {
+      try {
+        const s = await pollOnce(deps, { ...opts, owner });
+        if (s.feeds > 0) deps.log.info({ ...s }, 'poll pass');
+      } catch (err) {
+        deps.log.error({ err }, 'poll pass failed; retrying shortly');
+      }
+      const ms = await sleepMs(deps, maxSleepMs);
+      // Rejects at once when stop() aborts: the loop then ends.
+      await sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined);
+    }
+  })();
+  return {
+    name: 'feed poller',
+    stop: async () => {
+      stopping.abort();
+      await loop;
+    },
+  };
+}
+
+async function sleepMs(deps: RefreshDeps, maxSleepMs: number): Promise<number> {
+  try {
+    const next = await nextDueAt(deps.store.db);
+    if (next === null) return maxSleepMs;
+    const now = (deps.now ?? (() => new Date()))().getTime();
+    return Math.min(maxSleepMs, Math.max(1000, Date.parse(next) - now));
+  } catch {
+    return maxSleepMs;
+  }
+}

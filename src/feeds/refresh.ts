@@ -1,0 +1,282 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { AppError } from '../errors.js';
+import { addToQueue } from '../queue/add.js';
+import type { Store } from '../store/db.js';
+import { createFeedItemIfNew } from '../store/feedItems.js';
+import { type FeedFetchUpdate, type FeedRow, feedByUrl, updateFeedAfterFetch } from '../store/feeds.js';
+import type { Database } from '../store/schema.js';
+import { subscriptionsByFeed } from '../store/subscriptions.js';
+import { type FetchOptions, type FetchResult, fetchFeed } from './fetch.js';
+import { compileFilter, passesFilters } from './filters.js';
+import { type Feed, type FeedItem, FeedParseError, parseFeed } from './parse.js';
+import { intervalFromPosts, nextFetchAfterError, nextFetchAfterSuccess } from './schedule.js';
+
+export interface RefreshDeps {
+  store: Store;
+  log: Logger;
+  /** Network policy, size limit, timeouts, User-Agent. */
+  fetch: Omit<FetchOptions, 'etag' | 'lastModified'>;
+  /** On a feed's first fetch, items published this many hours back are queued; older ones only remembered. */
+  backfillHours: number;
+  queueLimit: number;
+  now?: () => Date;
+}
+
+export type RefreshOutcome =
+  | { status: 'updated'; newItems: number; queued: number }
+  | { status: 'not_modified' }
+  | { status: 'gone' }
+  | { status: 'error'; message: string }
+  /** Another worker took the feed over (our lease had expired); nothing was written. */
+  | { status: 'lease_lost' };
+
+const HOUR = 3_600_000;
+
+/** Thrown inside the ingest transaction to roll it back when the lease is gone. */
+class LeaseLost extends Error {}
+
+/**
+ * The whole refresh of one feed that `owner` holds a lease on: fetch → parse → remember new items →
+ * queue them for every subscriber whose filters they pass → schedule the next fetch. Never throws for
+ * anything a feed or its server does: that ends as the feed's recorded error.
+ */
+export async function refreshFeed(deps: RefreshDeps, feed: FeedRow, owner: string): Promise<RefreshOutcome> {
+  const now = (deps.now ?? (() => new Date()))();
+  const result = await fetchFeed(feed.url, {
+    ...deps.fetch,
+    etag: feed.etag,
+    lastModified: feed.last_modified,
+  });
+  const movedTo = result.kind === 'error' ? undefined : await freeUrl(deps, feed, result.permanentUrl);
+  switch (result.kind) {
+    case 'error':
+      return recordError(deps, feed, owner, now, result.message, result.retryAfter ?? null);
+    case 'gone':
+      return record(
+        deps,
+        feed,
+        owner,
+        { status: 'gone' },
+        {
+          status: 'gone',
+          nextFetchAt: now.toISOString(),
+          fetchedAt: now.toISOString(),
+          error: `${result.message} Polling has stopped; remove the feed or subscribe to its new address.`,
+        },
+      );
+    case 'not_modified':
+      return record(
+        deps,
+        feed,
+        owner,
+        { status: 'not_modified' },
+        {
+          ...urlChange(feed, movedTo),
+          ...validators(result),
+          nextFetchAt: nextFetchAfterSuccess(now, feed.interval_minutes, hints(result, null)).toISOString(),
+          fetchedAt: now.toISOString(),
+          error: null,
+        },
+      );
+    case 'ok':
+      return ingest(deps, feed, owner, now, result, movedTo);
+  }
+}
+
+async function ingest(
+  deps: RefreshDeps,
+  feed: FeedRow,
+  owner: string,
+  now: Date,
+  result: Extract<FetchResult, { kind: 'ok' }>,
+  movedTo: string | undefined,
+): Promise<RefreshOutcome> {
+  let parsed: Feed;
+  try {
+    parsed = parseFeed(result.body, {
+      url: result.finalUrl,
+      contentType: result.contentType ?? undefined,
+      now,
+    });
+  } catch (err) {
+    if (!(err instanceof FeedParseError)) throw err;
+    return recordError(
+      deps,
+      feed,
+      owner,
+      now,
+      `The address answered, but not with a feed: ${err.message}`,
+      null,
+    );
+  }
+  const interval = intervalFromPosts(parsed.items.map((i) => i.published));
+  const update: FeedFetchUpdate = {
+    ...urlChange(feed, movedTo),
+    ...validators(result),
+    ...(parsed.title === '' ? {} : { title: parsed.title }),
+    siteUrl: parsed.siteUrl ?? feed.site_url,
+    intervalMinutes: interval,
+    nextFetchAt: nextFetchAfterSuccess(now, interval, hints(result, parsed.ttlMinutes)).toISOString(),
+    fetchedAt: now.toISOString(),
+    error: null,
+  };
+  try {
+    const counts = await deps.store.db.transaction().execute(async (trx) => {
+      const c = await rememberAndQueue(deps, trx, feed, parsed.items, now);
+      if (!(await updateFeedAfterFetch(trx, feed.id, owner, update))) throw new LeaseLost();
+      return c;
+    });
+    return { status: 'updated', ...counts };
+  } catch (err) {
+    if (err instanceof LeaseLost) return { status: 'lease_lost' };
+    throw err;
+  }
+}
+
+/**
+ * Remembers every item the feed shows and queues the new ones. Which new items are queued: on the
+ * feed's first successful fetch, those published within the backfill window (undated ones are only
+ * remembered: nothing says they are recent); afterwards, every new item unless its date is older than
+ * the window before the last success (an archive the feed suddenly republishes must not flood queues).
+ */
+async function rememberAndQueue(
+  deps: RefreshDeps,
+  db: Kysely<Database>,
+  feed: FeedRow,
+  items: readonly FeedItem[],
+  now: Date,
+): Promise<{ newItems: number; queued: number }> {
+  const firstFetch = feed.last_success_at === null;
+  const since =
+    (firstFetch ? now.getTime() : Date.parse(feed.last_success_at ?? '')) - deps.backfillHours * HOUR;
+  const subscribers = (await subscriptionsByFeed(db, feed.id)).map((s) => ({
+    accountId: s.account_id,
+    include: safeFilter(deps, s.include_filter),
+    exclude: safeFilter(deps, s.exclude_filter),
+  }));
+  const additions: { accountId: number; item: FeedItem }[] = [];
+  let newItems = 0;
+  // Oldest first, so that queues list a feed's items in the order they were published.
+  for (const item of [...items].reverse()) {
+    const isNew = await createFeedItemIfNew(db, feed.id, {
+      itemKey: item.id,
+      url: item.url,
+      title: item.title,
+      summary: item.summary,
+      publishedAt: item.published?.toISOString() ?? null,
+      firstSeenAt: now.toISOString(),
+    });
+    if (!isNew) continue;
+    newItems++;
+    const date = item.published?.getTime() ?? (firstFetch ? null : now.getTime());
+    if (item.url === null || date === null || date < since) continue;
+    for (const s of subscribers) {
+      if (passesFilters(item, s.include, s.exclude)) additions.push({ accountId: s.accountId, item });
+    }
+  }
+  // In account order: two workers adding to the same accounts then lock them in the same order.
+  additions.sort((a, b) => a.accountId - b.accountId);
+  let queued = 0;
+  for (const { accountId, item } of additions) {
+    if (await queueItem(deps, db, accountId, feed.id, item)) queued++;
+  }
+  return { newItems, queued };
+}
+
+async function queueItem(
+  deps: RefreshDeps,
+  db: Kysely<Database>,
+  accountId: number,
+  feedId: number,
+  item: FeedItem,
+): Promise<boolean> {
+  try {
+    const outcome = await addToQueue(
+      db,
+      accountId,
+      { url: item.url ?? undefined, title: item.title || undefined, source: 'feed', feedId },
+      { limit: deps.queueLimit },
+    );
+    return outcome === 'added';
+  } catch (err) {
+    // A full queue or a URL the queue refuses skips this item for this account; the feed goes on.
+    if (!(err instanceof AppError)) throw err;
+    deps.log.debug({ feedId, accountId, reason: err.kind }, 'feed item not queued');
+    return false;
+  }
+}
+
+function safeFilter(deps: RefreshDeps, source: string | null): ReturnType<typeof compileFilter> {
+  try {
+    return compileFilter(source);
+  } catch (err) {
+    deps.log.warn({ err }, 'ignoring an invalid subscription filter');
+    return null;
+  }
+}
+
+async function recordError(
+  deps: RefreshDeps,
+  feed: FeedRow,
+  owner: string,
+  now: Date,
+  message: string,
+  retryAfter: number | null,
+): Promise<RefreshOutcome> {
+  const next = nextFetchAfterError(now, feed.error_count + 1, retryAfter);
+  return record(
+    deps,
+    feed,
+    owner,
+    { status: 'error', message },
+    {
+      nextFetchAt: next.toISOString(),
+      fetchedAt: now.toISOString(),
+      error: message,
+    },
+  );
+}
+
+async function record(
+  deps: RefreshDeps,
+  feed: FeedRow,
+  owner: string,
+  outcome: RefreshOutcome,
+  update: FeedFetchUpdate,
+): Promise<RefreshOutcome> {
+  return (await updateFeedAfterFetch(deps.store.db, feed.id, owner, update))
+    ? outcome
+    : { status: 'lease_lost' };
+}
+
+/**
+ * Where a permanent redirect moves the feed: its new URL, unless another feed already has it (then both
+ * rows are fetched until their subscribers move; merging them is left to the reader).
+ */
+async function freeUrl(
+  deps: RefreshDeps,
+  feed: FeedRow,
+  permanentUrl: string | null,
+): Promise<string | undefined> {
+  if (permanentUrl === null || permanentUrl === feed.url) return undefined;
+  return (await feedByUrl(deps.store.db, permanentUrl)) === null ? permanentUrl : undefined;
+}
+
+function urlChange(feed: FeedRow, movedTo: string | undefined): { url?: string } {
+  return movedTo === undefined || movedTo === feed.url ? {} : { url: movedTo };
+}
+
+function validators(r: {
+  etag: string | null;
+  lastModified: string | null;
+}): Pick<FeedFetchUpdate, 'etag' | 'lastModified'> {
+  return { etag: r.etag, lastModified: r.lastModified };
+}
+
+function hints(
+  r: { cacheControlMaxAge: number | null; expires: Date | null },
+  ttlMinutes: number | null,
+): { maxAgeSeconds: number | null; expires: Date | null; ttlMinutes: number | null } {
+  return { maxAgeSeconds: r.cacheControlMaxAge, expires: r.expires, ttlMinutes };
+}
