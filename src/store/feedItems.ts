@@ -35,7 +35,12 @@ export async function createFeedItemIfNew(
   return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
 }
 
-/** Items of a feed first published (or, without a date, first seen) since `since`: what a new subscriber gets. */
+/**
+ * Items of a feed published since `since`, or, without a date, first seen since then: what a new
+ * subscriber gets. Undated items the feed's first fetch found (the earliest first_seen_at) are left out,
+ * as that fetch itself queued none of them: nothing says they are recent, and a feed without dates would
+ * otherwise flood every later subscriber's queue with its whole archive.
+ */
 export async function recentFeedItems(
   db: Kysely<Database>,
   feedId: number,
@@ -45,7 +50,23 @@ export async function recentFeedItems(
     .selectFrom('feed_items')
     .select(['url', 'title', 'summary'])
     .where('feed_id', '=', feedId)
-    .where((eb) => eb(eb.fn.coalesce('published_at', 'first_seen_at'), '>=', since))
+    .where((eb) =>
+      eb.or([
+        eb('published_at', '>=', since),
+        eb.and([
+          eb('published_at', 'is', null),
+          eb('first_seen_at', '>=', since),
+          eb(
+            'first_seen_at',
+            '>',
+            eb
+              .selectFrom('feed_items as first')
+              .select((e) => e.fn.min('first.first_seen_at').as('at'))
+              .where('first.feed_id', '=', feedId),
+          ),
+        ]),
+      ]),
+    )
     .orderBy('id')
     .execute();
 }
