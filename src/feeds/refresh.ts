@@ -62,7 +62,7 @@ export async function refreshFeed(deps: RefreshDeps, feed: FeedRow, owner: strin
           status: 'gone',
           nextFetchAt: now.toISOString(),
           fetchedAt: now.toISOString(),
-          error: `${result.message} Polling has stopped; remove the feed or subscribe to its new address.`,
+          error: `${result.message}. Polling has stopped; remove the feed or subscribe to its new address.`,
         },
       );
     case 'not_modified':
@@ -73,7 +73,11 @@ export async function refreshFeed(deps: RefreshDeps, feed: FeedRow, owner: strin
         { status: 'not_modified' },
         {
           ...urlChange(feed, movedTo),
-          ...validators(result),
+          // A 304 need not repeat Last-Modified (nor, from some servers, the ETag): keep what was stored.
+          ...validators({
+            etag: result.etag ?? feed.etag,
+            lastModified: result.lastModified ?? feed.last_modified,
+          }),
           nextFetchAt: nextFetchAfterSuccess(now, feed.interval_minutes, hints(result, null)).toISOString(),
           fetchedAt: now.toISOString(),
           error: null,
