@@ -191,6 +191,15 @@ await describeEachEngine('saved-URL API', (ctx) => {
     assert.ok((await list()).some((i) => i.url === url && i.title === title));
   });
 
+  test('a long non-ASCII URL (far over 2,704 bytes percent-encoded) is saved and deduplicated', async () => {
+    const url = `https://example.com/${'日本語'.repeat(600)}`;
+    for (let i = 0; i < 2; i++) {
+      const res = await app.inject({ method: 'POST', url: a(), payload: { url } });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+    assert.equal((await list()).filter((i) => i.url === url).length, 1);
+  });
+
   test('the same URL is queued once (after normalising); a given title replaces the old one', async () => {
     const before = (await list()).length;
     await app.inject({

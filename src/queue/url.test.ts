@@ -29,10 +29,11 @@ test('normalising lower-cases scheme and host, drops default ports, fragments an
 });
 
 test('checkUrl keeps what the client sent (trimmed) and compares on the normal form', () => {
-  assert.deepEqual(checkUrl('  https://Example.com/a#b \n'), {
-    url: 'https://Example.com/a#b',
-    key: 'https://example.com/a',
-  });
+  const checked = checkUrl('  https://Example.com/a#b \n');
+  assert.equal(checked.url, 'https://Example.com/a#b');
+  assert.equal(checked.key, checkUrl('https://example.com:443/a?utm_source=x').key);
+  assert.notEqual(checked.key, checkUrl('http://example.com/a').key);
+  assert.match(checked.key, /^[0-9a-f]{64}$/);
 });
 
 test('checkUrl refuses what is not an absolute http(s) URL of at most 2,048 characters', () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '../errors.js';
 
 export const MAX_URL_LENGTH = 2048;
@@ -37,7 +38,7 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 export interface CheckedUrl {
   /** The URL as the client sent it, trimmed: what GET shows. */
   url: string;
-  /** The comparison form: what makes two saved URLs the same. */
+  /** What makes two saved URLs the same: the SHA-256 (hex) of the normalised URL. */
   key: string;
 }
 
@@ -65,8 +66,14 @@ export function checkUrl(raw: string | undefined): CheckedUrl {
     throw new AppError('url_invalid', `url must use http or https, not ${parsed.protocol.slice(0, -1)}`);
   }
   if (parsed.hostname === '') throw new AppError('url_invalid', 'url must name a host');
-  return { url, key: normaliseUrl(parsed) };
+  return { url, key: urlKey(normaliseUrl(parsed)) };
 }
+
+/**
+ * A fixed-size key for the normalised URL: a percent-encoded URL of 2,048 characters can be far longer
+ * in bytes than a PostgreSQL index entry may be (2,704 bytes), and only equality matters.
+ */
+const urlKey = (normalised: string): string => createHash('sha256').update(normalised).digest('hex');
 
 /**
  * The comparison form of a URL: scheme and host lower-cased, default port, fragment and tracking
