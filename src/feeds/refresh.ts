@@ -110,7 +110,7 @@ async function ingest(
       feed,
       owner,
       now,
-      `The address answered, but not with a feed: ${err.message}`,
+      `The address answered, but not with a feed: ${err.message.replace(/^not a feed: /, '')}`,
       null,
     );
   }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Selectable } from 'kysely';
 import type { NetworkPolicy } from '../feeds/address.js';
@@ -61,12 +62,13 @@ export interface ServedFeed {
 /**
  * Serves an RSS feed at `path` built from the (mutable) returned object on every request. With
  * `validators`, answers with an ETag and a Last-Modified (when the body last changed) and gives 304 to a
- * request that presents the current ETag, or the current Last-Modified without an ETag.
+ * request that presents the current ETag, or the current Last-Modified without an ETag. `delayMs` holds
+ * each answer back that long.
  */
 export function serveFeed(
   server: FeedServer,
   path: string,
-  init: { title: string; items: FixtureItem[]; validators?: boolean },
+  init: { title: string; items: FixtureItem[]; validators?: boolean; delayMs?: number },
 ): ServedFeed {
   const feed: ServedFeed = {
     url: server.url(path),
@@ -77,7 +79,7 @@ export function serveFeed(
   };
   let lastBody = '';
   let lastModified = '';
-  server.route(path, (req, res) => {
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
     const body = rssDocument(feed.title, feed.items);
     if (body !== lastBody) {
       lastBody = body;
@@ -97,6 +99,10 @@ export function serveFeed(
       ...(init.validators === true ? { etag, 'last-modified': lastModified } : {}),
     });
     res.end(body);
+  };
+  server.route(path, (req, res) => {
+    if (init.delayMs === undefined) answer(req, res);
+    else setTimeout(() => answer(req, res), init.delayMs);
   });
   return feed;
 }
