@@ -38,6 +38,7 @@ export function opmlCommands(program: Command, io: Io): void {
               url: o.url,
               title: o.title,
               folder: o.folder,
+              siteUrl: o.htmlUrl,
               trusted: true,
             });
             if (r.created) added++;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, test } from 'node:test';
 import type { Store } from '../store/db.js';
+import { subscriptionsByAccount } from '../store/subscriptions.js';
 import {
   HOUR,
   MINUTE,
@@ -18,7 +19,7 @@ import {
 import { FeedServer } from '../test/feedServer.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { pollOnce } from './poller.js';
-import { subscribe } from './subscribe.js';
+import { SubscribeError, subscribe } from './subscribe.js';
 
 /** What each HTTP answer does to a feed's row: validators, moves, gone, waiting, backing off. */
 
@@ -202,5 +203,17 @@ await describeEachEngine('feed refresh over HTTP', (ctx) => {
     assert.equal(healed.error_count, 0);
     assert.equal(healed.last_success_at, healed.last_fetched_at);
     assert.deepEqual(await queueUrls(ctx.store(), accountId), ['https://http.example/f1']);
+  });
+
+  test('subscribing keeps to the configured timeouts: an address that never answers fails in time', async () => {
+    const url = server.route('/never-answers', () => undefined);
+    const account = await newAccount(ctx.store());
+    const started = Date.now();
+    await assert.rejects(
+      subscribe(testRefreshDeps(ctx.store(), { requestTimeoutMs: 500 }), account.id, { url }),
+      (err: unknown) => err instanceof SubscribeError && /took longer than 500 ms$/.test(err.message),
+    );
+    assert.ok(Date.now() - started < 5000);
+    assert.deepEqual(await subscriptionsByAccount(ctx.store().db, account.id), []);
   });
 });

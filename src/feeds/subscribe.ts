@@ -13,6 +13,7 @@ import { discoverFeeds } from './discover.js';
 import { FilterError, compileFilter, passesFilters } from './filters.js';
 import { workerId } from './poller.js';
 import { type RefreshDeps, refreshFeed } from './refresh.js';
+import { resolveHttpUrl } from './urls.js';
 
 /** Why a subscription could not be made, in plain words for the person who asked. */
 export class SubscribeError extends Error {
@@ -35,6 +36,8 @@ export interface SubscribeInput {
   include?: string | undefined;
   exclude?: string | undefined;
   folder?: string | null | undefined;
+  /** The site the feed belongs to, when the caller knows it (OPML's htmlUrl); the feed's own wins once read. */
+  siteUrl?: string | null | undefined;
   /** Skip discovery and the first fetch: the URL is a feed (OPML import); the poller fetches it. */
   trusted?: boolean;
 }
@@ -54,7 +57,12 @@ export async function subscribe(
   let title = input.title?.trim() ?? '';
   let alternatives: { url: string; title: string }[] = [];
   if (input.trusted !== true) {
-    const found = await discoverFeeds(url, { policy: deps.fetch.policy, maxBytes: deps.fetch.maxBytes });
+    const { policy, maxBytes, connectTimeoutMs, requestTimeoutMs, userAgent } = deps.fetch;
+    const found = await discoverFeeds(url, {
+      policy,
+      maxBytes,
+      fetchOptions: { connectTimeoutMs, requestTimeoutMs, userAgent },
+    });
     if (found.kind !== 'found') throw new SubscribeError(found.message);
     const [first, ...rest] = found.candidates;
     if (first === undefined) throw new SubscribeError(`no feed found at ${url}`);
@@ -65,7 +73,13 @@ export async function subscribe(
     throw new SubscribeError(`not an http(s) feed URL: ${url}`);
   }
   const at = nowIso();
-  const feed = await findOrCreateFeed(deps.store.db, { url, title: title || url, siteUrl: null, at });
+  const feed = await findOrCreateFeed(deps.store.db, {
+    url,
+    title: title || url,
+    // Only an absolute http(s) URL: an imported file is whatever another program (or person) wrote.
+    siteUrl: resolveHttpUrl(input.siteUrl ?? undefined, null),
+    at,
+  });
   const { subscription, created } = await createSubscription(deps.store.db, accountId, {
     feedId: feed.id,
     title: input.title?.trim() || null,
