@@ -130,6 +130,7 @@ await describe('two workers on one PostgreSQL database', { skip: pgSkip }, () =>
     const accounts = [];
     for (let a = 0; a < ACCOUNTS; a++) accounts.push(await newAccount(first));
     const expected = new Map<number, Set<string>>(accounts.map((a) => [a.id, new Set<string>()]));
+    const subscriptions: Promise<unknown>[] = [];
     for (let f = 0; f < FEEDS; f++) {
       const name = `w${f}`;
       const items = [item(name, 1), item(name, 2), item(name, 3)];
@@ -144,12 +145,13 @@ await describe('two workers on one PostgreSQL database', { skip: pgSkip }, () =>
       for (let s = 0; s < SUBSCRIBERS; s++) {
         const account = accounts[(f + s) % ACCOUNTS];
         assert.ok(account);
-        await subscribe(testRefreshDeps(first), account.id, { url: served.url, trusted: true });
+        subscriptions.push(subscribe(testRefreshDeps(first), account.id, { url: served.url, trusted: true }));
         const urls = expected.get(account.id);
         for (const i of items.slice(0, 3)) urls?.add(i.link);
         urls?.add('https://leases.example/shared');
       }
     }
+    await Promise.all(subscriptions);
     // Warm both pools, so that neither worker starts late.
     await Promise.all([first, second].map((s) => s.db.selectFrom('feeds').select('id').limit(1).execute()));
 
