@@ -40,6 +40,20 @@ await describeEachEngine('feed items to queues', (ctx) => {
 
   beforeEach(() => deleteAllFeeds(ctx.store()));
 
+  test('an item with a guid longer than an index entry may hold is stored and queued once', async () => {
+    const guid = `urn:x:${'ü'.repeat(3000)}`;
+    const feed = serveFeed(server, nextPath(), {
+      title: 'Long ids',
+      items: [{ ...post('long-guid', hoursAgo(1)), guid }],
+    });
+    const account = await newAccount(ctx.store());
+    const { feed: row } = await subscribe(deps(), account.id, { url: feed.url });
+    assert.equal(row.last_error, null);
+    assert.equal(await feedItemCount(ctx.store(), row.id), 1);
+    await pollOnce(deps(), { all: true });
+    assert.deepEqual(await queueUrls(ctx.store(), account.id), ['https://news.example/posts/long-guid']);
+  });
+
   test('first subscribe queues only the last 24 h; older and undated items are only remembered', async () => {
     const feed = serveFeed(server, nextPath(), {
       title: 'Daily news',

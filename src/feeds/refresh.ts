@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
@@ -32,6 +33,11 @@ export type RefreshOutcome =
   | { status: 'lease_lost' };
 
 const HOUR = 3_600_000;
+const MAX_ITEM_KEY_LENGTH = 500;
+
+/** Item keys are indexed: a guid longer than an index entry may hold is stored as its hash. */
+const boundedKey = (id: string): string =>
+  id.length <= MAX_ITEM_KEY_LENGTH ? id : `hash:${createHash('sha256').update(id).digest('hex')}`;
 
 /** Thrown inside the ingest transaction to roll it back when the lease is gone. */
 class LeaseLost extends Error {}
@@ -84,7 +90,20 @@ export async function refreshFeed(deps: RefreshDeps, feed: FeedRow, owner: strin
         },
       );
     case 'ok':
-      return ingest(deps, feed, owner, now, result, movedTo);
+      // A failure storing the items (a database error, a bug) is still recorded on the feed, so that it
+      // shows in `feed list` and the feed backs off instead of failing silently on every pass.
+      return ingest(deps, feed, owner, now, result, movedTo).catch(async (err: unknown) => {
+        deps.log.error({ err, feedId: feed.id }, 'storing the feed failed');
+        const reason = err instanceof Error ? err.message : String(err);
+        return recordError(
+          deps,
+          feed,
+          owner,
+          now,
+          `Tidings could not store this feed's items: ${reason}`,
+          null,
+        );
+      });
   }
 }
 
@@ -164,7 +183,7 @@ async function rememberAndQueue(
   // Oldest first, so that queues list a feed's items in the order they were published.
   for (const item of [...items].reverse()) {
     const isNew = await createFeedItemIfNew(db, feed.id, {
-      itemKey: item.id,
+      itemKey: boundedKey(item.id),
       url: item.url,
       title: item.title,
       summary: item.summary,
