@@ -77,7 +77,8 @@ function checkSave(accountId: number, input: AddInput, options: { limit: number 
     url: checked.url,
     urlKey: checked.key,
     title: checkTitle(input.title, checked.url),
-    titleGiven: input.title !== undefined && input.title.trim() !== '',
+    // A feed never renames what is already queued (a title the reader saved, or another feed's).
+    titleGiven: input.source !== 'feed' && input.title !== undefined && input.title.trim() !== '',
     source: input.source,
     feedId: input.feedId ?? null,
     limit: options.limit,
