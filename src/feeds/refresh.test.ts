@@ -181,7 +181,7 @@ await describeEachEngine('feed items to queues', (ctx) => {
       ],
     );
     assert.equal(adaQueue[0]?.feed_id, null);
-    assert.equal(adaQueue[0]?.title, 'By hand', 'a feed never renames what the reader saved');
+    assert.equal(adaQueue[0].title, 'By hand', 'a feed never renames what the reader saved');
     const bobUrls = (await queueRows(ctx.store(), bob.id)).map((r) => r.url);
     assert.equal(bobUrls.length, 3, bobUrls.join('\n'));
     assert.equal(new Set(bobUrls.map((u) => u.split('?')[0])).size, 3, bobUrls.join('\n'));
