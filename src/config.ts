@@ -35,6 +35,15 @@ export const configSchema = z.object({
     .min(0)
     .max(24 * 365)
     .default(24),
+  TIDINGS_SMTP_URL: z
+    .url({ protocol: /^smtps?$/, error: 'expected smtp://[user:pass@]host[:port] or smtps://…' })
+    .optional(),
+  TIDINGS_MAIL_FROM: z
+    .string()
+    .regex(/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, {
+      error: 'expected an address, such as tidings@example.com or "Tidings <tidings@example.com>"',
+    })
+    .optional(),
 });
 
 export interface Config {
@@ -54,6 +63,10 @@ export interface Config {
   feedMaxBytes: number;
   /** On subscribing, items published this many hours back are queued; older ones are only remembered. */
   feedBackfillHours: number;
+  /** SMTP server digests are emailed through (may carry a password: never log it); null: no email. */
+  smtpUrl: string | null;
+  /** The From of digest emails; set whenever smtpUrl is. */
+  mailFrom: string | null;
 }
 
 export class ConfigError extends Error {
@@ -73,6 +86,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
+  if (c.TIDINGS_SMTP_URL !== undefined && c.TIDINGS_MAIL_FROM === undefined) {
+    throw new ConfigError(
+      'invalid configuration:\n  TIDINGS_MAIL_FROM: required when TIDINGS_SMTP_URL is set (the From of digest emails)',
+    );
+  }
   const hostForUrl = c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST === '0.0.0.0' ? '127.0.0.1' : c.HOST;
   return {
     port: c.PORT,
@@ -87,5 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     allowPrivateNetworks: c.TIDINGS_ALLOW_PRIVATE_NETWORKS,
     feedMaxBytes: c.TIDINGS_FEED_MAX_BYTES,
     feedBackfillHours: c.TIDINGS_FEED_BACKFILL_HOURS,
+    smtpUrl: c.TIDINGS_SMTP_URL ?? null,
+    mailFrom: c.TIDINGS_MAIL_FROM ?? null,
   };
 }

@@ -1,0 +1,18 @@
+/** The first retry comes after about this long. */
+export const FIRST_RETRY_MS = 60_000;
+/** No retry is ever further away than this. */
+export const MAX_RETRY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long to wait before the next delivery attempt, after `attempt` failed ones (1 after the first failure):
+ * 1 min, 2, 4, 8 … doubling, capped at 24 h, each drawn at random from the upper half of its step ("equal
+ * jitter"), so that digests that failed together do not all retry in the same second, yet none comes back
+ * much sooner than planned. `random` returns a number in [0, 1), as Math.random does.
+ */
+export function nextAttemptDelay(attempt: number, random: () => number = Math.random): number {
+  const n = Number.isFinite(attempt) ? Math.max(1, Math.floor(attempt)) : 1;
+  // 2 ** 11 minutes is already past 24 h: stop doubling there, which also keeps huge attempts finite.
+  const step = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(n - 1, 11));
+  const r = Math.min(Math.max(random(), 0), 1);
+  return Math.min(MAX_RETRY_MS, Math.round(step / 2 + (step / 2) * r));
+}

@@ -1,0 +1,297 @@
+import { foldWhitespace, htmlToText, truncate } from '../feeds/text.js';
+
+/**
+ * Everything a rendering of one digest needs, already resolved: the renderers (HTML email, plain text, web
+ * page, Atom) only lay it out and escape it. Built by the pure `digestView()` from plain rows.
+ */
+export interface DigestView {
+  id: number;
+  account: { id: number; name: string; /** IANA zone the digest is shown in. */ timezone: string };
+  /** The scheduled day in the reader's zone, YYYY-MM-DD. */
+  localDate: string;
+  /** That day spelled out: "Sunday 22 November 2026". */
+  dateLabel: string;
+  /** Short form for subject lines: "Sunday 22 November". */
+  dateShort: string;
+  /** When the digest was built, ISO UTC. */
+  createdAt: string;
+  counts: DigestCounts;
+  /** "Saved" (from the API) first when there is any, then one group per feed, ordered by title. */
+  groups: DigestGroup[];
+  links: DigestLinks;
+}
+
+export interface DigestCounts {
+  /** Items in this digest. */
+  items: number;
+  /** Of those, saved through the API. */
+  saved: number;
+  /** Of those, from feeds. */
+  fromFeeds: number;
+  /** Items left in the queue for the next digest (over the account's maximum). */
+  stillQueued: number;
+}
+
+export interface DigestGroup {
+  kind: 'saved' | 'feed';
+  /** "Saved", or the feed's name as the reader knows it. */
+  title: string;
+  /** The feed's id; null for "Saved" and for items whose feed was since removed. */
+  feedId: number | null;
+  items: DigestItemView[];
+}
+
+export interface DigestItemView {
+  /** Title as published; the URL when the item has none. */
+  title: string;
+  /** The link as stored (may be anything a feed or client supplied). */
+  url: string;
+  /** The link when it is an absolute http(s) URL, the only kind a rendering may turn into an href; else null. */
+  href: string | null;
+  /** Host of the link without "www."; "" when the link has none. */
+  domain: string;
+  /** ISO UTC, or null when unknown. */
+  published: string | null;
+  /** `published` in the reader's zone: "Sat 21 Nov, 18:05"; null when unknown. */
+  publishedLabel: string | null;
+  /** Plain text, at most EXCERPT_LIMIT characters, cut on a word with "…"; "" when there is none. */
+  excerpt: string;
+}
+
+export interface DigestLinks {
+  /** This digest as a web page. */
+  web: string;
+  /** Where the reader manages feeds. */
+  feeds: string;
+  /** Where the reader changes when and how digests arrive. */
+  settings: string;
+}
+
+// ---- Input: plain rows, as the store reads them ----
+
+export interface DigestAccountRow {
+  id: number;
+  name: string;
+  /** IANA zone; an unknown one renders in UTC rather than failing the digest. */
+  timezone: string;
+}
+
+export interface DigestRow {
+  id: number;
+  /** The scheduled local day, YYYY-MM-DD in the account's zone. */
+  local_date: string;
+  /** ISO UTC. */
+  created_at: string;
+  /** Items still waiting in the queue once this digest took its maximum. */
+  remaining: number;
+}
+
+export interface DigestItemRow {
+  url: string;
+  title: string;
+  source: 'api' | 'feed';
+  feed_id: number | null;
+  /** The reader's name for the feed (subscription title, else the feed's); null when unknown or removed. */
+  feed_title: string | null;
+  /** ISO UTC, or null. */
+  published_at: string | null;
+  /** When the item entered the queue, ISO UTC: orders items without a published time. */
+  queued_at: string;
+  /** Plain-text summary (as feed_items.summary stores it), or null. */
+  summary: string | null;
+  /** An HTML summary, when one is at hand: preferred over `summary`, made plain text here. */
+  summary_html?: string | null;
+}
+
+export interface DigestViewInput {
+  account: DigestAccountRow;
+  digest: DigestRow;
+  /** In digest order (the queue's order): "Saved" keeps it; feed groups show newest first. */
+  items: readonly DigestItemRow[];
+  /** Public base URL of the instance (TIDINGS_BASE_URL), without a trailing slash. */
+  baseUrl: string;
+}
+
+export const EXCERPT_LIMIT = 300;
+
+/** A plain-text excerpt of an HTML fragment: tags and scripts dropped, entities decoded, cut on a word. */
+export function excerpt(html: string, limit = EXCERPT_LIMIT): string {
+  return truncate(htmlToText(html), limit);
+}
+
+/** The same for text that is already plain. */
+export function excerptOfText(text: string, limit = EXCERPT_LIMIT): string {
+  return truncate(foldWhitespace(text), limit);
+}
+
+/** Links of a digest and of the reader's pages, from the instance's base URL. */
+export function digestLinks(baseUrl: string, digestId: number): DigestLinks {
+  const base = baseUrl.replace(/\/+$/, '');
+  return { web: `${base}/digests/${digestId}`, feeds: `${base}/feeds`, settings: `${base}/settings` };
+}
+
+/** Builds the view of one digest from plain rows. Pure: same rows, same view. */
+export function digestView(input: DigestViewInput): DigestView {
+  const { account, digest } = input;
+  const timezone = validZone(account.timezone);
+  const saved: DigestItemView[] = [];
+  const feeds = new Map<string, { title: string; feedId: number | null; rows: RankedItem[] }>();
+  input.items.forEach((row, index) => {
+    const item = itemView(row, timezone);
+    if (row.source === 'api') {
+      saved.push(item);
+      return;
+    }
+    const title = foldWhitespace(row.feed_title ?? '') || 'Other feeds';
+    const key = row.feed_id === null ? `title:${title}` : `id:${row.feed_id}`;
+    let group = feeds.get(key);
+    if (group === undefined) {
+      group = { title, feedId: row.feed_id, rows: [] };
+      feeds.set(key, group);
+    }
+    group.rows.push({ item, at: Date.parse(row.published_at ?? row.queued_at), index });
+  });
+  const feedGroups: DigestGroup[] = [...feeds.values()]
+    .sort((a, b) => compareTitles(a.title, b.title) || (a.feedId ?? Infinity) - (b.feedId ?? Infinity))
+    .map((g) => ({
+      kind: 'feed',
+      title: g.title,
+      feedId: g.feedId,
+      items: g.rows.sort(newestFirst).map((r) => r.item),
+    }));
+  const groups: DigestGroup[] =
+    saved.length > 0
+      ? [{ kind: 'saved', title: 'Saved', feedId: null, items: saved }, ...feedGroups]
+      : feedGroups;
+  return {
+    id: digest.id,
+    account: { id: account.id, name: account.name, timezone },
+    localDate: digest.local_date,
+    dateLabel: dayLabel(digest.local_date, true),
+    dateShort: dayLabel(digest.local_date, false),
+    createdAt: digest.created_at,
+    counts: {
+      items: input.items.length,
+      saved: saved.length,
+      fromFeeds: input.items.length - saved.length,
+      stillQueued: Math.max(0, digest.remaining),
+    },
+    groups,
+    links: digestLinks(input.baseUrl, digest.id),
+  };
+}
+
+interface RankedItem {
+  item: DigestItemView;
+  /** Milliseconds; NaN when the row's times do not parse. */
+  at: number;
+  index: number;
+}
+
+function newestFirst(a: RankedItem, b: RankedItem): number {
+  const at = (Number.isNaN(b.at) ? -Infinity : b.at) - (Number.isNaN(a.at) ? -Infinity : a.at);
+  return (Number.isNaN(at) ? 0 : at) || a.index - b.index;
+}
+
+const titleCollator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+
+function compareTitles(a: string, b: string): number {
+  return titleCollator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+function itemView(row: DigestItemRow, timezone: string): DigestItemView {
+  const url = row.url.trim();
+  const parsed = httpUrl(url);
+  const published = isoOrNull(row.published_at);
+  const html = row.summary_html;
+  return {
+    title: foldWhitespace(row.title) || url,
+    url,
+    href: parsed?.href ?? null,
+    domain: parsed === null ? '' : parsed.hostname.replace(/^www\./, ''),
+    published,
+    publishedLabel: published === null ? null : timeLabel(published, timezone),
+    excerpt:
+      html !== undefined && html !== null && html !== ''
+        ? excerpt(html)
+        : row.summary === null
+          ? ''
+          : excerptOfText(row.summary),
+  };
+}
+
+function httpUrl(value: string): URL | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+function isoOrNull(value: string | null): string | null {
+  if (value === null) return null;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+const zoneValidity = new Map<string, boolean>();
+
+/** The zone if Intl knows it, else UTC: a digest renders even for an account whose zone went stale. */
+function validZone(zone: string): string {
+  let ok = zoneValidity.get(zone);
+  if (ok === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-GB', { timeZone: zone });
+      ok = true;
+    } catch {
+      ok = false;
+    }
+    zoneValidity.set(zone, ok);
+  }
+  return ok ? zone : 'UTC';
+}
+
+// Formatters are costly to create and a digest run formats thousands of times: one per zone.
+const timeFormats = new Map<string, Intl.DateTimeFormat>();
+
+/** "Sat 21 Nov, 18:05" in `timezone`. */
+export function timeLabel(iso: string, timezone: string): string {
+  let format = timeFormats.get(timezone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-GB', {
+      timeZone: timezone,
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    });
+    timeFormats.set(timezone, format);
+  }
+  return format.format(new Date(iso));
+}
+
+const longDay = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'UTC',
+  weekday: 'long',
+  day: 'numeric',
+  month: 'long',
+  year: 'numeric',
+});
+const shortDay = new Intl.DateTimeFormat('en-GB', {
+  timeZone: 'UTC',
+  weekday: 'long',
+  day: 'numeric',
+  month: 'long',
+});
+
+/** A calendar day (YYYY-MM-DD, already local) spelled out; the string itself when it is not such a day. */
+function dayLabel(localDate: string, withYear: boolean): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(localDate);
+  if (m === null) return localDate;
+  const day = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  if (Number.isNaN(day.getTime())) return localDate;
+  return (withYear ? longDay : shortDay).format(day).replace(',', '');
+}
