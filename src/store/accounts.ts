@@ -1,30 +1,100 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { AccountsTable, Database } from './schema.js';
+import type { AccountsTable, Database, Timestamp } from './schema.js';
 import { now } from './db.js';
 import { precompile } from './precompiled.js';
 
-export type Account = Omit<Selectable<AccountsTable>, 'queue_version'>;
+const columns = [
+  'id',
+  'name',
+  'email',
+  'timezone',
+  'created_at',
+  'digest_time',
+  'digest_days',
+  'digest_max_items',
+  'digest_skip_empty',
+  'email_enabled',
+  'digest_due_at',
+  'last_digest_date',
+] as const;
 
-const columns = ['id', 'name', 'email', 'timezone', 'created_at'] as const;
+type AccountRow = Pick<Selectable<AccountsTable>, (typeof columns)[number]>;
+
+/** An account with its digest settings and schedule (booleans as booleans). */
+export type Account = Omit<AccountRow, 'digest_skip_empty' | 'email_enabled'> & {
+  digest_skip_empty: boolean;
+  email_enabled: boolean;
+};
+
+const toAccount = (row: AccountRow): Account => ({
+  ...row,
+  digest_skip_empty: row.digest_skip_empty !== 0,
+  email_enabled: row.email_enabled !== 0,
+});
 
 export async function createAccount(
   db: Kysely<Database>,
-  input: { name: string; email: string | null; timezone: string },
+  input: { name: string; email: string | null; timezone: string; digestDueAt?: Timestamp | null },
 ): Promise<Account> {
-  return db
+  const row = await db
     .insertInto('accounts')
-    .values({ ...input, created_at: now() })
+    .values({
+      name: input.name,
+      email: input.email,
+      timezone: input.timezone,
+      digest_due_at: input.digestDueAt ?? null,
+      created_at: now(),
+    })
     .returning(columns)
     .executeTakeFirstOrThrow();
+  return toAccount(row);
 }
 
 export async function accountById(db: Kysely<Database>, accountId: number): Promise<Account | null> {
   const row = await db.selectFrom('accounts').select(columns).where('id', '=', accountId).executeTakeFirst();
-  return row ?? null;
+  return row === undefined ? null : toAccount(row);
 }
 
 export async function allAccounts(db: Kysely<Database>): Promise<Account[]> {
-  return db.selectFrom('accounts').select(columns).orderBy('id').execute();
+  return (await db.selectFrom('accounts').select(columns).orderBy('id').execute()).map(toAccount);
+}
+
+/** Digest settings as stored; only the fields given change. */
+export interface AccountSettingsUpdate {
+  timezone?: string;
+  digestTime?: string;
+  digestDays?: string;
+  digestMaxItems?: number;
+  digestSkipEmpty?: boolean;
+  email?: string | null;
+  emailEnabled?: boolean;
+  /** The next due time, recomputed by the caller when the schedule changed. */
+  digestDueAt?: Timestamp | null;
+}
+
+/** Changes an account's settings; the account as it now is, or null when there is no such account. */
+export async function updateAccountSettings(
+  db: Kysely<Database>,
+  accountId: number,
+  u: AccountSettingsUpdate,
+): Promise<Account | null> {
+  if (Object.values(u).every((v) => v === undefined)) return accountById(db, accountId);
+  const row = await db
+    .updateTable('accounts')
+    .set({
+      ...(u.timezone === undefined ? {} : { timezone: u.timezone }),
+      ...(u.digestTime === undefined ? {} : { digest_time: u.digestTime }),
+      ...(u.digestDays === undefined ? {} : { digest_days: u.digestDays }),
+      ...(u.digestMaxItems === undefined ? {} : { digest_max_items: u.digestMaxItems }),
+      ...(u.digestSkipEmpty === undefined ? {} : { digest_skip_empty: u.digestSkipEmpty ? 1 : 0 }),
+      ...(u.email === undefined ? {} : { email: u.email }),
+      ...(u.emailEnabled === undefined ? {} : { email_enabled: u.emailEnabled ? 1 : 0 }),
+      ...(u.digestDueAt === undefined ? {} : { digest_due_at: u.digestDueAt }),
+    })
+    .where('id', '=', accountId)
+    .returning(columns)
+    .executeTakeFirst();
+  return row === undefined ? null : toAccount(row);
 }
 
 export async function accountCount(db: Kysely<Database>): Promise<number> {

@@ -11,6 +11,23 @@ export interface AccountsTable {
   /** Bumped in the same transaction as every change to the account's queue; keys the API's response cache. */
   queue_version: Generated<number>;
   created_at: Timestamp;
+  /** Local send time of the digest, HH:MM (24-hour) in `timezone`. */
+  digest_time: Generated<string>;
+  /** The local days a digest is built on: three-letter names in week order, comma-separated ("mon,tue,…"). */
+  digest_days: Generated<string>;
+  /** Most items one digest takes; the rest stay queued for the next one. */
+  digest_max_items: Generated<number>;
+  /** 1: a day with an empty queue gets no digest; 0: it gets an empty one. */
+  digest_skip_empty: Generated<number>;
+  /** 1: digests are emailed to `email` (when SMTP is configured); 0: web and Atom only. */
+  email_enabled: Generated<number>;
+  /** The next scheduled digest, UTC; null until the digest worker first schedules the account. */
+  digest_due_at: Timestamp | null;
+  /** The local day (YYYY-MM-DD) of the last digest built. */
+  last_digest_date: string | null;
+  /** Which worker is building the account's due digest and until when (as feeds' leases). */
+  digest_lease_owner: string | null;
+  digest_lease_until: Timestamp | null;
 }
 
 export interface ApiKeysTable {
@@ -40,6 +57,10 @@ export interface QueueItemsTable {
   updated_at: Timestamp;
   /** The feed an item came from; null for saved URLs (and when that feed was removed). */
   feed_id: number | null;
+  /** Plain-text summary from the feed; null for saved URLs. */
+  summary: string | null;
+  /** When the feed says the item was published; null for saved URLs and undated items. */
+  published_at: Timestamp | null;
 }
 
 export type FeedStatus = 'active' | 'gone';
@@ -90,6 +111,54 @@ export interface FeedItemsTable {
   first_seen_at: Timestamp;
 }
 
+/**
+ * Where a digest's email stands. `pending`: to be sent at `next_attempt_at`; `sending`: a worker holds the
+ * lease; `sent`; `failed`: given up (a permanent refusal, or still failing 24 h on); `not_emailed`: the
+ * account has email off or no address; `no_smtp`: this instance had no SMTP configured when it was built.
+ */
+export type DeliveryState = 'pending' | 'sending' | 'sent' | 'failed' | 'not_emailed' | 'no_smtp';
+
+export interface DigestsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** The scheduled day in the account's zone, YYYY-MM-DD: at most one digest per account and day. */
+  local_date: string;
+  created_at: Timestamp;
+  item_count: number;
+  /** Items still waiting in the queue once this digest took its maximum. */
+  remaining: number;
+  delivery: DeliveryState;
+  /** Delivery attempts started (counted when claimed, so a crash mid-send counts). */
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp | null;
+  last_error: string | null;
+  /** The Message-ID every attempt sends: a retry is the same message to the receiving side. */
+  message_id: string;
+  sent_at: Timestamp | null;
+  lease_owner: string | null;
+  lease_until: Timestamp | null;
+}
+
+/** One item of a digest, as it was when it left the queue. */
+export interface DigestItemsTable {
+  id: Generated<number>;
+  digest_id: number;
+  /** 0-based, the queue's order (oldest first). */
+  position: number;
+  url: string;
+  title: string;
+  source: QueueSource;
+  feed_id: number | null;
+  /** The reader's name for the feed when the digest was built (subscription title, else the feed's). */
+  feed_title: string | null;
+  /** Host of the URL without "www."; "" when it has none. */
+  domain: string;
+  summary: string | null;
+  published_at: Timestamp | null;
+  /** When the item entered the queue. */
+  queued_at: Timestamp;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -103,4 +172,6 @@ export interface Database {
   feeds: FeedsTable;
   subscriptions: SubscriptionsTable;
   feed_items: FeedItemsTable;
+  digests: DigestsTable;
+  digest_items: DigestItemsTable;
 }

@@ -57,6 +57,8 @@ await describeEachEngine('store', (ctx) => {
     assert.deepEqual(names, [
       'accounts',
       'api_keys',
+      'digest_items',
+      'digests',
       'feed_items',
       'feeds',
       'meta',
