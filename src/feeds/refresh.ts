@@ -218,7 +218,14 @@ async function queueItem(
     const outcome = await addToQueue(
       db,
       accountId,
-      { url: item.url ?? undefined, title: item.title || undefined, source: 'feed', feedId },
+      {
+        url: item.url ?? undefined,
+        title: item.title || undefined,
+        source: 'feed',
+        feedId,
+        summary: item.summary || null,
+        publishedAt: item.published?.toISOString() ?? null,
+      },
       { limit: deps.queueLimit },
     );
     return outcome === 'added';

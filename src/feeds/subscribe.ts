@@ -134,16 +134,21 @@ async function backfill(
   for (const item of await recentFeedItems(deps.store.db, feed.id, since)) {
     if (item.url === null || !passesFilters(item, include, exclude)) continue;
     try {
-      await deps.store.db
-        .transaction()
-        .execute((trx) =>
-          addToQueue(
-            trx,
-            accountId,
-            { url: item.url ?? undefined, title: item.title || undefined, source: 'feed', feedId: feed.id },
-            { limit: deps.queueLimit },
-          ),
-        );
+      await deps.store.db.transaction().execute((trx) =>
+        addToQueue(
+          trx,
+          accountId,
+          {
+            url: item.url ?? undefined,
+            title: item.title || undefined,
+            source: 'feed',
+            feedId: feed.id,
+            summary: item.summary || null,
+            publishedAt: item.published_at,
+          },
+          { limit: deps.queueLimit },
+        ),
+      );
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
     }

@@ -19,6 +19,9 @@ export interface AddInput {
   source: QueueSource;
   /** The feed an item comes from (source 'feed'). */
   feedId?: number | null;
+  /** A feed item's plain-text summary and publication time, kept for its digest (source 'feed'). */
+  summary?: string | null;
+  publishedAt?: string | null;
 }
 
 export type AddOutcome = 'added' | 'title_updated' | 'already_queued';
@@ -32,6 +35,8 @@ interface Save {
   titleGiven: boolean;
   source: QueueSource;
   feedId: number | null;
+  summary: string | null;
+  publishedAt: string | null;
   limit: number;
 }
 
@@ -81,6 +86,8 @@ function checkSave(accountId: number, input: AddInput, options: { limit: number 
     titleGiven: input.source !== 'feed' && input.title !== undefined && input.title.trim() !== '',
     source: input.source,
     feedId: input.feedId ?? null,
+    summary: input.summary ?? null,
+    publishedAt: input.publishedAt ?? null,
     limit: options.limit,
   };
 }
@@ -227,6 +234,8 @@ async function apply(trx: Kysely<Database>, save: Save, state: QueueState): Prom
     title: save.title,
     source: save.source,
     feedId: save.feedId,
+    summary: save.summary,
+    publishedAt: save.publishedAt,
   };
   if (await createQueueItemIfAbsent(trx, accountId, item)) {
     state.bound++;

@@ -45,10 +45,10 @@ export async function recentFeedItems(
   db: Kysely<Database>,
   feedId: number,
   since: Timestamp,
-): Promise<{ url: string | null; title: string; summary: string }[]> {
+): Promise<{ url: string | null; title: string; summary: string; published_at: Timestamp | null }[]> {
   return db
     .selectFrom('feed_items')
-    .select(['url', 'title', 'summary'])
+    .select(['url', 'title', 'summary', 'published_at'])
     .where('feed_id', '=', feedId)
     .where((eb) =>
       eb.or([

@@ -74,6 +74,8 @@ type NewItemParams = {
   title: string;
   source: QueueSource;
   feedId: number | null;
+  summary: string | null;
+  publishedAt: string | null;
   at: string;
 };
 
@@ -84,8 +86,27 @@ const newItemRow = (p: NewItemParams) => ({
   title: p.title,
   source: p.source,
   feed_id: p.feedId,
+  summary: p.summary,
+  published_at: p.publishedAt,
   created_at: p.at,
   updated_at: p.at,
+});
+
+export interface NewQueueItem {
+  url: string;
+  urlKey: string;
+  title: string;
+  source: QueueSource;
+  /** What a feed item brings along; absent (null) for saved URLs. */
+  feedId?: number | null;
+  summary?: string | null;
+  publishedAt?: string | null;
+}
+
+const feedFields = (item: NewQueueItem) => ({
+  feedId: item.feedId ?? null,
+  summary: item.summary ?? null,
+  publishedAt: item.publishedAt ?? null,
 });
 
 const insertQuery = precompile((db, p: NewItemParams) => db.insertInto('queue_items').values(newItemRow(p)));
@@ -93,9 +114,9 @@ const insertQuery = precompile((db, p: NewItemParams) => db.insertInto('queue_it
 export async function createQueueItem(
   db: Kysely<Database>,
   accountId: number,
-  item: { url: string; urlKey: string; title: string; source: QueueSource; feedId?: number | null },
+  item: NewQueueItem,
 ): Promise<void> {
-  await insertQuery(db, { accountId, ...item, feedId: item.feedId ?? null, at: now() });
+  await insertQuery(db, { accountId, ...item, ...feedFields(item), at: now() });
 }
 
 const insertIfAbsentQuery = precompile((db, p: NewItemParams) =>
@@ -110,12 +131,12 @@ const insertIfAbsentQuery = precompile((db, p: NewItemParams) =>
 export async function createQueueItemIfAbsent(
   db: Kysely<Database>,
   accountId: number,
-  item: { url: string; urlKey: string; title: string; source: QueueSource; feedId?: number | null },
+  item: NewQueueItem,
 ): Promise<boolean> {
   const { rows } = await insertIfAbsentQuery(db, {
     accountId,
     ...item,
-    feedId: item.feedId ?? null,
+    ...feedFields(item),
     at: now(),
   });
   return rows.length > 0;
