@@ -116,12 +116,17 @@ export const EXCERPT_LIMIT = 300;
 
 /** A plain-text excerpt of an HTML fragment: tags and scripts dropped, entities decoded, cut on a word. */
 export function excerpt(html: string, limit = EXCERPT_LIMIT): string {
-  return truncate(htmlToText(html), limit);
+  return tidyCut(truncate(htmlToText(html), limit));
 }
 
 /** The same for text that is already plain. */
 export function excerptOfText(text: string, limit = EXCERPT_LIMIT): string {
-  return truncate(foldWhitespace(text), limit);
+  return tidyCut(truncate(foldWhitespace(text), limit));
+}
+
+/** "amet.…" reads as "amet…": punctuation left just before the ellipsis of a cut goes. */
+function tidyCut(text: string): string {
+  return text.endsWith('…') ? text.replace(/[\s.,;:!?\u2013\u2014-]+…$/u, '…') : text;
 }
 
 /** Links of a digest and of the reader's pages, from the instance's base URL. */

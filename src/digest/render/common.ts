@@ -1,0 +1,55 @@
+import { truncate } from '../../feeds/text.js';
+import type { DigestView } from '../view.js';
+
+/** Text made safe inside HTML, in element content and in attribute values alike. */
+export function esc(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
+}
+
+/** "1 new link", "12 new links". */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The subject line: "Tidings — Sunday 22 November: 12 new links". No feed-supplied text goes in it. */
+export function digestSubject(view: DigestView): string {
+  const what = view.counts.items === 0 ? 'nothing new' : plural(view.counts.items, 'new link');
+  return `Tidings — ${view.dateShort}: ${what}`;
+}
+
+/** The counts as a sentence: "12 new links: 3 saved, 9 from 4 feeds. 5 more are waiting for the next digest." */
+export function countsLine(view: DigestView): string {
+  const { items, saved, fromFeeds, stillQueued } = view.counts;
+  const feeds = view.groups.filter((g) => g.kind === 'feed').length;
+  let line: string;
+  if (items === 0) line = 'Nothing new this time.';
+  else if (fromFeeds === 0) line = `${plural(items, 'new link')}, all saved by you.`;
+  else if (saved === 0) line = `${plural(items, 'new link')} from ${plural(feeds, 'feed')}.`;
+  else line = `${plural(items, 'new link')}: ${saved} saved, ${fromFeeds} from ${plural(feeds, 'feed')}.`;
+  if (stillQueued > 0) {
+    line += ` ${stillQueued} more ${stillQueued === 1 ? 'is' : 'are'} waiting for the next digest.`;
+  }
+  return line;
+}
+
+/**
+ * The preview line a mail client shows after the subject: the counts, then the first titles, at most
+ * `limit` characters (plain text: the caller escapes it).
+ */
+export function preheaderText(view: DigestView, limit = 140): string {
+  const parts = [countsLine(view)];
+  let length = parts[0]?.length ?? 0;
+  for (const group of view.groups) {
+    for (const item of group.items) {
+      if (length > limit) break;
+      parts.push(item.title);
+      length += item.title.length + 3;
+    }
+  }
+  return truncate(parts.join(' · '), limit);
+}

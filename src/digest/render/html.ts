@@ -1,0 +1,174 @@
+import type { DigestGroup, DigestItemView, DigestView } from '../view.js';
+import { countsLine, digestSubject, esc, preheaderText } from './common.js';
+
+/*
+ * One body markup serves the email, the web page and the Atom entries. Mail clients keep little CSS:
+ * layout is tables with inline styles (Outlook's Word engine reads nothing else), widths are attributes,
+ * and the only <style> block is the dark-mode one, which clients that drop it do without (most of those
+ * darken the colours themselves). Every class in it is prefixed "td-".
+ *
+ * Escaping: every string from the view goes through esc(); the only hrefs are an item's `href` (already
+ * checked to be absolute http(s)) and the instance's own links.
+ */
+
+const FONT = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
+
+const COLORS = {
+  page: '#f3f2ef',
+  card: '#ffffff',
+  text: '#1f2328',
+  muted: '#636c76',
+  link: '#0b57d0',
+  rule: '#e4e2dd',
+} as const;
+
+/** The colour-scheme declarations and the dark palette, for the email and the web page alike. */
+const HEAD = `<meta name="color-scheme" content="light dark">
+<meta name="supported-color-schemes" content="light dark">
+<style>
+:root { color-scheme: light dark; supported-color-schemes: light dark; }
+body { margin: 0; padding: 0; -webkit-text-size-adjust: 100%; }
+a.td-title:hover { text-decoration: underline !important; }
+@media (prefers-color-scheme: dark) {
+  .td-page { background-color: #101214 !important; }
+  .td-card { background-color: #1a1d21 !important; }
+  .td-text { color: #e6e8eb !important; }
+  .td-muted { color: #9aa4af !important; }
+  .td-link { color: #8ab4f8 !important; }
+  .td-rule { border-color: #2d3238 !important; }
+}
+[data-ogsc] .td-text { color: #e6e8eb !important; }
+[data-ogsc] .td-muted { color: #9aa4af !important; }
+[data-ogsc] .td-link { color: #8ab4f8 !important; }
+[data-ogsb] .td-page { background-color: #101214 !important; }
+[data-ogsb] .td-card { background-color: #1a1d21 !important; }
+@media (max-width: 620px) { .td-pad { padding-left: 16px !important; padding-right: 16px !important; } }
+</style>`;
+
+export type BodyVariant = 'email' | 'web' | 'atom';
+
+/**
+ * The digest's markup, a table 600 px wide at most: header (date, counts), the groups, the footer links.
+ * The email and the web page wrap it in a document; an Atom entry carries it as it is.
+ */
+export function digestBodyHtml(view: DigestView, variant: BodyVariant): string {
+  const rows = [header(view), ...view.groups.map(group), footer(view, variant)];
+  return `<table role="presentation" class="td-card" width="600" cellpadding="0" cellspacing="0" border="0" style="width:100%;max-width:600px;background-color:${COLORS.card};border-radius:8px;font-family:${FONT};">
+${rows.join('\n')}
+</table>`;
+}
+
+/** The HTML part of the digest email: a whole document, with a preheader for the inbox preview. */
+export function renderEmailHtml(view: DigestView): string {
+  // Invisible filler after the preheader keeps clients from running the body's first words into the preview.
+  const filler = '&#847;&zwnj;&nbsp;'.repeat(60);
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Type" content="text/html; charset=utf-8">
+${HEAD}
+<title>${esc(digestSubject(view))}</title>
+</head>
+<body class="td-page" style="margin:0;padding:0;background-color:${COLORS.page};">
+<div class="td-preheader" style="display:none;max-height:0;max-width:0;overflow:hidden;mso-hide:all;font-size:1px;line-height:1px;opacity:0;color:${COLORS.page};">${esc(preheaderText(view))}${filler}</div>
+${pageTable(view, 'email')}
+</body>
+</html>
+`;
+}
+
+/** The digest as a web page (/digests/:id): the email's markup in a document of its own. */
+export function renderWebPage(view: DigestView): string {
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+${HEAD}
+<title>Tidings — ${esc(view.dateLabel)}</title>
+</head>
+<body class="td-page" style="margin:0;padding:0;background-color:${COLORS.page};">
+<main>
+${pageTable(view, 'web')}
+</main>
+</body>
+</html>
+`;
+}
+
+/** The full-width background table that centres the card (a ghost table holds Outlook to 600 px). */
+function pageTable(view: DigestView, variant: BodyVariant): string {
+  return `<table role="presentation" class="td-page" width="100%" cellpadding="0" cellspacing="0" border="0" style="width:100%;background-color:${COLORS.page};">
+<tr><td align="center" style="padding:24px 8px;">
+<!--[if mso]><table role="presentation" width="600" cellpadding="0" cellspacing="0" border="0"><tr><td><![endif]-->
+${digestBodyHtml(view, variant)}
+<!--[if mso]></td></tr></table><![endif]-->
+</td></tr>
+</table>`;
+}
+
+function header(view: DigestView): string {
+  return `<tr><td class="td-pad" style="padding:28px 32px 8px 32px;">
+<p class="td-muted" style="margin:0 0 4px 0;font-size:13px;line-height:18px;letter-spacing:0.04em;text-transform:uppercase;color:${COLORS.muted};">Tidings</p>
+<h1 class="td-text" style="margin:0;font-size:24px;line-height:30px;font-weight:700;color:${COLORS.text};">${esc(view.dateLabel)}</h1>
+<p class="td-muted" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.muted};">${esc(countsLine(view))}</p>
+</td></tr>`;
+}
+
+function group(g: DigestGroup): string {
+  const heading = `<tr><td class="td-pad" style="padding:24px 32px 4px 32px;">
+<h2 class="td-muted" style="margin:0;font-size:13px;line-height:18px;font-weight:700;letter-spacing:0.04em;text-transform:uppercase;color:${COLORS.muted};">${esc(g.title)}</h2>
+</td></tr>`;
+  return [heading, ...g.items.map(item)].join('\n');
+}
+
+function item(i: DigestItemView): string {
+  const titleStyle = `font-size:17px;line-height:24px;font-weight:600;color:${COLORS.link};text-decoration:none;`;
+  const title =
+    i.href === null
+      ? `<span class="td-text" style="font-size:17px;line-height:24px;font-weight:600;color:${COLORS.text};">${esc(i.title)}</span>`
+      : `<a class="td-link td-title" href="${esc(i.href)}" style="${titleStyle}">${esc(i.title)}</a>`;
+  const meta = [i.domain, i.publishedLabel].filter((s): s is string => s !== null && s !== '');
+  const metaLine =
+    meta.length === 0
+      ? ''
+      : `\n<p class="td-muted" style="margin:2px 0 0 0;font-size:13px;line-height:18px;color:${COLORS.muted};">${meta
+          .map((s, n) =>
+            n === 1 && i.published !== null
+              ? `<time datetime="${esc(i.published)}">${esc(s)}</time>`
+              : esc(s),
+          )
+          .join(' · ')}</p>`;
+  const excerpt =
+    i.excerpt === ''
+      ? ''
+      : `\n<p class="td-text" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.text};">${esc(i.excerpt)}</p>`;
+  return `<tr><td class="td-pad" style="padding:12px 32px;">
+<div class="td-rule" style="border-top:1px solid ${COLORS.rule};padding-top:12px;">
+${title}${metaLine}${excerpt}
+</div>
+</td></tr>`;
+}
+
+function footer(view: DigestView, variant: BodyVariant): string {
+  const link = (href: string, text: string) =>
+    `<a class="td-link" href="${esc(href)}" style="color:${COLORS.link};text-decoration:underline;">${text}</a>`;
+  const links = [
+    ...(variant === 'web' ? [] : [link(view.links.web, 'Read on the web')]),
+    link(view.links.feeds, 'Manage feeds'),
+    link(view.links.settings, 'Settings'),
+  ];
+  const why =
+    variant === 'email'
+      ? `You get this digest as the Tidings account “${esc(view.account.name)}”; times are in ${esc(view.account.timezone)}. Change when it comes, or turn the email off, in Settings.`
+      : `The digest of the Tidings account “${esc(view.account.name)}”; times are in ${esc(view.account.timezone)}.`;
+  return `<tr><td class="td-pad" style="padding:28px 32px 28px 32px;">
+<div class="td-rule" style="border-top:1px solid ${COLORS.rule};padding-top:16px;">
+<p class="td-muted" style="margin:0;font-size:13px;line-height:20px;color:${COLORS.muted};">${links.join(' &nbsp;·&nbsp; ')}</p>
+<p class="td-muted" style="margin:8px 0 0 0;font-size:12px;line-height:18px;color:${COLORS.muted};">${why}</p>
+</div>
+</td></tr>`;
+}

@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseFeed } from '../../feeds/parse.js';
+import { feedItem, sampleDigest, savedItem } from '../../test/digestFixtures.js';
+import { digestView } from '../view.js';
+import { renderAtom, xmlSafe } from './atom.js';
+import { countsLine, digestSubject, esc, preheaderText } from './common.js';
+import { digestBodyHtml, renderEmailHtml, renderWebPage } from './html.js';
+import { TEXT_WIDTH, renderText, wrap } from './text.js';
+
+const view = digestView(sampleDigest());
+
+/** Every href value in the markup, entities decoded. */
+function hrefs(html: string): string[] {
+  return [...html.matchAll(/\bhref="([^"]*)"/g)].map((m) => (m[1] ?? '').replace(/&amp;/g, '&'));
+}
+
+test('HTML email: feed-supplied strings are escaped, in text and in attributes', () => {
+  const html = renderEmailHtml(view);
+  assert.doesNotMatch(html, /<script/i);
+  assert.ok(html.includes('Zeta &lt;script&gt;alert(&quot;z&quot;)&lt;/script&gt; news'));
+  // The quote of '" onmouseover="…' cannot close an attribute or open one.
+  assert.ok(html.includes('&quot; onmouseover=&quot;alert(1)'));
+  assert.doesNotMatch(html, /onmouseover="/);
+  assert.ok(html.includes('Ada &lt;Lovelace&gt; &amp; &quot;friends&quot;'));
+  // Only http(s) links become hrefs; the javascript: one is shown as its title alone.
+  assert.doesNotMatch(html, /javascript:/i);
+  for (const href of hrefs(html)) assert.match(href, /^https?:\/\//, href);
+  assert.ok(hrefs(html).includes('https://zeta.example/post?a=1&b=%222%22'));
+  // Every attribute value is quoted and nothing inside one breaks out: a tag never holds a stray quote.
+  for (const tag of html.match(/<[a-z][^>]*>/g) ?? []) {
+    assert.equal((tag.match(/"/g) ?? []).length % 2, 0, tag);
+  }
+});
+
+test('HTML email: dark mode, preheader, header, groups in order, footer links', () => {
+  const html = renderEmailHtml(view);
+  assert.match(html, /^<!DOCTYPE html>/);
+  assert.match(html, /<meta charset="utf-8">/);
+  assert.match(html, /<meta name="color-scheme" content="light dark">/);
+  assert.match(html, /<meta name="supported-color-schemes" content="light dark">/);
+  assert.match(html, /@media \(prefers-color-scheme: dark\)/);
+  assert.match(html, /<title>Tidings — Sunday 22 November: 6 new links<\/title>/);
+  const preheader = /<div class="td-preheader" style="display:none;[^"]*">([^<]*)/.exec(html)?.[1] ?? '';
+  assert.ok(preheader.startsWith('6 new links: 2 saved, 4 from 3 feeds.'), preheader);
+  assert.ok(preheader.includes('Saved first'));
+  assert.ok(html.includes('>Sunday 22 November 2026</h1>'));
+  assert.ok(html.includes('6 new links: 2 saved, 4 from 3 feeds. 5 more are waiting for the next digest.'));
+  const order = [
+    '>Saved</h2>',
+    '>Saved first<',
+    '>alpha blog</h2>',
+    '>Alpha newer<',
+    '>Alpha older<',
+    '>Middle Feed</h2>',
+    '>Zeta Weekly</h2>',
+  ].map((s) => html.indexOf(s));
+  assert.ok(
+    order.every((n) => n > 0),
+    order.join(),
+  );
+  assert.deepEqual(
+    [...order].sort((a, b) => a - b),
+    order,
+  );
+  // Each item: title link, domain and the local time, excerpt.
+  assert.match(
+    html,
+    /href="https:\/\/zeta\.example\/post\?a=1&amp;b=%222%22"[^>]*>Zeta &lt;script&gt;[^<]*<\/a>\n<p class="td-muted"[^>]*>zeta\.example · <time datetime="2026-11-21T23:30:00\.000Z">Sun 22 Nov, 00:30<\/time><\/p>\n<p class="td-text"[^>]*>Zeta summary &amp; more<\/p>/,
+  );
+  assert.ok(hrefs(html).includes('https://news.example/digests/42'));
+  assert.ok(hrefs(html).includes('https://news.example/feeds'));
+  assert.ok(hrefs(html).includes('https://news.example/settings'));
+  // Table layout: presentation tables, a 600 px card, Outlook's ghost table.
+  assert.match(html, /<table role="presentation" class="td-card" width="600"/);
+  assert.match(html, /<!--\[if mso\]><table role="presentation" width="600"/);
+  assert.equal(renderEmailHtml(view), html, 'deterministic');
+});
+
+test('web page: the same body in a document of its own, without the link to itself', () => {
+  const page = renderWebPage(view);
+  assert.match(page, /^<!DOCTYPE html>\n<html lang="en">/);
+  assert.match(page, /<title>Tidings — Sunday 22 November 2026<\/title>/);
+  assert.match(page, /prefers-color-scheme: dark/);
+  assert.ok(page.includes(digestBodyHtml(view, 'web')));
+  assert.ok(!hrefs(page).includes(view.links.web));
+  assert.doesNotMatch(page, /td-preheader/);
+  assert.doesNotMatch(page, /<script/i);
+});
+
+test('plain text: wrapped at 72 columns, links spelled out, groups in order', () => {
+  const text = renderText(view);
+  for (const line of text.split('\n')) {
+    if (/^\s*https?:\/\/\S+$/.test(line)) continue; // a link has a line of its own, however long
+    assert.ok(Array.from(line).length <= TEXT_WIDTH, `too long: ${line}`);
+  }
+  assert.ok(text.startsWith('Tidings — Sunday 22 November 2026\n6 new links: 2 saved, 4 from 3 feeds.'));
+  assert.ok(text.includes('\n* Zeta <script>alert("z")</script> news\n  zeta.example · Sun 22 Nov, 00:30\n'));
+  assert.ok(text.includes('\n  https://zeta.example/post?a=1&b=%222%22\n'));
+  assert.doesNotMatch(text, /javascript:/);
+  const headings = ['SAVED', 'ALPHA BLOG', 'MIDDLE FEED', 'ZETA WEEKLY'].map((h) => text.indexOf(`\n${h}\n`));
+  assert.ok(headings.every((n) => n > 0));
+  assert.deepEqual(
+    [...headings].sort((a, b) => a - b),
+    headings,
+  );
+  assert.ok(text.includes('\nRead on the web: https://news.example/digests/42\n'));
+  assert.ok(text.includes('\nManage feeds: https://news.example/feeds\n'));
+  assert.ok(text.includes('\nSettings: https://news.example/settings\n'));
+  // The excerpt is wrapped with an indent and ends in the ellipsis of its cut.
+  assert.match(
+    text,
+    /\n {2}First paragraph\. Second & last, with a link\. Lorem ipsum dolor sit\n {2}amet\./,
+  );
+});
+
+test('wrap: words to lines, long words alone and whole, characters counted not UTF-16 units', () => {
+  assert.deepEqual(wrap('aaa bbb ccc', 7), ['aaa bbb', 'ccc']);
+  assert.deepEqual(wrap('a https://example.com/very/long/path b', 10, '* ', '  '), [
+    '* a',
+    '  https://example.com/very/long/path',
+    '  b',
+  ]);
+  assert.deepEqual(wrap('😀😀😀 😀😀😀', 7), ['😀😀😀 😀😀😀']);
+  assert.deepEqual(wrap('', 10), []);
+});
+
+test('subject, counts and preheader wording', () => {
+  assert.equal(digestSubject(view), 'Tidings — Sunday 22 November: 6 new links');
+  const one = digestView(sampleDigest({ items: [savedItem({ url: 'https://a.example/' })] }));
+  assert.equal(digestSubject(one), 'Tidings — Sunday 22 November: 1 new link');
+  assert.equal(countsLine(one), '1 new link, all saved by you. 5 more are waiting for the next digest.');
+  const feedsOnly = digestView(
+    sampleDigest({
+      digest: { id: 1, local_date: '2026-03-29', created_at: '2026-03-29T05:00:00Z', remaining: 1 },
+      items: [feedItem({ url: 'https://a.example/' })],
+    }),
+  );
+  assert.equal(countsLine(feedsOnly), '1 new link from 1 feed. 1 more is waiting for the next digest.');
+  const empty = digestView(sampleDigest({ items: [], digest: { ...sampleDigest().digest, remaining: 0 } }));
+  assert.equal(digestSubject(empty), 'Tidings — Sunday 22 November: nothing new');
+  assert.equal(countsLine(empty), 'Nothing new this time.');
+  assert.match(renderEmailHtml(empty), /Nothing new this time\./);
+  const many = digestView(
+    sampleDigest({
+      items: Array.from({ length: 50 }, (_, n) =>
+        feedItem({ url: `https://a.example/${n}`, title: `Title ${n}` }),
+      ),
+    }),
+  );
+  assert.ok(preheaderText(many).length <= 140);
+  assert.ok(preheaderText(many).endsWith('…'));
+  assert.equal(esc(`<a href="x" title='y'>&`), '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;');
+});
+
+test('Atom: parses back with our own parser; ids stable, times the build times, content the digest HTML', () => {
+  const older = digestView(
+    sampleDigest({
+      digest: { id: 41, local_date: '2026-11-21', created_at: '2026-11-21T06:00:01.000Z', remaining: 0 },
+      items: [savedItem({ url: 'https://a.example/', title: 'Older \u0001digest\uFFFE item' })],
+    }),
+  );
+  const input = {
+    account: { id: 7, name: 'Ada <Lovelace> & "friends"\u0000', created_at: '2026-01-02T03:04:05.000Z' },
+    digests: [view, older],
+    feedUrl: 'https://news.example/digests.atom?token=t0k&x=1',
+    baseUrl: 'https://news.example',
+  };
+  const xml = renderAtom(input);
+  assert.equal(renderAtom(input), xml, 'the same digests give the same document');
+  const feed = parseFeed(Buffer.from(xml), { url: input.feedUrl });
+  assert.equal(feed.format, 'atom');
+  assert.equal(feed.title, 'Tidings — digests of Ada <Lovelace> & "friends"');
+  assert.equal(feed.feedUrl, 'https://news.example/digests.atom?token=t0k&x=1');
+  assert.equal(feed.siteUrl, 'https://news.example/digests');
+  assert.deepEqual(
+    feed.items.map((i) => [i.id, i.url, i.title, i.updated?.toISOString()]),
+    [
+      [
+        'tag:news.example,2026-11-22:digests/42',
+        'https://news.example/digests/42',
+        'Sunday 22 November 2026: 6 links',
+        '2026-11-22T06:00:03.000Z',
+      ],
+      [
+        'tag:news.example,2026-11-21:digests/41',
+        'https://news.example/digests/41',
+        'Saturday 21 November 2026: 1 link',
+        '2026-11-21T06:00:01.000Z',
+      ],
+    ],
+  );
+  assert.match(xml, /<id>tag:news\.example,2026-01-02:accounts\/7\/digests<\/id>/);
+  assert.match(xml, /<updated>2026-11-22T06:00:03\.000Z<\/updated>/);
+  const content = feed.items[0]?.contentHtml ?? '';
+  assert.ok(content.includes(digestBodyHtml(view, 'atom').slice(0, 200)));
+  assert.ok(content.includes('Zeta &lt;script&gt;'), 'escaped in the HTML, once');
+  assert.doesNotMatch(content, /<script/);
+  assert.equal(feed.items[0]?.summary, countsLine(view));
+  assert.ok((feed.items[1]?.contentHtml ?? '').includes('Older digest item'));
+  // No digests yet: a valid, empty feed dated by the account.
+  const none = parseFeed(Buffer.from(renderAtom({ ...input, digests: [] })));
+  assert.equal(none.items.length, 0);
+  assert.match(renderAtom({ ...input, digests: [] }), /<updated>2026-01-02T03:04:05\.000Z<\/updated>/);
+  assert.equal(xmlSafe('a\u0000b\u0008c\tok\uD800\uFFFF😀'), 'abc\tok😀');
+});
