@@ -35,3 +35,38 @@ test('environment values are parsed and checked', () => {
   );
   assert.throws(() => loadConfig({ TIDINGS_WORKER: 'maybe' }), ConfigError);
 });
+
+test('mail: TIDINGS_SMTP_URL (smtp or smtps) with TIDINGS_MAIL_FROM, or neither', () => {
+  const none = loadConfig({});
+  assert.equal(none.smtpUrl, null);
+  assert.equal(none.mailFrom, null);
+  const c = loadConfig({
+    TIDINGS_SMTP_URL: 'smtp://ada%40news.example:p%40ss@mail.example:587',
+    TIDINGS_MAIL_FROM: 'Tidings <digest@news.example>',
+  });
+  assert.equal(c.smtpUrl, 'smtp://ada%40news.example:p%40ss@mail.example:587');
+  assert.equal(c.mailFrom, 'Tidings <digest@news.example>');
+  const tls = loadConfig({
+    TIDINGS_SMTP_URL: 'smtps://mail.example',
+    TIDINGS_MAIL_FROM: 'digest@news.example',
+  });
+  assert.equal(tls.smtpUrl, 'smtps://mail.example');
+  for (const env of [
+    { TIDINGS_SMTP_URL: 'http://mail.example', TIDINGS_MAIL_FROM: 'digest@news.example' },
+    { TIDINGS_SMTP_URL: 'mail.example:587', TIDINGS_MAIL_FROM: 'digest@news.example' },
+    { TIDINGS_SMTP_URL: 'smtp://mail.example' }, // a From is required with SMTP
+    { TIDINGS_SMTP_URL: 'smtp://mail.example', TIDINGS_MAIL_FROM: 'not an address' },
+    { TIDINGS_SMTP_URL: 'smtp://mail.example', TIDINGS_MAIL_FROM: 'a@b.example\r\nBcc: x@y.example' },
+  ]) {
+    assert.throws(
+      () => loadConfig(env),
+      (err: unknown) => err instanceof ConfigError && /TIDINGS_(SMTP_URL|MAIL_FROM)/.test(err.message),
+      JSON.stringify(env),
+    );
+  }
+  // The password never shows in the error about the URL.
+  assert.throws(
+    () => loadConfig({ TIDINGS_SMTP_URL: 'ftp://u:hunter2@mail.example', TIDINGS_MAIL_FROM: 'a@b.example' }),
+    (err: unknown) => err instanceof ConfigError && !err.message.includes('hunter2'),
+  );
+});

@@ -10,7 +10,7 @@ export const MAX_RETRY_MS = 24 * 60 * 60 * 1000;
  * much sooner than planned. `random` returns a number in [0, 1), as Math.random does.
  */
 export function nextAttemptDelay(attempt: number, random: () => number = Math.random): number {
-  const n = Number.isFinite(attempt) ? Math.max(1, Math.floor(attempt)) : 1;
+  const n = Number.isNaN(attempt) ? 1 : Math.max(1, Math.floor(attempt));
   // 2 ** 11 minutes is already past 24 h: stop doubling there, which also keeps huge attempts finite.
   const step = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(n - 1, 11));
   const r = Math.min(Math.max(random(), 0), 1);

@@ -184,70 +184,53 @@ export function toMailError(err: unknown, where: string, password?: string): Mai
   const cause = { cause: err };
   const scrub = (s: string) =>
     password !== undefined && password.length > 0 ? s.split(password).join('[redacted]') : s;
-  const causeCode = code === 'ECONNECTION' || code === 'ESOCKET' || code === null ? errnoOf(err) : null;
+  const causeCode = errnoOf(err);
 
-  if (code === 'EAUTH') {
-    // The server said no to the login, not to the message: a setting to fix, after which retries get through.
-    const reply = response ?? raw;
-    return new MailError(
-      scrub(`the SMTP server ${where} refused the login: ${reply}`),
-      true,
-      responseCode,
-      code,
-      cause,
-    );
+  const fail = (message: string, temporary: boolean) =>
+    new MailError(scrub(message), temporary, responseCode, code, cause);
+
+  // A refused login, or a server that wants one (530): the setting is wrong, not the message. Temporary,
+  // so that the digest still goes out once the operator fixes TIDINGS_SMTP_URL.
+  if (code === 'EAUTH' || responseCode === 530) {
+    return fail(`the SMTP server ${where} refused the login: ${response ?? raw}`, true);
   }
   if (responseCode !== null && responseCode >= 400 && responseCode < 600) {
     const temporary = responseCode < 500;
-    const at = command === null ? '' : ` at ${command.split(' ')[0] ?? command}`;
     const verb = temporary ? 'deferred' : 'rejected';
-    const reply = response ?? raw;
-    return new MailError(
-      scrub(`the SMTP server ${where} ${verb} the message${at}: ${reply}`),
-      temporary,
-      responseCode,
-      code,
-      cause,
-    );
+    const step = command?.split(' ')[0] ?? null;
+    const what =
+      step === 'CONN' ? 'the connection' : step === null ? 'the message' : `the message at ${step}`;
+    return fail(`the SMTP server ${where} ${verb} ${what}: ${response ?? raw}`, temporary);
   }
   if (code === 'ETIMEDOUT' || causeCode === 'ETIMEDOUT') {
-    return new MailError(
-      scrub(`the SMTP server ${where} did not answer in time (${raw})`),
-      true,
-      null,
-      code,
-      cause,
-    );
+    return fail(`the SMTP server ${where} did not answer in time (${raw})`, true);
   }
-  const described = causeCode === null ? undefined : CONNECTION_CODES[causeCode];
+  const described =
+    causeCode === null
+      ? code === 'ECONNECTION' && /closed/i.test(raw)
+        ? 'dropped the connection'
+        : undefined
+      : CONNECTION_CODES[causeCode];
   if (described !== undefined) {
-    return new MailError(
-      `the SMTP server ${where} ${described} (${causeCode ?? ''})`,
-      true,
-      null,
-      code,
-      cause,
-    );
+    return fail(`the SMTP server ${where} ${described} (${causeCode ?? raw})`, true);
   }
   if (code === 'EMESSAGE' || code === 'EENVELOPE') {
     // A message nodemailer could not even compose or address: sending it again changes nothing.
-    return new MailError(scrub(`the message could not be sent: ${raw}`), false, responseCode, code, cause);
+    return fail(`the message could not be sent: ${raw}`, false);
   }
-  // Connection, TLS, protocol and DNS trouble: worth another try later.
-  return new MailError(scrub(`sending through ${where} failed: ${raw}`), true, responseCode, code, cause);
+  // TLS, protocol and anything else about the connection: worth another try later.
+  return fail(`sending through ${where} failed: ${raw}`, true);
 }
 
+const SYSTEM_CODE =
+  /\b(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT)\b/;
+
 /** The system error code (ECONNREFUSED …) of a socket failure, wherever nodemailer put it. */
-function errnoOf(err: unknown): string | null {
-  if (typeof err !== 'object' || err === null) return null;
-  if ('errno' in err || 'syscall' in err) {
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
-  const message = err instanceof Error ? err.message : '';
-  const m = /\b(ECONNREFUSED|ECONNRESET|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT)\b/.exec(
-    message,
-  );
+function errnoOf(err: unknown, depth = 0): string | null {
+  if (typeof err !== 'object' || err === null || depth > 3) return null;
+  const { originalCode, code } = err as { originalCode?: unknown; code?: unknown };
+  for (const c of [originalCode, code]) if (typeof c === 'string' && SYSTEM_CODE.test(c)) return c;
+  const m = SYSTEM_CODE.exec(err instanceof Error ? err.message : '');
   if (m?.[1] !== undefined) return m[1];
-  return 'cause' in err ? errnoOf(err.cause) : null;
+  return 'cause' in err ? errnoOf(err.cause, depth + 1) : null;
 }
