@@ -1,32 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { FeedServer, closedPort, startSilentServer } from '../test/feedServer.js';
-import { DEFAULT_USER_AGENT, type FetchOptions, type FetchResult, fetchFeed } from './fetch.js';
+import {
+  FETCH_TEST_HOST,
+  fetchOutcome as outcome,
+  fetchTestOptions as options,
+  useFeedServer,
+} from '../test/feedFixtures.js';
+import { closedPort, startSilentServer } from '../test/feedServer.js';
+import { DEFAULT_USER_AGENT, fetchFeed } from './fetch.js';
 
 const FEED = '<?xml version="1.0"?><rss version="2.0"><channel><title>Tidings test</title></channel></rss>';
 
-/** Allows the fixture server's address (127.0.0.2) and refuses every other private one, 127.0.0.1 included. */
-const options: FetchOptions = {
-  policy: { allowPrivate: false, isAllowed: (address) => address === '127.0.0.2' },
-  connectTimeoutMs: 2000,
-  requestTimeoutMs: 5000,
-};
-
-/** The code of an error, or the kind of any other result: what most tests assert first. */
-const outcome = (result: FetchResult): string => (result.kind === 'error' ? result.code : result.kind);
-
-let server: FeedServer;
-before(async () => {
-  server = await FeedServer.start('127.0.0.2');
-});
-after(async () => {
-  await server.close();
-});
+const server = useFeedServer(FETCH_TEST_HOST);
 
 describe('answers', () => {
   test('a 200 gives the body and its headers; the request asks for feeds as Tidings', async () => {
-    const url = server.route('/feed.xml', (_req, res) => {
+    const url = server().route('/feed.xml', (_req, res) => {
       res.writeHead(200, {
         'content-type': 'application/rss+xml; charset=utf-8',
         'cache-control': 'public, max-age=3600',
@@ -45,7 +35,7 @@ describe('answers', () => {
     assert.deepEqual(result.expires, new Date(Date.UTC(2037, 9, 21, 7, 28, 0)));
     assert.equal(result.etag, null);
 
-    const [received] = server.requestsFor('/feed.xml');
+    const [received] = server().requestsFor('/feed.xml');
     assert.ok(received);
     assert.equal(received.headers['user-agent'], DEFAULT_USER_AGENT);
     assert.match(received.headers.accept ?? '', /^application\/rss\+xml, application\/atom\+xml/);
@@ -55,7 +45,7 @@ describe('answers', () => {
 
   test('ETag and Last-Modified round-trip: the next fetch is conditional and gets not_modified', async () => {
     const lastModified = 'Tue, 15 Nov 1994 12:45:26 GMT';
-    const url = server.route('/conditional.xml', (req, res) => {
+    const url = server().route('/conditional.xml', (req, res) => {
       if (req.headers['if-none-match'] === '"v1"') {
         res.writeHead(304, { etag: '"v1"', 'cache-control': 'max-age=60' }).end();
         return;
@@ -71,7 +61,7 @@ describe('answers', () => {
     assert.ok(second.kind === 'not_modified', outcome(second));
     assert.equal(second.etag, '"v1"');
     assert.equal(second.cacheControlMaxAge, 60);
-    const conditional = server.requestsFor('/conditional.xml')[1];
+    const conditional = server().requestsFor('/conditional.xml')[1];
     assert.ok(conditional);
     assert.equal(conditional.headers['if-none-match'], '"v1"');
     assert.equal(conditional.headers['if-modified-since'], lastModified);
@@ -80,7 +70,7 @@ describe('answers', () => {
   test('gzip, deflate and br bodies are decompressed', async () => {
     const encoded = { gzip: gzipSync(FEED), deflate: deflateSync(FEED), br: brotliCompressSync(FEED) };
     for (const [encoding, body] of Object.entries(encoded)) {
-      const url = server.route(`/${encoding}.xml`, (_req, res) => {
+      const url = server().route(`/${encoding}.xml`, (_req, res) => {
         res.writeHead(200, { 'content-encoding': encoding }).end(body);
       });
       const result = await fetchFeed(url, options);
@@ -90,10 +80,10 @@ describe('answers', () => {
   });
 
   test('a body corrupt for its encoding, or in an unknown one, is a decompression error', async () => {
-    const corrupt = server.route('/corrupt.xml', (_req, res) => {
+    const corrupt = server().route('/corrupt.xml', (_req, res) => {
       res.writeHead(200, { 'content-encoding': 'gzip' }).end('this is not gzip');
     });
-    const unknown = server.route('/zstd.xml', (_req, res) => {
+    const unknown = server().route('/zstd.xml', (_req, res) => {
       res.writeHead(200, { 'content-encoding': 'zstd' }).end('whatever');
     });
     const corruptResult = await fetchFeed(corrupt, options);
@@ -105,18 +95,18 @@ describe('answers', () => {
   });
 
   test('410 means gone', async () => {
-    const url = server.route('/gone.xml', (_req, res) => res.writeHead(410).end('removed'));
+    const url = server().route('/gone.xml', (_req, res) => res.writeHead(410).end('removed'));
     const result = await fetchFeed(url, options);
     assert.ok(result.kind === 'gone', outcome(result));
     assert.match(result.message, /gone for good/);
   });
 
   test('429 and 503 carry Retry-After, in seconds or as an HTTP date', async () => {
-    const seconds = server.route('/busy.xml', (_req, res) =>
+    const seconds = server().route('/busy.xml', (_req, res) =>
       res.writeHead(429, { 'retry-after': '120' }).end(),
     );
     const inTwoMinutes = new Date(Date.now() + 120_000).toUTCString();
-    const dated = server.route('/down.xml', (_req, res) => {
+    const dated = server().route('/down.xml', (_req, res) => {
       res.writeHead(503, { 'retry-after': inTwoMinutes }).end();
     });
     const busy = await fetchFeed(seconds, options);
@@ -134,7 +124,9 @@ describe('answers', () => {
   });
 
   test('other error statuses are http_status errors with the status, and no retryAfter', async () => {
-    const url = server.route('/broken.xml', (_req, res) => res.writeHead(500, { 'retry-after': '5' }).end());
+    const url = server().route('/broken.xml', (_req, res) =>
+      res.writeHead(500, { 'retry-after': '5' }).end(),
+    );
     const result = await fetchFeed(url, options);
     assert.ok(result.kind === 'error', outcome(result));
     assert.deepEqual([result.code, result.status, result.retryAfter], ['http_status', 500, undefined]);
@@ -144,12 +136,12 @@ describe('answers', () => {
 
 describe('limits', () => {
   test('a body over maxBytes is too_large, whether or not its length is declared', async () => {
-    const declared = server.route('/big-declared.xml', (_req, res) => res.end('x'.repeat(5000)));
-    const chunked = server.route('/big-chunked.xml', (_req, res) => {
+    const declared = server().route('/big-declared.xml', (_req, res) => res.end('x'.repeat(5000)));
+    const chunked = server().route('/big-chunked.xml', (_req, res) => {
       for (let i = 0; i < 5; i++) res.write('x'.repeat(1000));
       res.end();
     });
-    const exact = server.route('/exact.xml', (_req, res) => res.end('x'.repeat(1000)));
+    const exact = server().route('/exact.xml', (_req, res) => res.end('x'.repeat(1000)));
     assert.equal(outcome(await fetchFeed(declared, { ...options, maxBytes: 1000 })), 'too_large');
     assert.equal(outcome(await fetchFeed(chunked, { ...options, maxBytes: 1000 })), 'too_large');
     assert.equal(outcome(await fetchFeed(exact, { ...options, maxBytes: 1000 })), 'ok');
@@ -161,7 +153,7 @@ describe('limits', () => {
     const member = gzipSync(Buffer.alloc(10 * 1024 * 1024));
     const bomb = Buffer.concat(Array<Buffer>(80).fill(member));
     assert.ok(bomb.length < 1024 * 1024);
-    const url = server.route('/bomb.xml', (_req, res) => {
+    const url = server().route('/bomb.xml', (_req, res) => {
       res.writeHead(200, { 'content-encoding': 'gzip' }).end(bomb);
     });
     const heapBefore = process.memoryUsage().arrayBuffers;
@@ -176,18 +168,18 @@ describe('limits', () => {
 
   test('a slow body, a never-ending one and a missing answer end at the whole-request deadline', async () => {
     // A 100-byte body at a byte every 100 ms would take 10 s.
-    const slow = server.route('/slow.xml', (_req, res) => {
+    const slow = server().route('/slow.xml', (_req, res) => {
       res.writeHead(200, { 'content-length': '100' });
       const timer = setInterval(() => res.write('<'), 100);
       res.on('close', () => clearInterval(timer));
     });
     // Chunked and never finished: 1 KiB every 10 ms, well under maxBytes by the deadline.
-    const endless = server.route('/endless.xml', (_req, res) => {
+    const endless = server().route('/endless.xml', (_req, res) => {
       res.writeHead(200);
       const timer = setInterval(() => res.write('<item/>'.repeat(150)), 10);
       res.on('close', () => clearInterval(timer));
     });
-    const silent = server.route('/no-answer.xml', () => undefined);
+    const silent = server().route('/no-answer.xml', () => undefined);
     for (const url of [slow, endless, silent]) {
       const started = performance.now();
       const result = await fetchFeed(url, { ...options, requestTimeoutMs: 500 });
@@ -227,18 +219,18 @@ describe('connections', () => {
   });
 
   test('https to a server that does not speak TLS is a tls error, in readable words', async () => {
-    const result = await fetchFeed(server.url('/feed.xml').replace('http:', 'https:'), options);
+    const result = await fetchFeed(server().url('/feed.xml').replace('http:', 'https:'), options);
     assert.ok(result.kind === 'error' && result.code === 'tls', outcome(result));
     assert.match(result.message, /failed: wrong version number$/);
   });
 
   test('a connection cut mid-body, or an answer that is not HTTP, is a connection error', async () => {
-    const cut = server.route('/cut.xml', (req, res) => {
+    const cut = server().route('/cut.xml', (req, res) => {
       res.writeHead(200, { 'content-length': '1000' });
       res.write('<rss>');
       setTimeout(() => req.socket.destroy(), 20);
     });
-    const garbage = server.route('/garbage.xml', (req) => req.socket.end('SSH-2.0-OpenSSH_9.6\r\n\r\n'));
+    const garbage = server().route('/garbage.xml', (req) => req.socket.end('SSH-2.0-OpenSSH_9.6\r\n\r\n'));
     const cutResult = await fetchFeed(cut, options);
     assert.ok(cutResult.kind === 'error' && cutResult.code === 'connection', outcome(cutResult));
     assert.match(cutResult.message, /closed the connection before the response was complete/);
@@ -248,12 +240,12 @@ describe('connections', () => {
   });
 
   test('what is not an http(s) URL without credentials is bad_url, and nothing is requested', async () => {
-    const before = server.requests.length;
+    const before = server().requests.length;
     for (const url of ['not a url', '/relative/feed.xml', 'ftp://127.0.0.2/feed.xml', 'file:///etc/passwd']) {
       assert.equal(outcome(await fetchFeed(url, options)), 'bad_url', url);
     }
-    const withPassword = server.url('/feed.xml').replace('http://', 'http://user:secret@');
+    const withPassword = server().url('/feed.xml').replace('http://', 'http://user:secret@');
     assert.equal(outcome(await fetchFeed(withPassword, options)), 'bad_url');
-    assert.equal(server.requests.length, before);
+    assert.equal(server().requests.length, before);
   });
 });

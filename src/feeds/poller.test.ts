@@ -1,21 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { type Store, openStore } from '../store/db.js';
 import { claimFeed } from '../store/feeds.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { postgresSkipReason, createTestDatabase, type TestDatabase } from '../test/databases.js';
 import {
   HOUR,
-  deleteAllFeeds,
   feedItemCount,
+  feedPipelineSuite,
   feedRow,
   hoursAgo,
   makeDue,
   queueUrls,
   serveFeed,
   testRefreshDeps,
+  trustedFeed,
+  useFeedServer,
 } from '../test/feedFixtures.js';
-import { FeedServer } from '../test/feedServer.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { pollOnce } from './poller.js';
 import { refreshFeed } from './refresh.js';
@@ -30,22 +31,15 @@ const item = (feed: string, n: number) => ({
 });
 
 await describeEachEngine('poller leases', (ctx) => {
-  const deps = () => testRefreshDeps(ctx.store());
-  let server: FeedServer;
-  before(async () => {
-    server = await FeedServer.start('127.0.0.1');
-  });
-  after(async () => {
-    await server.close();
-  });
-  beforeEach(() => deleteAllFeeds(ctx.store()));
+  const { server, deps } = feedPipelineSuite(ctx);
 
   /** A subscribed feed that has not been fetched yet. */
-  async function knownFeed(name: string): Promise<{ feedId: number; accountId: number; url: string }> {
-    const served = serveFeed(server, `/${name}.xml`, { title: name, items: [item(name, 1), item(name, 2)] });
-    const account = await newAccount(ctx.store());
-    const { feed } = await subscribe(deps(), account.id, { url: served.url, trusted: true });
-    return { feedId: feed.id, accountId: account.id, url: served.url };
+  async function knownFeed(name: string): Promise<{ feedId: number; accountId: number }> {
+    const served = serveFeed(server(), `/${name}.xml`, {
+      title: name,
+      items: [item(name, 1), item(name, 2)],
+    });
+    return trustedFeed(ctx.store(), served.url);
   }
 
   const lease = (store: Store, feedId: number, owner: string, until: Date) =>
@@ -77,7 +71,7 @@ await describeEachEngine('poller leases', (ctx) => {
     const held = await feedRow(ctx.store(), busy.feedId);
     assert.equal(held.lease_owner, 'live-host:1:123456');
     assert.equal(held.last_fetched_at, null);
-    assert.equal(server.requestsFor('/busy.xml').length, 0);
+    assert.equal(server().requestsFor('/busy.xml').length, 0);
     assert.deepEqual(await queueUrls(ctx.store(), busy.accountId), []);
   });
 
@@ -110,17 +104,15 @@ await describe('two workers on one PostgreSQL database', { skip: pgSkip }, () =>
   let db: TestDatabase;
   let first: Store;
   let second: Store;
-  let server: FeedServer;
+  const server = useFeedServer();
 
   before(async () => {
     db = await createTestDatabase('postgres');
     first = openStore(db.url);
     second = openStore(db.url);
     await migrateToLatest(first);
-    server = await FeedServer.start('127.0.0.1');
   });
   after(async () => {
-    await server.close();
     await first.close();
     await second.close();
     await db.drop();
@@ -141,7 +133,7 @@ await describe('two workers on one PostgreSQL database', { skip: pgSkip }, () =>
         published: hoursAgo(4),
       });
       // Slow enough that the two workers' passes overlap.
-      const served = serveFeed(server, `/${name}.xml`, { title: name, items, delayMs: 30 });
+      const served = serveFeed(server(), `/${name}.xml`, { title: name, items, delayMs: 30 });
       for (let s = 0; s < SUBSCRIBERS; s++) {
         const account = accounts[(f + s) % ACCOUNTS];
         assert.ok(account);
@@ -164,7 +156,7 @@ await describe('two workers on one PostgreSQL database', { skip: pgSkip }, () =>
     assert.ok(a.feeds > 0 && b.feeds > 0, `both workers polled: ${a.feeds} + ${b.feeds}`);
     assert.equal(a.errors + b.errors, 0);
     assert.equal(a.updated + b.updated, FEEDS);
-    for (let f = 0; f < FEEDS; f++) assert.equal(server.requestsFor(`/w${f}.xml`).length, 1, `feed w${f}`);
+    for (let f = 0; f < FEEDS; f++) assert.equal(server().requestsFor(`/w${f}.xml`).length, 1, `feed w${f}`);
 
     let total = 0;
     for (const account of accounts) {
@@ -185,6 +177,6 @@ await describe('two workers on one PostgreSQL database', { skip: pgSkip }, () =>
     // A second pass finds nothing due.
     const [a2, b2] = await Promise.all([pollOnce(testRefreshDeps(first)), pollOnce(testRefreshDeps(second))]);
     assert.equal(a2.feeds + b2.feeds, 0);
-    assert.equal(server.requests.length, FEEDS);
+    assert.equal(server().requests.length, FEEDS);
   });
 });

@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, test } from 'node:test';
+import { test } from 'node:test';
 import { addSavedUrl } from '../queue/add.js';
 import {
   feedItemCount,
-  deleteAllFeeds,
+  feedPipelineSuite,
   hoursAgo,
   queueRows,
   queueUrls,
   serveFeed,
-  testRefreshDeps,
 } from '../test/feedFixtures.js';
-import { FeedServer } from '../test/feedServer.js';
 import { describeEachEngine, newAccount, testServer } from '../test/harness.js';
 import { pollOnce } from './poller.js';
 import { subscribe } from './subscribe.js';
@@ -28,21 +26,11 @@ let path = 0;
 const nextPath = (): string => `/feed-${++path}.xml`;
 
 await describeEachEngine('feed items to queues', (ctx) => {
-  const deps = () => testRefreshDeps(ctx.store());
-  // Per suite: root-level hooks would run after the first engine's suite, as describeEachEngine awaits it.
-  let server: FeedServer;
-  before(async () => {
-    server = await FeedServer.start('127.0.0.1');
-  });
-  after(async () => {
-    await server.close();
-  });
-
-  beforeEach(() => deleteAllFeeds(ctx.store()));
+  const { server, deps } = feedPipelineSuite(ctx);
 
   test('an item with a guid longer than an index entry may hold is stored and queued once', async () => {
     const guid = `urn:x:${'ü'.repeat(3000)}`;
-    const feed = serveFeed(server, nextPath(), {
+    const feed = serveFeed(server(), nextPath(), {
       title: 'Long ids',
       items: [{ ...post('long-guid', hoursAgo(1)), guid }],
     });
@@ -55,7 +43,7 @@ await describeEachEngine('feed items to queues', (ctx) => {
   });
 
   test('first subscribe queues only the last 24 h; older and undated items are only remembered', async () => {
-    const feed = serveFeed(server, nextPath(), {
+    const feed = serveFeed(server(), nextPath(), {
       title: 'Daily news',
       items: [
         post('fresh', hoursAgo(1)),
@@ -79,7 +67,7 @@ await describeEachEngine('feed items to queues', (ctx) => {
   });
 
   test('repeated polls queue each item exactly once, unchanged feed or one new item', async () => {
-    const feed = serveFeed(server, nextPath(), {
+    const feed = serveFeed(server(), nextPath(), {
       title: 'Polled',
       items: [post('a', hoursAgo(2)), post('b', hoursAgo(3))],
     });
@@ -116,7 +104,7 @@ await describeEachEngine('feed items to queues', (ctx) => {
   });
 
   test('an item without a date that appears after the first fetch is queued', async () => {
-    const feed = serveFeed(server, nextPath(), { title: 'Undated', items: [post('first', null)] });
+    const feed = serveFeed(server(), nextPath(), { title: 'Undated', items: [post('first', null)] });
     const account = await newAccount(ctx.store());
     await subscribe(deps(), account.id, { url: feed.url });
     assert.deepEqual(await queueUrls(ctx.store(), account.id), []);
@@ -130,11 +118,11 @@ await describeEachEngine('feed items to queues', (ctx) => {
   });
 
   test('the same URL from two feeds, or from a feed and the API, is queued once per account', async () => {
-    const one = serveFeed(server, nextPath(), {
+    const one = serveFeed(server(), nextPath(), {
       title: 'One',
       items: [post('shared', hoursAgo(1)), post('only-one', hoursAgo(2))],
     });
-    const two = serveFeed(server, nextPath(), {
+    const two = serveFeed(server(), nextPath(), {
       title: 'Two',
       items: [
         {
@@ -188,7 +176,7 @@ await describeEachEngine('feed items to queues', (ctx) => {
   });
 
   test('a second account subscribing later gets the recent items backfilled, without a fetch', async () => {
-    const feed = serveFeed(server, nextPath(), {
+    const feed = serveFeed(server(), nextPath(), {
       title: 'Backfill',
       items: [
         post('new', hoursAgo(1)),
@@ -218,7 +206,7 @@ await describeEachEngine('feed items to queues', (ctx) => {
   });
 
   test('include and exclude filters (words and /regex/) decide per subscription', async () => {
-    const feed = serveFeed(server, nextPath(), {
+    const feed = serveFeed(server(), nextPath(), {
       title: 'Tech',
       items: [
         post('rust', hoursAgo(1), 'Rust 1.80 released'),
@@ -255,7 +243,7 @@ await describeEachEngine('feed items to queues', (ctx) => {
   });
 
   test('feed items carry feed_id and source "feed", and the API lists them', async () => {
-    const feed = serveFeed(server, nextPath(), {
+    const feed = serveFeed(server(), nextPath(), {
       title: 'Listed',
       items: [post('two', hoursAgo(1), 'Second post'), post('one', hoursAgo(2), 'First post')],
     });

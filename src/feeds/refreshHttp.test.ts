@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, beforeEach, test } from 'node:test';
-import type { Store } from '../store/db.js';
+import { test } from 'node:test';
 import { subscriptionsByAccount } from '../store/subscriptions.js';
 import {
   HOUR,
   MINUTE,
-  deleteAllFeeds,
   feedItemCount,
+  feedPipelineSuite,
   feedRow,
   hoursAgo,
   makeDue,
@@ -15,8 +14,8 @@ import {
   rssDocument,
   serveFeed,
   testRefreshDeps,
+  trustedFeed,
 } from '../test/feedFixtures.js';
-import { FeedServer } from '../test/feedServer.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { pollOnce } from './poller.js';
 import { SubscribeError, subscribe } from './subscribe.js';
@@ -33,26 +32,11 @@ const item = (slug: string, published: Date | null = hoursAgo(1)) => ({
 const delayOf = (f: { last_fetched_at: string | null; next_fetch_at: string }): number =>
   Date.parse(f.next_fetch_at) - Date.parse(f.last_fetched_at ?? '');
 
-/** A feed Tidings knows but has not fetched yet (as after an OPML import). */
-async function trustedFeed(store: Store, url: string): Promise<{ feedId: number; accountId: number }> {
-  const account = await newAccount(store);
-  const { feed } = await subscribe(testRefreshDeps(store), account.id, { url, trusted: true });
-  return { feedId: feed.id, accountId: account.id };
-}
-
 await describeEachEngine('feed refresh over HTTP', (ctx) => {
-  const deps = () => testRefreshDeps(ctx.store());
-  let server: FeedServer;
-  before(async () => {
-    server = await FeedServer.start('127.0.0.1');
-  });
-  after(async () => {
-    await server.close();
-  });
-  beforeEach(() => deleteAllFeeds(ctx.store()));
+  const { server, deps } = feedPipelineSuite(ctx);
 
   test('the second poll is conditional, and a 304 changes nothing but the schedule', async () => {
-    const feed = serveFeed(server, '/conditional.xml', {
+    const feed = serveFeed(server(), '/conditional.xml', {
       title: 'Conditional',
       items: [item('c1'), item('c2')],
       validators: true,
@@ -93,7 +77,7 @@ await describeEachEngine('feed refresh over HTTP', (ctx) => {
   test('a 304 that repeats no validators keeps the stored ones for the next poll', async () => {
     const etag = '"stable"';
     const lastModified = 'Tue, 01 Jul 2025 10:00:00 GMT';
-    const url = server.route('/bare-304.xml', (req, res) => {
+    const url = server().route('/bare-304.xml', (req, res) => {
       if (req.headers['if-none-match'] === etag) {
         res.writeHead(304).end(); // RFC 9110 asks for the ETag again; not every server sends it.
         return;
@@ -107,30 +91,30 @@ await describeEachEngine('feed refresh over HTTP', (ctx) => {
     const row = await feedRow(ctx.store(), feedId);
     assert.equal(row.etag, etag);
     assert.equal(row.last_modified, lastModified);
-    const requests = server.requestsFor('/bare-304.xml');
+    const requests = server().requestsFor('/bare-304.xml');
     assert.equal(requests.length, 3);
     assert.equal(requests[2]?.headers['if-none-match'], etag);
   });
 
   test('a 301 moves the stored feed URL; a 302 does not', async () => {
-    const moved = serveFeed(server, '/new-home.xml', { title: 'Moved', items: [item('m1')] });
-    server.route('/old-home.xml', (_req, res) => res.writeHead(301, { location: moved.path }).end());
-    server.route('/visiting.xml', (_req, res) => res.writeHead(302, { location: moved.path }).end());
-    const permanent = await trustedFeed(ctx.store(), server.url('/old-home.xml'));
-    const temporary = await trustedFeed(ctx.store(), server.url('/visiting.xml'));
+    const moved = serveFeed(server(), '/new-home.xml', { title: 'Moved', items: [item('m1')] });
+    server().route('/old-home.xml', (_req, res) => res.writeHead(301, { location: moved.path }).end());
+    server().route('/visiting.xml', (_req, res) => res.writeHead(302, { location: moved.path }).end());
+    const permanent = await trustedFeed(ctx.store(), server().url('/old-home.xml'));
+    const temporary = await trustedFeed(ctx.store(), server().url('/visiting.xml'));
 
     const s = await pollOnce(deps(), { all: true });
     assert.equal(s.updated, 2);
     assert.equal((await feedRow(ctx.store(), permanent.feedId)).url, moved.url);
-    assert.equal((await feedRow(ctx.store(), temporary.feedId)).url, server.url('/visiting.xml'));
+    assert.equal((await feedRow(ctx.store(), temporary.feedId)).url, server().url('/visiting.xml'));
 
     await pollOnce(deps(), { all: true });
-    assert.equal(server.requestsFor('/old-home.xml').length, 1, 'the old address is not asked again');
-    assert.equal(server.requestsFor('/visiting.xml').length, 2);
+    assert.equal(server().requestsFor('/old-home.xml').length, 1, 'the old address is not asked again');
+    assert.equal(server().requestsFor('/visiting.xml').length, 2);
   });
 
   test('410 marks the feed gone, stops polling it, and says so in plain words', async () => {
-    const url = server.route('/gone.xml', (_req, res) => res.writeHead(410).end('removed'));
+    const url = server().route('/gone.xml', (_req, res) => res.writeHead(410).end('removed'));
     const { feedId } = await trustedFeed(ctx.store(), url);
     assert.deepEqual(await refreshNow(deps(), feedId), { status: 'gone' });
     const row = await feedRow(ctx.store(), feedId);
@@ -144,15 +128,15 @@ await describeEachEngine('feed refresh over HTTP', (ctx) => {
     const due = await pollOnce(deps());
     const all = await pollOnce(deps(), { all: true });
     assert.equal(due.feeds + all.feeds, 0);
-    assert.equal(server.requestsFor('/gone.xml').length, 1);
+    assert.equal(server().requestsFor('/gone.xml').length, 1);
   });
 
   test('429 and 503 with Retry-After push the next fetch at least that far', async () => {
     const inThreeHours = new Date(Date.now() + 3 * HOUR).toUTCString();
-    const busy = server.route('/busy.xml', (_req, res) =>
+    const busy = server().route('/busy.xml', (_req, res) =>
       res.writeHead(429, { 'retry-after': '7200' }).end(),
     );
-    const down = server.route('/down.xml', (_req, res) =>
+    const down = server().route('/down.xml', (_req, res) =>
       res.writeHead(503, { 'retry-after': inThreeHours }).end(),
     );
     const a = await trustedFeed(ctx.store(), busy);
@@ -172,7 +156,7 @@ await describeEachEngine('feed refresh over HTTP', (ctx) => {
 
   test('errors back off more each time and stay visible; a success clears them', async () => {
     let failing = true;
-    const url = server.route('/flaky.xml', (_req, res) => {
+    const url = server().route('/flaky.xml', (_req, res) => {
       if (failing) res.writeHead(500).end('oops');
       else res.writeHead(200).end(rssDocument('Flaky', [item('f1')]));
     });
@@ -206,7 +190,7 @@ await describeEachEngine('feed refresh over HTTP', (ctx) => {
   });
 
   test('subscribing keeps to the configured timeouts: an address that never answers fails in time', async () => {
-    const url = server.route('/never-answers', () => undefined);
+    const url = server().route('/never-answers', () => undefined);
     const account = await newAccount(ctx.store());
     const started = Date.now();
     await assert.rejects(

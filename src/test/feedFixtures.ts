@@ -1,14 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { after, before, beforeEach } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Selectable } from 'kysely';
 import type { NetworkPolicy } from '../feeds/address.js';
+import type { FetchOptions, FetchResult } from '../feeds/fetch.js';
 import { type RefreshDeps, type RefreshOutcome, refreshFeed } from '../feeds/refresh.js';
+import { subscribe } from '../feeds/subscribe.js';
 import type { Store } from '../store/db.js';
 import { type FeedRow, claimFeed, feedById } from '../store/feeds.js';
 import type { QueueItemsTable } from '../store/schema.js';
-import type { FeedServer, RecordedRequest } from './feedServer.js';
-import { silentLogger } from './harness.js';
+import { FeedServer, type RecordedRequest } from './feedServer.js';
+import { type EngineContext, newAccount, silentLogger } from './harness.js';
 
 /** Helpers for the feed pipeline's tests: feeds served by a FeedServer, deps, and looks into the database. */
 
@@ -16,6 +19,55 @@ export const HOUR = 3_600_000;
 export const MINUTE = 60_000;
 
 export const hoursAgo = (hours: number): Date => new Date(Date.now() - hours * HOUR);
+
+/**
+ * A loopback FeedServer shared by the tests of one suite: started before the first, closed after the last.
+ * Call it inside the suite (describe's or describeEachEngine's callback) or at the top of a file without
+ * suites: root-level hooks in a describeEachEngine file would run around the first engine's suite only.
+ */
+export function useFeedServer(
+  host = '127.0.0.1',
+  /** Routes every test of the suite uses. */
+  routes: (server: FeedServer) => void = () => undefined,
+): () => FeedServer {
+  let server: FeedServer | undefined;
+  before(async () => {
+    server = await FeedServer.start(host);
+    routes(server);
+  });
+  after(async () => {
+    await server?.close();
+  });
+  return () => {
+    if (server === undefined) throw new Error('the feed server is used outside a test');
+    return server;
+  };
+}
+
+/**
+ * What every suite of the feed pipeline's tests sets up, inside describeEachEngine: a feed server, deps on
+ * the engine's store, and no feed left over from an earlier test (pollOnce then sees only the test's own).
+ */
+export function feedPipelineSuite(ctx: EngineContext): { server: () => FeedServer; deps: () => RefreshDeps } {
+  const server = useFeedServer();
+  beforeEach(() => deleteAllFeeds(ctx.store()));
+  return { server, deps: () => testRefreshDeps(ctx.store()) };
+}
+
+/**
+ * Fetch options for the fetcher's own tests, whose server listens on 127.0.0.2: that address is allowed,
+ * every other private one (127.0.0.1 included) refused.
+ */
+export const FETCH_TEST_HOST = '127.0.0.2';
+export const fetchTestOptions: FetchOptions = {
+  policy: { allowPrivate: false, isAllowed: (address) => address === FETCH_TEST_HOST },
+  connectTimeoutMs: 2000,
+  requestTimeoutMs: 5000,
+};
+
+/** The code of an error, or the kind of any other result: what most fetch tests assert first. */
+export const fetchOutcome = (result: FetchResult): string =>
+  result.kind === 'error' ? result.code : result.kind;
 
 export interface FixtureItem {
   /** Defaults to the link (or, without one, the title). */
@@ -125,6 +177,13 @@ export function testRefreshDeps(
     queueLimit: 10_000,
     ...(overrides.now === undefined ? {} : { now: overrides.now }),
   };
+}
+
+/** A new account subscribed to `url` without a fetch (as OPML import does): a feed known, not yet fetched. */
+export async function trustedFeed(store: Store, url: string): Promise<{ feedId: number; accountId: number }> {
+  const account = await newAccount(store);
+  const { feed } = await subscribe(testRefreshDeps(store), account.id, { url, trusted: true });
+  return { feedId: feed.id, accountId: account.id };
 }
 
 /** Claims one feed (whatever its schedule) and refreshes it, as a worker would; the outcome. */
