@@ -4,7 +4,9 @@ import { type Account, accountById, createAccount } from '../store/accounts.js';
 import { type ApiKeyInfo, type KeyCredential, createApiKey, credentialByPrefix } from '../store/apiKeys.js';
 import { claimOnce } from '../store/meta.js';
 import type { Database } from '../store/schema.js';
+import { nextSlotAfter } from '../digest/schedule.js';
 import { generateKey, keyMatches, keyPrefix } from './keys.js';
+import { DEFAULT_SCHEDULE, canonicalZone, scheduleOf } from './settings.js';
 
 export interface AccountInput {
   name: string;
@@ -16,15 +18,6 @@ export class InputError extends Error {
   override name = 'InputError';
 }
 
-export function isValidTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function checkAccountInput(input: AccountInput): { name: string; email: string | null; timezone: string } {
   const name = input.name.trim();
   if (name === '' || name.length > 200) throw new InputError('name must be 1 to 200 characters');
@@ -32,9 +25,11 @@ function checkAccountInput(input: AccountInput): { name: string; email: string |
   if (email !== '' && (email.length > 320 || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))) {
     throw new InputError(`not an email address: ${email}`);
   }
-  const timezone = input.timezone?.trim() ?? 'UTC';
-  if (!isValidTimeZone(timezone))
-    throw new InputError(`unknown time zone: ${timezone} (use an IANA name such as Europe/Berlin)`);
+  const timezone = canonicalZone(input.timezone ?? 'UTC');
+  if (timezone === null)
+    throw new InputError(
+      `unknown time zone: ${input.timezone ?? ''} (use an IANA name such as Europe/Berlin)`,
+    );
   return { name, email: email === '' ? null : email, timezone };
 }
 
@@ -51,7 +46,9 @@ async function insertAccountWithKey(
   db: Kysely<Database>,
   checked: { name: string; email: string | null; timezone: string },
 ): Promise<{ account: Account; apiKey: string; keyInfo: ApiKeyInfo }> {
-  const account = await createAccount(db, checked);
+  // The first digest is due at the default send time, in the reader's zone, after now.
+  const digestDueAt = nextSlotAfter(new Date(), scheduleOf({ ...DEFAULT_SCHEDULE, ...checked })).at;
+  const account = await createAccount(db, { ...checked, digestDueAt: digestDueAt.toISOString() });
   const key = generateKey();
   const keyInfo = await createApiKey(db, account.id, {
     name: 'default',

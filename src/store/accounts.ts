@@ -1,6 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import type { AccountsTable, Database, Timestamp } from './schema.js';
-import { now } from './db.js';
+import { type Engine, now } from './db.js';
 import { precompile } from './precompiled.js';
 
 const columns = [
@@ -117,4 +117,83 @@ const bumpQuery = precompile((db, p: { accountId: number }) =>
 export async function bumpQueueVersion(db: Kysely<Database>, accountId: number): Promise<number | null> {
   const { rows } = await bumpQuery(db, { accountId });
   return rows[0]?.queue_version ?? null;
+}
+
+/**
+ * Leases up to `limit` accounts whose digest is due to `owner` until `leaseUntil` (as claimDueFeeds does
+ * for feeds): due when digest_due_at has come and nobody holds a live lease. On PostgreSQL FOR UPDATE SKIP
+ * LOCKED lets several workers claim at once without waiting for or taking each other's accounts.
+ */
+export async function claimDueAccounts(
+  db: Kysely<Database>,
+  engine: Engine,
+  input: { owner: string; now: Timestamp; leaseUntil: Timestamp; limit: number; accountId?: number },
+): Promise<Account[]> {
+  const lock = engine === 'postgres' ? sql`for update skip locked` : sql``;
+  const only = input.accountId === undefined ? sql`` : sql`and id = ${input.accountId}`;
+  const result = await sql<AccountRow>`
+    update accounts set digest_lease_owner = ${input.owner}, digest_lease_until = ${input.leaseUntil}
+    where id in (
+      select id from accounts
+      where digest_due_at <= ${input.now}
+        and (digest_lease_until is null or digest_lease_until < ${input.now}) ${only}
+      order by digest_due_at, id
+      limit ${input.limit}
+      ${lock}
+    )
+    returning ${sql.join(columns.map((c) => sql.ref(c)))}`.execute(db);
+  return result.rows.map(toAccount);
+}
+
+/**
+ * Sets the next due time and releases the lease, only if `owner` still holds it; false otherwise (another
+ * worker took the account over after the lease ran out).
+ */
+export async function advanceDigestSchedule(
+  db: Kysely<Database>,
+  accountId: number,
+  owner: string,
+  dueAt: Timestamp,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('accounts')
+    .set({ digest_due_at: dueAt, digest_lease_owner: null, digest_lease_until: null })
+    .where('id', '=', accountId)
+    .where('digest_lease_owner', '=', owner)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function recordDigestBuilt(
+  db: Kysely<Database>,
+  accountId: number,
+  localDate: string,
+): Promise<void> {
+  await db.updateTable('accounts').set({ last_digest_date: localDate }).where('id', '=', accountId).execute();
+}
+
+/** Accounts never scheduled yet (created before digests existed), oldest first. */
+export async function unscheduledAccounts(db: Kysely<Database>, limit: number): Promise<Account[]> {
+  const rows = await db
+    .selectFrom('accounts')
+    .select(columns)
+    .where('digest_due_at', 'is', null)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map(toAccount);
+}
+
+/** Schedules an account that has no due time yet; leaves one that another worker scheduled meanwhile. */
+export async function scheduleAccount(
+  db: Kysely<Database>,
+  accountId: number,
+  dueAt: Timestamp,
+): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set({ digest_due_at: dueAt })
+    .where('id', '=', accountId)
+    .where('digest_due_at', 'is', null)
+    .execute();
 }

@@ -159,3 +159,65 @@ export async function updateQueueItemTitle(
 ): Promise<void> {
   await updateTitleQuery(db, { accountId, itemId, title, at: now() });
 }
+
+/** A queued item with what its digest shows of it. */
+export interface QueuedItem {
+  id: number;
+  url: string;
+  title: string;
+  source: QueueSource;
+  feed_id: number | null;
+  /** The reader's name for the feed (the subscription's title, else the feed's); null for saved URLs. */
+  feed_title: string | null;
+  summary: string | null;
+  published_at: string | null;
+  created_at: string;
+}
+
+/** The oldest `limit` items of the account's queue, oldest first: what the next digest takes. */
+export async function oldestQueueItems(
+  db: Kysely<Database>,
+  accountId: number,
+  limit: number,
+): Promise<QueuedItem[]> {
+  return db
+    .selectFrom('queue_items as q')
+    .leftJoin('feeds as f', 'f.id', 'q.feed_id')
+    .leftJoin('subscriptions as s', (join) =>
+      join.onRef('s.feed_id', '=', 'q.feed_id').onRef('s.account_id', '=', 'q.account_id'),
+    )
+    .select((eb) => [
+      'q.id',
+      'q.url',
+      'q.title',
+      'q.source',
+      'q.feed_id',
+      eb.fn.coalesce('s.title', 'f.title').as('feed_title'),
+      'q.summary',
+      'q.published_at',
+      'q.created_at',
+    ])
+    .where('q.account_id', '=', accountId)
+    .orderBy('q.id')
+    .limit(limit)
+    .execute();
+}
+
+/** Removes items from the account's queue (the caller bumps its version in the same transaction). */
+export async function deleteQueueItems(
+  db: Kysely<Database>,
+  accountId: number,
+  itemIds: readonly number[],
+): Promise<number> {
+  let deleted = 0;
+  // In chunks: each id is a parameter.
+  for (let i = 0; i < itemIds.length; i += 1000) {
+    const result = await db
+      .deleteFrom('queue_items')
+      .where('account_id', '=', accountId)
+      .where('id', 'in', itemIds.slice(i, i + 1000))
+      .executeTakeFirst();
+    deleted += Number(result.numDeletedRows);
+  }
+  return deleted;
+}

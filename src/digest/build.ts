@@ -1,0 +1,209 @@
+import type { Kysely } from 'kysely';
+import { scheduleOf } from '../accounts/settings.js';
+import { workerId } from '../feeds/poller.js';
+import {
+  type Account,
+  accountById,
+  advanceDigestSchedule,
+  bumpQueueVersion,
+  claimDueAccounts,
+  recordDigestBuilt,
+  scheduleAccount,
+  unscheduledAccounts,
+} from '../store/accounts.js';
+import { createDigestItems } from '../store/digestItems.js';
+import { createDigest, digestByDate, setDigestMessageId } from '../store/digests.js';
+import { transaction } from '../store/precompiled.js';
+import { deleteQueueItems, oldestQueueItems, queueLength } from '../store/queueItems.js';
+import type { Database, DeliveryState } from '../store/schema.js';
+import type { DigestDeps } from './deps.js';
+import { digestMessageId } from './mail.js';
+import { fireAt, localDateOf, nextSlotAfter } from './schedule.js';
+
+/**
+ * Building a digest: in one transaction the account's oldest queued items (at most its maximum) move into
+ * a new digest and leave the queue. Exactly once per account and local day: accounts are claimed with a
+ * lease (SKIP LOCKED on PostgreSQL), every queue writer locks the account row first, and digests are
+ * UNIQUE per account and day. Delivery is a separate step on the committed digest: a crash after the
+ * build leaves a digest whose email is still to be sent, never one to build again.
+ */
+
+export type BuildOutcome =
+  | {
+      status: 'built';
+      accountId: number;
+      digestId: number;
+      localDate: string;
+      items: number;
+      remaining: number;
+    }
+  /** The queue was empty and the account skips empty digests (or the build was forced). */
+  | { status: 'empty'; accountId: number; localDate: string }
+  /** That local day already has its digest: nothing moved. */
+  | { status: 'exists'; accountId: number; localDate: string; digestId: number }
+  /** Another worker took the account over (this one's lease ran out): nothing was written. */
+  | { status: 'lease_lost'; accountId: number }
+  | { status: 'no_account'; accountId: number };
+
+/** Thrown inside a build transaction to roll it back. */
+class LeaseLost extends Error {}
+
+/**
+ * Builds every digest that is due now (or only account `accountId`'s): claims due accounts in batches,
+ * builds each for its latest slot (one digest, however many days a stopped server missed) and moves its
+ * schedule on to the next slot, also when nothing was built.
+ */
+export async function buildDueDigests(
+  deps: DigestDeps,
+  opts: { accountId?: number; owner?: string; batch?: number } = {},
+): Promise<BuildOutcome[]> {
+  const owner = opts.owner ?? workerId();
+  await scheduleNewAccounts(deps);
+  const outcomes: BuildOutcome[] = [];
+  for (;;) {
+    const t = deps.now();
+    const claimed = await claimDueAccounts(deps.store.db, deps.store.engine, {
+      owner,
+      now: t.toISOString(),
+      leaseUntil: new Date(t.getTime() + deps.leaseMs).toISOString(),
+      limit: opts.batch ?? 20,
+      ...(opts.accountId === undefined ? {} : { accountId: opts.accountId }),
+    });
+    if (claimed.length === 0) return outcomes;
+    for (const account of claimed) outcomes.push(await buildScheduled(deps, account, owner));
+  }
+}
+
+async function buildScheduled(deps: DigestDeps, account: Account, owner: string): Promise<BuildOutcome> {
+  const now = deps.now();
+  const { slot, next } = fireAt(now, scheduleOf(account));
+  try {
+    return await transaction(deps.store.db, async (trx) => {
+      // First the lock on the account row (every queue writer takes it first too), then the lease check.
+      if ((await bumpQueueVersion(trx, account.id)) === null) {
+        return { status: 'no_account', accountId: account.id } as const;
+      }
+      if (!(await advanceDigestSchedule(trx, account.id, owner, next.at.toISOString())))
+        throw new LeaseLost();
+      const localDate = slot?.localDate ?? localDateOf(now, scheduleOf(account).zone);
+      return buildLocked(trx, deps, account, localDate, now, account.digest_skip_empty);
+    });
+  } catch (err) {
+    if (err instanceof LeaseLost) return { status: 'lease_lost', accountId: account.id };
+    throw err;
+  }
+}
+
+/**
+ * `digest run --force`: builds the account's digest now, whatever its schedule, for today in its zone;
+ * an empty queue is still skipped. The schedule is left as it is (a slot later the same day finds the day
+ * taken and waits for the next one).
+ */
+export async function buildDigestNow(deps: DigestDeps, accountId: number): Promise<BuildOutcome> {
+  const now = deps.now();
+  return transaction(deps.store.db, async (trx) => {
+    if ((await bumpQueueVersion(trx, accountId)) === null) return { status: 'no_account', accountId };
+    const account = await accountById(trx, accountId);
+    if (account === null) return { status: 'no_account', accountId };
+    return buildLocked(trx, deps, account, localDateOf(now, scheduleOf(account).zone), now, true);
+  });
+}
+
+/** The build itself, in a transaction that holds the account row. */
+async function buildLocked(
+  trx: Kysely<Database>,
+  deps: DigestDeps,
+  account: Account,
+  localDate: string,
+  now: Date,
+  skipEmpty: boolean,
+): Promise<BuildOutcome> {
+  const accountId = account.id;
+  const existing = await digestByDate(trx, accountId, localDate);
+  if (existing !== null) return { status: 'exists', accountId, localDate, digestId: existing.id };
+  const items = await oldestQueueItems(trx, accountId, account.digest_max_items);
+  if (items.length === 0 && skipEmpty) return { status: 'empty', accountId, localDate };
+  const remaining = (await queueLength(trx, accountId)) - items.length;
+  const createdAt = now.toISOString();
+  const delivery = deliveryAtBuild(deps, account);
+  const digest = await createDigest(trx, accountId, {
+    localDate,
+    createdAt,
+    itemCount: items.length,
+    remaining,
+    delivery,
+    nextAttemptAt: delivery === 'pending' ? createdAt : null,
+    messageId: `pending:${accountId}:${localDate}`,
+  });
+  if (digest === null) {
+    // Cannot happen while every builder holds the account row; the constraint is the last guard.
+    const other = await digestByDate(trx, accountId, localDate);
+    return { status: 'exists', accountId, localDate, digestId: other?.id ?? 0 };
+  }
+  await setDigestMessageId(trx, digest.id, digestMessageId(digest, deps.mailFrom ?? messageDomain(deps)));
+  await createDigestItems(
+    trx,
+    digest.id,
+    items.map((item, position) => ({
+      position,
+      url: item.url,
+      title: item.title,
+      source: item.source,
+      feed_id: item.feed_id,
+      feed_title: item.source === 'feed' ? item.feed_title : null,
+      domain: domainOf(item.url),
+      summary: item.summary,
+      published_at: item.published_at,
+      queued_at: item.created_at,
+    })),
+  );
+  await deleteQueueItems(
+    trx,
+    accountId,
+    items.map((i) => i.id),
+  );
+  await recordDigestBuilt(trx, accountId, localDate);
+  return { status: 'built', accountId, digestId: digest.id, localDate, items: items.length, remaining };
+}
+
+/** Email when the account wants it and has an address, and this instance can send; else why not. */
+function deliveryAtBuild(deps: DigestDeps, account: Account): DeliveryState {
+  if (!account.email_enabled || account.email === null) return 'not_emailed';
+  return deps.mailer === null ? 'no_smtp' : 'pending';
+}
+
+/** Without TIDINGS_MAIL_FROM, Message-IDs take the base URL's host (they are never sent anyway). */
+function messageDomain(deps: DigestDeps): string {
+  try {
+    return `tidings@${new URL(deps.baseUrl).hostname}`;
+  } catch {
+    return 'tidings@tidings.invalid';
+  }
+}
+
+/** Host of a URL without "www."; "" when it has none. */
+export function domainOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^www\./, '');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Gives accounts that have no due time yet (created before digests existed) their next slot after now:
+ * an upgrade starts their schedule instead of firing at once.
+ */
+export async function scheduleNewAccounts(deps: DigestDeps): Promise<number> {
+  let scheduled = 0;
+  for (;;) {
+    const accounts = await unscheduledAccounts(deps.store.db, 100);
+    if (accounts.length === 0) return scheduled;
+    const now = deps.now();
+    for (const account of accounts) {
+      const next = nextSlotAfter(now, scheduleOf(account));
+      await scheduleAccount(deps.store.db, account.id, next.at.toISOString());
+      scheduled++;
+    }
+  }
+}

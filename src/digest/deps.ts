@@ -1,0 +1,37 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Store } from '../store/db.js';
+import { type Mailer, createMailer } from './mail.js';
+
+/** What building and delivering digests needs. */
+export interface DigestDeps {
+  store: Store;
+  log: Logger;
+  /** The clock: injected so that tests can stand anywhere in the calendar. */
+  now: () => Date;
+  /** null when this instance has no SMTP configured: digests are still built, their delivery says so. */
+  mailer: Mailer | null;
+  /** The From of digest emails; its domain is the Message-IDs'. */
+  mailFrom: string | null;
+  /** Public base URL (links in digests). */
+  baseUrl: string;
+  /** How long a claimed account or email stays this worker's. */
+  leaseMs: number;
+  /** Jitter of delivery retries; Math.random unless a test fixes it. */
+  random: () => number;
+}
+
+export const DIGEST_LEASE_MS = 5 * 60_000;
+
+export function digestDeps(config: Config, store: Store, log: Logger): DigestDeps {
+  return {
+    store,
+    log,
+    now: () => new Date(),
+    mailer: createMailer(config),
+    mailFrom: config.mailFrom,
+    baseUrl: config.baseUrl,
+    leaseMs: DIGEST_LEASE_MS,
+    random: Math.random,
+  };
+}

@@ -1,0 +1,137 @@
+import { DateTime } from 'luxon';
+
+/**
+ * When digests become due. Pure: every function takes the instant it reasons from (the caller's injected
+ * clock), so the same arguments give the same answer.
+ *
+ * A digest is due once per scheduled local day, at the local send time. DST: a send time that does not
+ * exist that day (the clocks jump over it) moves to the next minute that does; a send time that happens
+ * twice (the clocks go back over it) is its first occurrence, so it fires once.
+ */
+
+/** ISO weekday: 1 is Monday, 7 is Sunday. */
+export type Weekday = 1 | 2 | 3 | 4 | 5 | 6 | 7;
+
+export interface SendTime {
+  hour: number;
+  minute: number;
+}
+
+export interface DigestSchedule {
+  /** IANA zone, already validated. */
+  zone: string;
+  time: SendTime;
+  /** The local days digests are built on; never empty. */
+  days: ReadonlySet<Weekday>;
+}
+
+/** One scheduled slot: the instant, and the local day it belongs to (YYYY-MM-DD). */
+export interface Slot {
+  at: Date;
+  localDate: string;
+}
+
+/** A slot is looked for this many days around an instant: a week, and room for a day a zone skipped. */
+const SEARCH_DAYS = 10;
+
+/** The slot of one local day (YYYY-MM-DD), or null when that day is not scheduled or has no send time. */
+export function slotOn(localDate: string, schedule: DigestSchedule): Slot | null {
+  const day = DateTime.fromISO(localDate, { zone: 'UTC' });
+  return day.isValid ? slotOfDay(day, schedule) : null;
+}
+
+/** The slot of `day`'s calendar date (a midnight UTC) in the schedule's zone. */
+function slotOfDay(day: DateTime, schedule: DigestSchedule): Slot | null {
+  const date = { year: day.year, month: day.month, day: day.day };
+  if (!schedule.days.has(day.weekday as Weekday)) return null;
+  const at = firstValidMinute({ ...date, ...schedule.time }, schedule.zone);
+  if (at === null) return null;
+  const iso = `${String(date.year).padStart(4, '0')}-${pad(date.month)}-${pad(date.day)}`;
+  return { at: at.toJSDate(), localDate: iso };
+}
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/** The first slot strictly after `instant`: when the next digest becomes due. */
+export function nextSlotAfter(instant: Date, schedule: DigestSchedule): Slot {
+  const t = instant.getTime();
+  // From the day before: a zone that falls back over midnight can put an instant's local day after the
+  // day of a slot that is still to come.
+  const start = calendarDay(instant, schedule.zone).minus({ days: 1 });
+  for (let i = 0; i <= SEARCH_DAYS; i++) {
+    const slot = slotOfDay(start.plus({ days: i }), schedule);
+    if (slot !== null && slot.at.getTime() > t) return slot;
+  }
+  throw new Error(`no digest slot within ${SEARCH_DAYS} days of ${instant.toISOString()}`);
+}
+
+/**
+ * The latest slot at or before `instant`, or null when there is none in the last week and a half. A server
+ * that was down for days catches up with this one slot only, not one per missed day.
+ */
+export function latestSlotAtOrBefore(instant: Date, schedule: DigestSchedule): Slot | null {
+  const t = instant.getTime();
+  const start = calendarDay(instant, schedule.zone).plus({ days: 1 });
+  for (let i = 0; i <= SEARCH_DAYS; i++) {
+    const slot = slotOfDay(start.minus({ days: i }), schedule);
+    if (slot !== null && slot.at.getTime() <= t) return slot;
+  }
+  return null;
+}
+
+/** The local calendar day of an instant, as midnight UTC: day arithmetic without DST. */
+function calendarDay(instant: Date, zone: string): DateTime {
+  const local = DateTime.fromJSDate(instant, { zone });
+  return DateTime.fromObject({ year: local.year, month: local.month, day: local.day }, { zone: 'UTC' });
+}
+
+/** The local day (YYYY-MM-DD) of an instant in a zone. */
+export function localDateOf(instant: Date, zone: string): string {
+  return DateTime.fromJSDate(instant, { zone }).toISODate() ?? instant.toISOString().slice(0, 10);
+}
+
+/**
+ * What firing a due account means at `now`: the slot the digest is for (the latest one that has come, so a
+ * long outage yields one digest) and when the next one is due.
+ */
+export function fireAt(now: Date, schedule: DigestSchedule): { slot: Slot | null; next: Slot } {
+  return { slot: latestSlotAtOrBefore(now, schedule), next: nextSlotAfter(now, schedule) };
+}
+
+type WallTime = { year: number; month: number; day: number; hour: number; minute: number };
+
+/**
+ * The earliest instant showing `wanted` on the clocks of `zone`; when the clocks skip it, the first minute
+ * after it that they show on the same day; null when none does (a day the zone skipped).
+ */
+function firstValidMinute(wanted: WallTime, zone: string): DateTime | null {
+  const exact = DateTime.fromObject(wanted, { zone });
+  if (!exact.isValid) return null;
+  if (shows(exact, wanted)) return earliest(exact);
+  // In a gap: Luxon moved the time forward by the gap's length. Walk minute by minute to the gap's end.
+  const base = DateTime.fromObject({ ...wanted, hour: 0, minute: 0 }, { zone: 'UTC' });
+  for (let m = wanted.hour * 60 + wanted.minute + 1; m < 24 * 60; m++) {
+    const wall = base.plus({ minutes: m });
+    const candidate = DateTime.fromObject(
+      { year: wall.year, month: wall.month, day: wall.day, hour: wall.hour, minute: wall.minute },
+      { zone },
+    );
+    if (shows(candidate, { ...wanted, hour: wall.hour, minute: wall.minute })) return earliest(candidate);
+  }
+  return null;
+}
+
+function shows(dt: DateTime, wall: WallTime): boolean {
+  return (
+    dt.year === wall.year &&
+    dt.month === wall.month &&
+    dt.day === wall.day &&
+    dt.hour === wall.hour &&
+    dt.minute === wall.minute
+  );
+}
+
+/** Of the instants a repeated local time stands for, the first. */
+function earliest(dt: DateTime): DateTime {
+  return dt.getPossibleOffsets().reduce((a, b) => (b.toMillis() < a.toMillis() ? b : a), dt);
+}

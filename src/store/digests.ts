@@ -1,0 +1,145 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Engine } from './db.js';
+import type { Database, DeliveryState, DigestsTable, Timestamp } from './schema.js';
+
+export type Digest = Selectable<DigestsTable>;
+
+export interface NewDigest {
+  localDate: string;
+  createdAt: Timestamp;
+  itemCount: number;
+  remaining: number;
+  delivery: DeliveryState;
+  nextAttemptAt: Timestamp | null;
+  /** Placeholder until setDigestMessageId: the stable Message-ID is made from the digest's id. */
+  messageId: string;
+}
+
+/**
+ * Creates the account's digest for a local day; null when that day already has one (the UNIQUE
+ * constraint on account and day: a digest is never built twice).
+ */
+export async function createDigest(
+  db: Kysely<Database>,
+  accountId: number,
+  d: NewDigest,
+): Promise<Digest | null> {
+  const row = await db
+    .insertInto('digests')
+    .values({
+      account_id: accountId,
+      local_date: d.localDate,
+      created_at: d.createdAt,
+      item_count: d.itemCount,
+      remaining: d.remaining,
+      delivery: d.delivery,
+      next_attempt_at: d.nextAttemptAt,
+      message_id: d.messageId,
+    })
+    .onConflict((oc) => oc.columns(['account_id', 'local_date']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function setDigestMessageId(
+  db: Kysely<Database>,
+  digestId: number,
+  messageId: string,
+): Promise<void> {
+  await db.updateTable('digests').set({ message_id: messageId }).where('id', '=', digestId).execute();
+}
+
+export async function digestById(db: Kysely<Database>, digestId: number): Promise<Digest | null> {
+  return (await db.selectFrom('digests').selectAll().where('id', '=', digestId).executeTakeFirst()) ?? null;
+}
+
+export async function digestByDate(
+  db: Kysely<Database>,
+  accountId: number,
+  localDate: string,
+): Promise<Digest | null> {
+  const row = await db
+    .selectFrom('digests')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('local_date', '=', localDate)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** The account's digests, newest day first. */
+export async function digestsByAccount(
+  db: Kysely<Database>,
+  accountId: number,
+  options: { limit: number },
+): Promise<Digest[]> {
+  return db
+    .selectFrom('digests')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('local_date', 'desc')
+    .orderBy('id', 'desc')
+    .limit(options.limit)
+    .execute();
+}
+
+/**
+ * Leases up to `limit` digests whose email is due to `owner`: pending ones whose next attempt has come,
+ * and ones left `sending` by a worker whose lease ran out (it crashed mid-send). Each claim counts as an
+ * attempt. FOR UPDATE SKIP LOCKED on PostgreSQL, as for feeds.
+ */
+export async function claimDueDeliveries(
+  db: Kysely<Database>,
+  engine: Engine,
+  input: { owner: string; now: Timestamp; leaseUntil: Timestamp; limit: number; accountId?: number },
+): Promise<Digest[]> {
+  const lock = engine === 'postgres' ? sql`for update skip locked` : sql``;
+  const only = input.accountId === undefined ? sql`` : sql`and account_id = ${input.accountId}`;
+  const result = await sql<Digest>`
+    update digests
+    set delivery = 'sending', lease_owner = ${input.owner}, lease_until = ${input.leaseUntil},
+        attempts = attempts + 1
+    where id in (
+      select id from digests
+      where ((delivery = 'pending' and next_attempt_at <= ${input.now})
+          or (delivery = 'sending' and lease_until < ${input.now})) ${only}
+      order by next_attempt_at, id
+      limit ${input.limit}
+      ${lock}
+    )
+    returning *`.execute(db);
+  return result.rows;
+}
+
+/** Where an attempt left the email. */
+export type DeliveryUpdate =
+  | { delivery: 'sent'; sentAt: Timestamp }
+  | { delivery: 'pending'; nextAttemptAt: Timestamp; error: string }
+  | { delivery: 'failed' | 'not_emailed'; error: string };
+
+/** Records an attempt's outcome and releases the lease, only if `owner` still holds it; false otherwise. */
+export async function recordDelivery(
+  db: Kysely<Database>,
+  digestId: number,
+  owner: string,
+  u: DeliveryUpdate,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('digests')
+    .set({
+      delivery: u.delivery,
+      lease_owner: null,
+      lease_until: null,
+      ...(u.delivery === 'sent'
+        ? { sent_at: u.sentAt, next_attempt_at: null, last_error: null }
+        : u.delivery === 'pending'
+          ? { next_attempt_at: u.nextAttemptAt, last_error: u.error }
+          : { next_attempt_at: null, last_error: u.error }),
+    })
+    .where('id', '=', digestId)
+    .where('delivery', '=', 'sending')
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
