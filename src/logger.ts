@@ -12,7 +12,11 @@ export function createLogger(
       level,
       base: { service: 'tidings' },
       serializers: { ...requestSerializers, err: pino.stdSerializers.err },
-      redact: { paths: ['apiKey', 'api_key', '*.apiKey', '*.api_key'], censor: '[redacted]' },
+      redact: {
+        // API keys, and the SMTP URL (it may carry the password) should a config object ever be logged.
+        paths: ['apiKey', 'api_key', '*.apiKey', '*.api_key', 'smtpUrl', '*.smtpUrl'],
+        censor: '[redacted]',
+      },
     },
     destination,
   );
