@@ -126,8 +126,13 @@ export function excerptOfText(text: string, limit = EXCERPT_LIMIT): string {
 
 /** "amet.…" reads as "amet…": punctuation left just before the ellipsis of a cut goes. */
 function tidyCut(text: string): string {
-  return text.endsWith('…') ? text.replace(/[\s.,;:!?\u2013\u2014-]+…$/u, '…') : text;
+  if (!text.endsWith('…')) return text;
+  let end = text.length - 1;
+  while (end > 0 && CUT_PUNCTUATION.has(text.charAt(end - 1))) end--;
+  return end === text.length - 1 ? text : `${text.slice(0, end)}…`;
 }
+
+const CUT_PUNCTUATION = new Set([' ', '.', ',', ';', ':', '!', '?', '-', '\u2013', '\u2014']);
 
 /** Links of a digest and of the reader's pages, from the instance's base URL. */
 export function digestLinks(baseUrl: string, digestId: number): DigestLinks {
@@ -234,8 +239,12 @@ function httpUrl(value: string): URL | null {
   }
 }
 
+/** The form the store writes timestamps in: taken as it is. */
+const CANONICAL_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 function isoOrNull(value: string | null): string | null {
   if (value === null) return null;
+  if (CANONICAL_ISO.test(value)) return value;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }

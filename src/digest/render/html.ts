@@ -147,7 +147,7 @@ function item(i: DigestItemView): string {
       ? ''
       : `\n<p class="td-text" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.text};">${esc(i.excerpt)}</p>`;
   return `<tr><td class="td-pad" style="padding:12px 32px;">
-<div class="td-rule" style="border-top:1px solid ${COLORS.rule};padding-top:12px;">
+<div class="td-rule" style="border-top:1px solid ${COLORS.rule};padding-top:12px;word-wrap:break-word;overflow-wrap:anywhere;">
 ${title}${metaLine}${excerpt}
 </div>
 </td></tr>`;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { parseFeed } from '../../feeds/parse.js';
 import { feedItem, sampleDigest, savedItem } from '../../test/digestFixtures.js';
 import { digestView } from '../view.js';
@@ -123,6 +124,46 @@ test('wrap: words to lines, long words alone and whole, characters counted not U
   ]);
   assert.deepEqual(wrap('😀😀😀 😀😀😀', 7), ['😀😀😀 😀😀😀']);
   assert.deepEqual(wrap('', 10), []);
+});
+
+test('wrap, any text: words kept in order, lines within the width unless one word, each line filled greedily', () => {
+  // Astral characters are rare, so that most texts take the fast path and some the character-counting one.
+  const word = fc.oneof(
+    {
+      arbitrary: fc.string({ unit: fc.constantFrom('a', 'b', 'é', '-', '/'), minLength: 1, maxLength: 14 }),
+      weight: 20,
+    },
+    { arbitrary: fc.constantFrom('😀', 'a😀b'), weight: 1 },
+    {
+      arbitrary: fc.constant(
+        'https://example.com/a/very/long/path/that/cannot/fit/on/any/line/of/this/width',
+      ),
+      weight: 2,
+    },
+  );
+  const gap = fc.constantFrom(' ', '  ', '\n', '\t ', '\u00a0');
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(word, gap), { maxLength: 40 }),
+      fc.integer({ min: 8, max: 80 }),
+      (parts, width) => {
+        const text = parts.map(([w, g]) => w + g).join('');
+        const words = parts.map(([w]) => w);
+        const lines = wrap(text, width, '* ', '  ');
+        assert.deepEqual(
+          lines.flatMap((l) => l.slice(2).split(' ')).filter((w) => w !== ''),
+          words,
+        );
+        const size = (s: string) => Array.from(s).length;
+        lines.forEach((line, n) => {
+          assert.ok(size(line) <= width || !line.slice(2).includes(' '), `too long: ${line}`);
+          const next = lines[n + 1]?.slice(2).split(' ')[0];
+          if (next !== undefined)
+            assert.ok(size(line) + 1 + size(next) > width, `"${next}" fits on: ${line}`);
+        });
+      },
+    ),
+  );
 });
 
 test('subject, counts and preheader wording', () => {

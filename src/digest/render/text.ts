@@ -39,10 +39,40 @@ export function renderText(view: DigestView): string {
  * `rest`. A word longer than a line (a URL) gets a line of its own and is never cut.
  */
 export function wrap(text: string, width: number, first = '', rest = first): string[] {
-  const words = text.split(/\s+/).filter((w) => w !== '');
+  // Text from the view is already folded (single spaces, trimmed): no need to split it into words.
+  const folded = UNFOLDED.test(text)
+    ? text
+        .split(/\s+/)
+        .filter((w) => w !== '')
+        .join(' ')
+    : text;
+  if (folded === '') return [];
+  if (SURROGATE.test(folded) || SURROGATE.test(first) || SURROGATE.test(rest)) {
+    return wrapWords(folded.split(' '), width, first, rest);
+  }
+  const lines: string[] = [];
+  let prefix = first;
+  let left = folded;
+  for (;;) {
+    const room = width - prefix.length;
+    if (left.length <= room) break;
+    // The last space that leaves the line within its room, else (a word longer than a line) the first one.
+    let cut = room > 0 ? left.lastIndexOf(' ', room) : -1;
+    if (cut <= 0) cut = left.indexOf(' ');
+    if (cut === -1) break;
+    lines.push(prefix + left.slice(0, cut));
+    left = left.slice(cut + 1);
+    prefix = rest;
+  }
+  lines.push(prefix + left);
+  return lines;
+}
+
+/** The same, word by word, counting characters rather than UTF-16 units (for text with astral characters). */
+function wrapWords(words: string[], width: number, first: string, rest: string): string[] {
   const lines: string[] = [];
   let line = first;
-  let length = codePoints(first); // in characters, not UTF-16 units
+  let length = codePoints(first);
   let empty = true;
   for (const word of words) {
     const size = codePoints(word);
@@ -59,6 +89,10 @@ export function wrap(text: string, width: number, first = '', rest = first): str
   if (!empty) lines.push(line);
   return lines;
 }
+
+/** Whitespace other than single spaces between words. */
+const UNFOLDED = /^\s|\s$|\s\s|[^\S ]/;
+const SURROGATE = /[\ud800-\udfff]/;
 
 function codePoints(s: string): number {
   let n = 0;
