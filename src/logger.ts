@@ -2,10 +2,26 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { requestSerializers } from './http/logging.js';
 
+/** Lines wait until this many bytes are buffered, or at most FLUSH_MS. */
+const BUFFER_BYTES = 4096;
+const FLUSH_MS = 200;
+
+/**
+ * stderr, buffered: a busy server writes its log lines a few kilobytes at a time instead of making a
+ * system call per request, and a quiet one writes them at most FLUSH_MS late. pino flushes what is
+ * buffered when the process exits (normally, by process.exit or after an uncaught error); only a SIGKILL
+ * can lose the last lines.
+ */
+function bufferedStderr(): pino.DestinationStream {
+  const destination = pino.destination({ dest: 2, sync: false, minLength: BUFFER_BYTES });
+  setInterval(() => destination.flush(), FLUSH_MS).unref();
+  return destination;
+}
+
 /** JSON lines on stderr, so that stdout stays for what a command prints (keys, JSON output). */
 export function createLogger(
   level: Config['logLevel'],
-  destination: pino.DestinationStream = pino.destination(2),
+  destination: pino.DestinationStream = bufferedStderr(),
 ): Logger {
   return pino(
     {

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { type Config, loadConfig } from '../config.js';
 import { type Store, openStore } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
@@ -24,6 +25,13 @@ export class UsageError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The store of a long-running process (serve, worker): on SQLite, with its WAL checkpointed off-thread. */
+export function openServerStore(config: Config, log: Pick<Logger, 'warn'>): Store {
+  return openStore(config.databaseUrl, {
+    checkpointer: { onError: (error) => log.warn({ error }, 'SQLite WAL checkpoint failed') },
+  });
 }
 
 /** Runs a command against an up-to-date database and always closes it. */

@@ -3,10 +3,9 @@ import { ensureFirstAccount } from '../accounts/service.js';
 import { loadConfig } from '../config.js';
 import { buildServer } from '../http/server.js';
 import { createLogger } from '../logger.js';
-import { openStore } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { type Worker, startWorkers, stopWorkers } from '../workers.js';
-import { type Io, UsageError, curlLines } from './context.js';
+import { type Io, UsageError, curlLines, openServerStore } from './context.js';
 
 export function serveCommand(program: Command, io: Io): void {
   program
@@ -21,7 +20,7 @@ export function serveCommand(program: Command, io: Io): void {
 export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
   const config = loadConfig(io.env);
   const logger = createLogger(config.logLevel);
-  const store = openStore(config.databaseUrl);
+  const store = openServerStore(config, logger);
   const applied = await migrateToLatest(store);
   for (const m of applied) logger.info({ migration: m.migrationName, status: m.status }, 'migration');
 

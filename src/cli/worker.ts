@@ -3,10 +3,9 @@ import { loadConfig } from '../config.js';
 import { feedDeps } from '../feeds/deps.js';
 import { pollOnce } from '../feeds/poller.js';
 import { createLogger } from '../logger.js';
-import { openStore } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { startWorkers, stopWorkers } from '../workers.js';
-import { type Io, withStore } from './context.js';
+import { type Io, openServerStore, withStore } from './context.js';
 
 export function workerCommands(program: Command, io: Io): void {
   program
@@ -15,7 +14,7 @@ export function workerCommands(program: Command, io: Io): void {
     .action(async () => {
       const config = loadConfig(io.env);
       const log = createLogger(config.logLevel);
-      const store = openStore(config.databaseUrl);
+      const store = openServerStore(config, log);
       await migrateToLatest(store);
       const workers = startWorkers(config, store, log);
       log.info({ workers: workers.map((w) => w.name) }, 'worker started');

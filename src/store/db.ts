@@ -11,6 +11,7 @@ import {
   sql,
 } from 'kysely';
 import pg from 'pg';
+import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from './checkpointer.js';
 import type { Database } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -54,7 +55,20 @@ export function redactUrl(url: string): string {
 // PostgreSQL returns bigint (count(*), sums) as strings by default; every such value here fits a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
-export function openStore(databaseUrl: string, options: { poolSize?: number } = {}): Store {
+export interface StoreOptions {
+  /** PostgreSQL pool size (10). */
+  poolSize?: number;
+  /**
+   * For long-running processes on an SQLite file: checkpoint the write-ahead log from a thread of its own
+   * (see checkpointer.ts), called with a message when a checkpoint fails.
+   */
+  checkpointer?: CheckpointerOptions;
+}
+
+/** Pages (4 KiB) of write-ahead log after which a commit checkpoints by itself when a checkpointer runs. */
+const SAFETY_NET_PAGES = 10_000;
+
+export function openStore(databaseUrl: string, options: StoreOptions = {}): Store {
   const target = parseDatabaseUrl(databaseUrl);
   if (target.engine === 'sqlite') {
     if (target.file !== ':memory:') mkdirSync(dirname(resolve(target.file)), { recursive: true });
@@ -66,7 +80,22 @@ export function openStore(databaseUrl: string, options: { poolSize?: number } = 
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-    return { db, engine: 'sqlite', describe: target.file, close: () => db.destroy() };
+    let checkpointer: Checkpointer | null = null;
+    if (options.checkpointer !== undefined && target.file !== ':memory:') {
+      sqlite.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
+      // After a burst, the log file is cut back to this size at the next reset.
+      sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+      checkpointer = startCheckpointer(target.file, options.checkpointer);
+    }
+    return {
+      db,
+      engine: 'sqlite',
+      describe: target.file,
+      close: async () => {
+        await checkpointer?.stop();
+        await db.destroy();
+      },
+    };
   }
   const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10 });
   // An idle client that loses its connection must not crash the process; the next query reports the error.

@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { after, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { addSavedUrl } from '../queue/add.js';
+import { type TestDatabase, createTestDatabase } from '../test/databases.js';
+import { type Store, type StoreOptions, openStore } from './db.js';
+import { migrateToLatest } from './migrate.js';
+
+const databases: TestDatabase[] = [];
+after(() => Promise.all(databases.map((d) => d.drop())));
+
+/** Size of the database file itself; what is only in the write-ahead log does not count. */
+const mainFileSize = (file: string): number => statSync(file).size;
+
+/** A migrated store with one account, given 400 saves of ~1 KB, and the database file's size before them. */
+async function storeWithSaves(
+  options: StoreOptions,
+): Promise<{ store: Store; file: string; before: number }> {
+  const database = await createTestDatabase('sqlite');
+  databases.push(database);
+  const store = openStore(database.url, options);
+  await migrateToLatest(store);
+  const { id } = await store.db
+    .insertInto('accounts')
+    .values({ name: 'a', email: null, timezone: 'UTC', created_at: new Date().toISOString() })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const before = mainFileSize(database.url);
+  // Some 2,000 pages of log: past SQLite's default of 1,000, below the 10,000 set with a checkpointer.
+  for (let i = 0; i < 400; i++) {
+    await addSavedUrl(
+      store,
+      id,
+      { url: `https://example.com/${i}`, title: `title ${i} ${'x'.repeat(900)}`, source: 'api' },
+      { limit: 10_000 },
+    );
+  }
+  return { store, file: database.url, before };
+}
+
+test('a store with a checkpointer copies the write-ahead log into the database file off the request path', async () => {
+  const errors: string[] = [];
+  const { store, file, before } = await storeWithSaves({
+    checkpointer: { onError: (m) => errors.push(m), intervalMs: 50 },
+  });
+  const deadline = Date.now() + 5000;
+  while (mainFileSize(file) < before + 300 * 900 && Date.now() < deadline) await sleep(20);
+  assert.ok(mainFileSize(file) >= before + 300 * 900, `the file grew only to ${mainFileSize(file)} bytes`);
+  await store.close(); // stops the thread; the test would not end while it ran
+  assert.deepEqual(errors, []);
+});
+
+test('the commits themselves no longer checkpoint: with the thread idle, the saves stay in the log', async () => {
+  const { store, file, before } = await storeWithSaves({
+    checkpointer: { onError: () => undefined, intervalMs: 60_000 },
+  });
+  await sleep(200);
+  assert.ok(mainFileSize(file) < before + 100 * 900, `the file grew to ${mainFileSize(file)} bytes`);
+  await store.close();
+});

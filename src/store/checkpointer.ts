@@ -1,0 +1,68 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/**
+ * Checkpoints an SQLite database's write-ahead log from a thread of its own.
+ *
+ * In WAL mode every commit appends to the log; a checkpoint copies the log back into the database file
+ * and fsyncs it. By default SQLite runs one inside whichever commit pushes the log past 1,000 pages, so
+ * every few hundred saves one request would wait for an fsync with the event loop blocked (better-sqlite3
+ * is synchronous). Here the server's own connection checkpoints only as a safety net (see
+ * SAFETY_NET_PAGES in db.ts) and this thread, with its own connection, runs a PASSIVE checkpoint every
+ * `intervalMs`: it never blocks writers or readers, and pages written many times in between are copied
+ * once.
+ */
+export interface Checkpointer {
+  /** Runs a last checkpoint and stops the thread. */
+  stop(): Promise<void>;
+}
+
+export interface CheckpointerOptions {
+  intervalMs?: number;
+  /** Told about a failed checkpoint (the next one is tried all the same). */
+  onError?: (message: string) => void;
+}
+
+// Plain CommonJS run with `eval`, so the same code works from dist/ and under tsx in tests.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true });
+db.pragma('busy_timeout = 1000');
+const checkpoint = () => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch (err) {
+    parentPort.postMessage({ error: err instanceof Error ? err.message : String(err) });
+  }
+};
+const timer = setInterval(checkpoint, workerData.intervalMs);
+parentPort.on('message', () => {
+  clearInterval(timer);
+  checkpoint();
+  db.close();
+  parentPort.close();
+});
+`;
+
+export function startCheckpointer(file: string, options: CheckpointerOptions = {}): Checkpointer {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { file, driver, intervalMs: options.intervalMs ?? 1000 },
+  });
+  worker.on('message', (m: { error?: string }) => {
+    if (m.error !== undefined) options.onError?.(m.error);
+  });
+  // A thread that fails to start or dies only loses the help: the safety net still checkpoints.
+  worker.on('error', (err) => options.onError?.(err.message));
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.unref();
+  return {
+    async stop() {
+      worker.ref(); // keep the process alive until the thread has finished
+      worker.postMessage('stop'); // a no-op once the thread has exited
+      await exited;
+    },
+  };
+}
