@@ -193,6 +193,16 @@ for (const [name, fault, expected] of faults) {
   });
 }
 
+test('the recipient is one address: a list or an injected header is refused, never sent to two', async () => {
+  open.fail();
+  const before = open.messages.length;
+  for (const to of ['a@example.org, b@example.org', 'a@example.org\r\nBcc: c@example.org']) {
+    const err = await failure(mailer(open.url()), message({ to }));
+    assert.equal(err.temporary, false, err.message);
+  }
+  assert.equal(open.messages.length, before);
+});
+
 test('connection refused → temporary', async () => {
   const server = createServer();
   server.listen(0, '127.0.0.1');

@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 
 /** One email, as the digest delivery hands it over. */
 export interface MailMessage {
+  /** One bare address (reader@example.org), used as it is: never read as a list or a display name. */
   to: string;
   subject: string;
   html: string;
@@ -99,7 +100,8 @@ export function createMailer(config: MailConfig, options: MailerOptions = {}): M
       try {
         const info = await transport.sendMail({
           from,
-          to: message.to,
+          // One address, as given: never parsed as a list ("a@x, b@y" is not two recipients).
+          to: { name: '', address: message.to },
           subject: message.subject,
           text: message.text,
           html: message.html,
