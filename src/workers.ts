@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { digestDeps } from './digest/deps.js';
+import { startDigestWorker } from './digest/worker.js';
 import { feedDeps } from './feeds/deps.js';
 import { startPoller } from './feeds/poller.js';
 import type { Store } from './store/db.js';
@@ -11,7 +13,10 @@ export interface Worker {
 }
 
 export function startWorkers(config: Config, store: Store, log: Logger): Worker[] {
-  return [startPoller(feedDeps(config, store, log.child({ worker: 'poller' })))];
+  return [
+    startPoller(feedDeps(config, store, log.child({ worker: 'poller' }))),
+    startDigestWorker(digestDeps(config, store, log.child({ worker: 'digest' }))),
+  ];
 }
 
 export async function stopWorkers(workers: readonly Worker[]): Promise<void> {

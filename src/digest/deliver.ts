@@ -1,0 +1,132 @@
+import { workerId } from '../feeds/poller.js';
+import { type Digest, type DeliveryUpdate, claimDueDeliveries, recordDelivery } from '../store/digests.js';
+import { nextAttemptDelay } from './backoff.js';
+import type { DigestDeps } from './deps.js';
+import { loadDigest } from './load.js';
+import { MailError, type MailMessage, type Mailer } from './mail.js';
+import { digestSubject } from './render/common.js';
+import { renderEmailHtml } from './render/html.js';
+import { renderText } from './render/text.js';
+
+/**
+ * Emailing built digests. A digest's delivery is a small state machine kept in its row:
+ *
+ *   pending ──claim──▶ sending ──250──▶ sent
+ *      ▲                  │ 4xx, dropped, timeout (within 24 h of the build)
+ *      └──── backoff ─────┘ 5xx, or still failing 24 h on ──▶ failed
+ *
+ * A claim is a lease: a worker that dies mid-send leaves `sending`, which another worker takes over once the
+ * lease has run out. Every attempt sends the digest's stored Message-ID, so the only way a reader could get
+ * two copies (a crash after the server accepted the message and before `sent` was committed) is one that
+ * mail systems recognise as the same message. A `sent` digest is never claimed again.
+ */
+
+/** Retries stop this long after the digest was built; the last one comes at that moment. */
+export const RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+export type DeliveryOutcome =
+  | { status: 'sent'; digestId: number; accountId: number }
+  | { status: 'retrying'; digestId: number; accountId: number; nextAttemptAt: string; error: string }
+  | { status: 'failed'; digestId: number; accountId: number; error: string }
+  /** Email was turned off (or the address removed) between build and send: not sent, not retried. */
+  | { status: 'not_emailed'; digestId: number; accountId: number }
+  /** Another worker took the digest over (this one's lease ran out): its outcome is that worker's. */
+  | { status: 'lease_lost'; digestId: number; accountId: number };
+
+/**
+ * Sends every email that is due now (or only account `accountId`'s): pending digests whose next attempt
+ * has come and digests a crashed worker left mid-send. Does nothing without SMTP configured.
+ */
+export async function deliverDueDigests(
+  deps: DigestDeps,
+  opts: { accountId?: number; owner?: string; batch?: number } = {},
+): Promise<DeliveryOutcome[]> {
+  const mailer = deps.mailer;
+  if (mailer === null) return [];
+  const owner = opts.owner ?? workerId();
+  const outcomes: DeliveryOutcome[] = [];
+  for (;;) {
+    const t = deps.now();
+    const claimed = await claimDueDeliveries(deps.store.db, deps.store.engine, {
+      owner,
+      now: t.toISOString(),
+      leaseUntil: new Date(t.getTime() + deps.leaseMs).toISOString(),
+      limit: opts.batch ?? 10,
+      ...(opts.accountId === undefined ? {} : { accountId: opts.accountId }),
+    });
+    if (claimed.length === 0) return outcomes;
+    for (const digest of claimed) outcomes.push(await deliverOne(deps, mailer, digest, owner));
+  }
+}
+
+async function deliverOne(
+  deps: DigestDeps,
+  mailer: Mailer,
+  digest: Digest,
+  owner: string,
+): Promise<DeliveryOutcome> {
+  const ids = { digestId: digest.id, accountId: digest.account_id };
+  const record = async (update: DeliveryUpdate, outcome: DeliveryOutcome): Promise<DeliveryOutcome> =>
+    (await recordDelivery(deps.store.db, digest.id, owner, update))
+      ? outcome
+      : { status: 'lease_lost', ...ids };
+
+  const loaded = await loadDigest(deps.store.db, digest.id, deps.baseUrl);
+  const to = loaded?.account.email ?? null;
+  if (loaded === null || to === null || !loaded.account.email_enabled) {
+    return record(
+      { delivery: 'not_emailed', error: 'email was turned off before the digest was sent' },
+      { status: 'not_emailed', ...ids },
+    );
+  }
+  const { view } = loaded;
+  const message: MailMessage = {
+    to,
+    subject: digestSubject(view),
+    html: renderEmailHtml(view),
+    text: renderText(view),
+    messageId: digest.message_id,
+    unsubscribeUrl: view.links.settings,
+  };
+  try {
+    await mailer.send(message);
+  } catch (err) {
+    const failure =
+      err instanceof MailError
+        ? err
+        : new MailError(`sending failed: ${err instanceof Error ? err.message : String(err)}`, true);
+    if (!(err instanceof MailError)) deps.log.error({ err, digestId: digest.id }, 'digest email failed');
+    return recordFailure(deps, digest, failure, record);
+  }
+  const sentAt = deps.now().toISOString();
+  deps.log.info({ digestId: digest.id, accountId: digest.account_id }, 'digest emailed');
+  return record({ delivery: 'sent', sentAt }, { status: 'sent', ...ids });
+}
+
+/** A temporary failure is retried with backoff until 24 h after the build; a permanent one is final. */
+async function recordFailure(
+  deps: DigestDeps,
+  digest: Digest,
+  failure: MailError,
+  record: (update: DeliveryUpdate, outcome: DeliveryOutcome) => Promise<DeliveryOutcome>,
+): Promise<DeliveryOutcome> {
+  const ids = { digestId: digest.id, accountId: digest.account_id };
+  const now = deps.now().getTime();
+  const giveUpAt = Date.parse(digest.created_at) + RETRY_WINDOW_MS;
+  deps.log.warn(
+    { digestId: digest.id, attempt: digest.attempts, temporary: failure.temporary, reason: failure.message },
+    'digest email not sent',
+  );
+  if (!failure.temporary || !(now < giveUpAt)) {
+    const error = failure.temporary
+      ? `${failure.message} (gave up after ${digest.attempts} attempts in 24 hours)`
+      : failure.message;
+    return record({ delivery: 'failed', error }, { status: 'failed', ...ids, error });
+  }
+  const next = Math.min(now + nextAttemptDelay(digest.attempts, deps.random), giveUpAt);
+  const nextAttemptAt = new Date(next).toISOString();
+  return record(
+    { delivery: 'pending', nextAttemptAt, error: failure.message },
+    { status: 'retrying', ...ids, nextAttemptAt, error: failure.message },
+  );
+}

@@ -1,0 +1,63 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { workerId } from '../feeds/poller.js';
+import { type BuildOutcome, buildDueDigests } from './build.js';
+import { type DeliveryOutcome, deliverDueDigests } from './deliver.js';
+import type { DigestDeps } from './deps.js';
+
+export interface DigestPass {
+  builds: BuildOutcome[];
+  deliveries: DeliveryOutcome[];
+}
+
+/** One pass: build the digests that are due, then send the emails that are due (of one account, or all). */
+export async function runDigestPass(
+  deps: DigestDeps,
+  opts: { accountId?: number; owner?: string } = {},
+): Promise<DigestPass> {
+  const builds = await buildDueDigests(deps, opts);
+  const deliveries = await deliverDueDigests(deps, opts);
+  return { builds, deliveries };
+}
+
+/** Counts by status, for a log line or a summary. */
+export function tallyPass(pass: DigestPass): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const o of pass.builds) counts[o.status] = (counts[o.status] ?? 0) + 1;
+  for (const o of pass.deliveries) {
+    const key = `email_${o.status}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return counts;
+}
+
+export interface DigestWorker {
+  name: string;
+  stop(): Promise<void>;
+}
+
+/** Every `intervalMs` (30 s), a pass, until stopped; a failed pass is logged and the next one tries again. */
+export function startDigestWorker(deps: DigestDeps, opts: { intervalMs?: number } = {}): DigestWorker {
+  const owner = workerId();
+  const intervalMs = opts.intervalMs ?? 30_000;
+  const stopping = new AbortController();
+  const loop = (async () => {
+    while (!stopping.signal.aborted) {
+      try {
+        const pass = await runDigestPass(deps, { owner });
+        if (pass.builds.length + pass.deliveries.length > 0) deps.log.info(tallyPass(pass), 'digest pass');
+      } catch (err) {
+        deps.log.error({ err }, 'digest pass failed; retrying shortly');
+      }
+      // Rejects at once when stop() aborts: the loop then ends.
+      await sleep(intervalMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+    }
+  })();
+  return {
+    name: 'digest scheduler',
+    stop: async () => {
+      stopping.abort();
+      await loop;
+      deps.mailer?.close();
+    },
+  };
+}
