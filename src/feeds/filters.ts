@@ -9,7 +9,9 @@ export class FilterError extends Error {
   override name = 'FilterError';
 }
 
-type Term = (text: string) => boolean;
+/** A compiled filter, or one of its terms: whether it matches a text. */
+export type Filter = (text: string) => boolean;
+type Term = Filter;
 
 const MAX_FILTER_LENGTH = 2000;
 

@@ -1,15 +1,20 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { AppError } from '../errors.js';
-import { addToQueue } from '../queue/add.js';
 import type { Store } from '../store/db.js';
 import { createFeedItemIfNew } from '../store/feedItems.js';
-import { type FeedFetchUpdate, type FeedRow, feedByUrl, updateFeedAfterFetch } from '../store/feeds.js';
+import {
+  type FeedFetchUpdate,
+  type FeedRow,
+  feedByUrl,
+  lockFeed,
+  updateFeedAfterFetch,
+} from '../store/feeds.js';
 import type { Database } from '../store/schema.js';
 import { subscriptionsByFeed } from '../store/subscriptions.js';
+import { type Addition, backfillAdditions, queueAdditions, subscriber } from './backfill.js';
 import { type FetchOptions, type FetchResult, fetchFeed } from './fetch.js';
-import { compileFilter, passesFilters } from './filters.js';
+import { passesFilters } from './filters.js';
 import { type Feed, type FeedItem, FeedParseError, parseFeed } from './parse.js';
 import { intervalFromPosts, nextFetchAfterError, nextFetchAfterSuccess } from './schedule.js';
 
@@ -18,11 +23,15 @@ export interface RefreshDeps {
   log: Logger;
   /** Network policy, size limit, timeouts, User-Agent. */
   fetch: Omit<FetchOptions, 'etag' | 'lastModified'>;
-  /** On a feed's first fetch, items published this many hours back are queued; older ones only remembered. */
+  /** A new subscription gets the items published this many hours before it was made, or later. */
   backfillHours: number;
   queueLimit: number;
+  /** The clock; the system's by default. */
   now?: () => Date;
 }
+
+/** The time by the deps' clock. */
+export const currentTime = (deps: Pick<RefreshDeps, 'now'>): Date => (deps.now ?? (() => new Date()))();
 
 export type RefreshOutcome =
   | { status: 'updated'; newItems: number; queued: number }
@@ -48,7 +57,7 @@ class LeaseLost extends Error {}
  * anything a feed or its server does: that ends as the feed's recorded error.
  */
 export async function refreshFeed(deps: RefreshDeps, feed: FeedRow, owner: string): Promise<RefreshOutcome> {
-  const now = (deps.now ?? (() => new Date()))();
+  const now = currentTime(deps);
   const result = await fetchFeed(feed.url, {
     ...deps.fetch,
     etag: feed.etag,
@@ -146,6 +155,8 @@ async function ingest(
   };
   try {
     const counts = await deps.store.db.transaction().execute(async (trx) => {
+      // First, so that a subscription's first fill (see backfill.ts) never runs beside this transaction.
+      if ((await lockFeed(trx, feed.id, owner)) === undefined) throw new LeaseLost();
       const c = await rememberAndQueue(deps, trx, feed, parsed.items, now);
       if (!(await updateFeedAfterFetch(trx, feed.id, owner, update))) throw new LeaseLost();
       return c;
@@ -158,10 +169,11 @@ async function ingest(
 }
 
 /**
- * Remembers every item the feed shows and queues the new ones. Which new items are queued: on the
- * feed's first successful fetch, those published within the backfill window (undated ones are only
- * remembered: nothing says they are recent); afterwards, every new item unless its date is older than
- * the window before the last success (an archive the feed suddenly republishes must not flood queues).
+ * Remembers every item the feed shows and queues the new ones for the subscriptions that had their first
+ * fill: on the feed's first successful fetch, those published within the backfill window (undated ones
+ * are only remembered: nothing says they are recent); afterwards, every new item unless its date is older
+ * than the window before the last success (an archive the feed suddenly republishes must not flood
+ * queues). A subscription without its first fill gets the backfill window instead, this fetch included.
  */
 async function rememberAndQueue(
   deps: RefreshDeps,
@@ -173,13 +185,7 @@ async function rememberAndQueue(
   const firstFetch = feed.last_success_at === null;
   const since =
     (firstFetch ? now.getTime() : Date.parse(feed.last_success_at ?? '')) - deps.backfillHours * HOUR;
-  const subscribers = (await subscriptionsByFeed(db, feed.id)).map((s) => ({
-    accountId: s.account_id,
-    include: safeFilter(deps, s.include_filter),
-    exclude: safeFilter(deps, s.exclude_filter),
-  }));
-  const additions: { accountId: number; item: FeedItem }[] = [];
-  let newItems = 0;
+  const fresh: FeedItem[] = [];
   // Oldest first, so that queues list a feed's items in the order they were published.
   for (const item of [...items].reverse()) {
     const isNew = await createFeedItemIfNew(db, feed.id, {
@@ -190,60 +196,27 @@ async function rememberAndQueue(
       publishedAt: item.published?.toISOString() ?? null,
       firstSeenAt: now.toISOString(),
     });
-    if (!isNew) continue;
-    newItems++;
+    if (isNew) fresh.push(item);
+  }
+  const subscribers = (await subscriptionsByFeed(db, feed.id)).map((row) => subscriber(deps, row));
+  const filled = subscribers.filter((s) => s.row.backfilled_at !== null);
+  const additions: Addition[] = [];
+  for (const item of fresh) {
     const date = item.published?.getTime() ?? (firstFetch ? null : now.getTime());
     if (item.url === null || date === null || date < since) continue;
-    for (const s of subscribers) {
-      if (passesFilters(item, s.include, s.exclude)) additions.push({ accountId: s.accountId, item });
+    const candidate = {
+      url: item.url,
+      title: item.title,
+      summary: item.summary,
+      publishedAt: item.published?.toISOString() ?? null,
+    };
+    for (const s of filled) {
+      if (passesFilters(item, s.include, s.exclude))
+        additions.push({ accountId: s.row.account_id, item: candidate });
     }
   }
-  // In account order: two workers adding to the same accounts then lock them in the same order.
-  additions.sort((a, b) => a.accountId - b.accountId);
-  let queued = 0;
-  for (const { accountId, item } of additions) {
-    if (await queueItem(deps, db, accountId, feed.id, item)) queued++;
-  }
-  return { newItems, queued };
-}
-
-async function queueItem(
-  deps: RefreshDeps,
-  db: Kysely<Database>,
-  accountId: number,
-  feedId: number,
-  item: FeedItem,
-): Promise<boolean> {
-  try {
-    const outcome = await addToQueue(
-      db,
-      accountId,
-      {
-        url: item.url ?? undefined,
-        title: item.title || undefined,
-        source: 'feed',
-        feedId,
-        summary: item.summary || null,
-        publishedAt: item.published?.toISOString() ?? null,
-      },
-      { limit: deps.queueLimit },
-    );
-    return outcome === 'added';
-  } catch (err) {
-    // A full queue or a URL the queue refuses skips this item for this account; the feed goes on.
-    if (!(err instanceof AppError)) throw err;
-    deps.log.debug({ feedId, accountId, reason: err.kind }, 'feed item not queued');
-    return false;
-  }
-}
-
-function safeFilter(deps: RefreshDeps, source: string | null): ReturnType<typeof compileFilter> {
-  try {
-    return compileFilter(source);
-  } catch (err) {
-    deps.log.warn({ err }, 'ignoring an invalid subscription filter');
-    return null;
-  }
+  additions.push(...(await backfillAdditions(deps, db, feed.id, subscribers)));
+  return { newItems: fresh.length, queued: await queueAdditions(deps, db, feed.id, additions) };
 }
 
 async function recordError(

@@ -1,7 +1,3 @@
-import { AppError } from '../errors.js';
-import { addToQueue } from '../queue/add.js';
-import { now as nowIso } from '../store/db.js';
-import { recentFeedItems } from '../store/feedItems.js';
 import { type FeedRow, claimFeed, feedById, findOrCreateFeed } from '../store/feeds.js';
 import {
   type SubscriptionRow,
@@ -9,10 +5,11 @@ import {
   subscriptionById,
   updateSubscriptionFilters,
 } from '../store/subscriptions.js';
+import { fillSubscription } from './backfill.js';
 import { discoverFeeds } from './discover.js';
-import { FilterError, compileFilter, passesFilters } from './filters.js';
-import { workerId } from './poller.js';
-import { type RefreshDeps, refreshFeed } from './refresh.js';
+import { FilterError, compileFilter } from './filters.js';
+import { DEFAULT_POLLER_OPTIONS, workerId } from './poller.js';
+import { type RefreshDeps, currentTime, refreshFeed } from './refresh.js';
 import { resolveHttpUrl } from './urls.js';
 
 /** Why a subscription could not be made, in plain words for the person who asked. */
@@ -44,8 +41,8 @@ export interface SubscribeInput {
 
 /**
  * Subscribes an (already authorised) account to a feed: discovers the feed behind a page, records the
- * subscription, and queues what the backfill window allows: for a feed Tidings already polls, from
- * the items it knows; for a new feed, by fetching it now.
+ * subscription with its filters, and queues what the backfill window allows: for a feed Tidings already
+ * polls, from the items it knows; for a new feed, by fetching it now.
  */
 export async function subscribe(
   deps: RefreshDeps,
@@ -72,7 +69,7 @@ export async function subscribe(
   } else if (!/^https?:\/\//i.test(url)) {
     throw new SubscribeError(`not an http(s) feed URL: ${url}`);
   }
-  const at = nowIso();
+  const at = currentTime(deps).toISOString();
   const feed = await findOrCreateFeed(deps.store.db, {
     url,
     title: title || url,
@@ -84,12 +81,14 @@ export async function subscribe(
     feedId: feed.id,
     title: input.title?.trim() || null,
     folder: input.folder ?? null,
+    ...filters,
     at,
   });
-  if (filters.include !== null || filters.exclude !== null) {
+  // Following the feed already: filters given again replace its own.
+  if (!created && (filters.include !== null || filters.exclude !== null)) {
     await updateSubscriptionFilters(deps.store.db, accountId, subscription.id, filters);
   }
-  if (created && input.trusted !== true) await backfill(deps, accountId, feed, filters);
+  if (subscription.backfilled_at === null) await firstFill(deps, subscription, input.trusted === true);
   const fresh = (await feedById(deps.store.db, feed.id)) ?? feed;
   const sub = (await subscriptionById(deps.store.db, accountId, subscription.id)) ?? subscription;
   return { subscription: sub, feed: fresh, created, alternatives };
@@ -110,47 +109,20 @@ export function checkFilters(
   return { include: include?.trim() || null, exclude: exclude?.trim() || null };
 }
 
-async function backfill(
-  deps: RefreshDeps,
-  accountId: number,
-  feed: FeedRow,
-  filters: { include: string | null; exclude: string | null },
-): Promise<void> {
-  if (feed.last_success_at === null) {
-    // A new feed: its first fetch queues the recent items for every subscriber, this one included.
-    const t = Date.now();
-    const owner = workerId();
-    const claimed = await claimFeed(deps.store.db, feed.id, {
-      owner,
-      now: new Date(t).toISOString(),
-      leaseUntil: new Date(t + 5 * 60_000).toISOString(),
-    });
-    if (claimed !== null) await refreshFeed(deps, claimed, owner);
-    return;
-  }
-  const since = new Date(Date.now() - deps.backfillHours * 3_600_000).toISOString();
-  const include = compileFilter(filters.include);
-  const exclude = compileFilter(filters.exclude);
-  for (const item of await recentFeedItems(deps.store.db, feed.id, since)) {
-    if (item.url === null || !passesFilters(item, include, exclude)) continue;
-    try {
-      await deps.store.db.transaction().execute((trx) =>
-        addToQueue(
-          trx,
-          accountId,
-          {
-            url: item.url ?? undefined,
-            title: item.title || undefined,
-            source: 'feed',
-            feedId: feed.id,
-            summary: item.summary || null,
-            publishedAt: item.published_at,
-          },
-          { limit: deps.queueLimit },
-        ),
-      );
-    } catch (err) {
-      if (!(err instanceof AppError)) throw err;
-    }
-  }
+/**
+ * Queues the backfill window for a new subscription: from the items Tidings has when the feed was fetched
+ * before, else by fetching it now (unless `trusted`: the poller does it). When another worker holds the
+ * feed's lease, that worker fills the subscription as it stores the fetch; when a fetch fails, the first
+ * one that succeeds does. Either way the window is queued exactly once (see backfill.ts).
+ */
+async function firstFill(deps: RefreshDeps, subscription: SubscriptionRow, trusted: boolean): Promise<void> {
+  if ((await fillSubscription(deps, subscription)) !== 'unfetched' || trusted) return;
+  const t = currentTime(deps).getTime();
+  const owner = workerId();
+  const claimed = await claimFeed(deps.store.db, subscription.feed_id, {
+    owner,
+    now: new Date(t).toISOString(),
+    leaseUntil: new Date(t + DEFAULT_POLLER_OPTIONS.leaseMs).toISOString(),
+  });
+  if (claimed !== null) await refreshFeed(deps, claimed, owner);
 }

@@ -104,6 +104,27 @@ export async function updateFeedAfterFetch(
   return result.numUpdatedRows > 0n;
 }
 
+/**
+ * Locks the feed's row until the transaction ends (on SQLite, the database's write lock, taken by the
+ * transaction's first statement). Storing a fetch and filling a new subscription both start with it, so
+ * they follow one another: each sees all that the other committed. With `owner`, only while that worker
+ * holds the feed's lease. The feed's last success, or undefined when there is no such feed (or lease).
+ */
+export async function lockFeed(
+  db: Kysely<Database>,
+  feedId: number,
+  owner?: string,
+): Promise<{ lastSuccessAt: Timestamp | null } | undefined> {
+  const row = await db
+    .updateTable('feeds')
+    .set((eb) => ({ lease_owner: eb.ref('lease_owner') }))
+    .where('id', '=', feedId)
+    .$if(owner !== undefined, (qb) => qb.where('lease_owner', '=', owner ?? ''))
+    .returning('last_success_at')
+    .executeTakeFirst();
+  return row === undefined ? undefined : { lastSuccessAt: row.last_success_at };
+}
+
 /** Feeds nobody subscribes to any more are deleted with their items. */
 export async function deleteOrphanFeeds(db: Kysely<Database>): Promise<number> {
   const result = await db

@@ -97,6 +97,8 @@ export interface SubscriptionsTable {
   include_filter: string | null;
   exclude_filter: string | null;
   created_at: Timestamp;
+  /** When the items of the backfill window were queued for it; null until the feed's first stored fetch. */
+  backfilled_at: Generated<Timestamp | null>;
 }
 
 export interface FeedItemsTable {

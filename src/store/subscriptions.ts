@@ -20,11 +20,21 @@ export interface SubscriptionView {
   itemCount: number;
 }
 
-/** Subscribes the account; returns the existing subscription when it already follows the feed. */
+/**
+ * Subscribes the account, its filters in the same row: a worker storing the feed's items never sees the
+ * subscription without them. Returns the existing subscription when the account already follows the feed.
+ */
 export async function createSubscription(
   db: Kysely<Database>,
   accountId: number,
-  input: { feedId: number; title?: string | null; folder?: string | null; at: Timestamp },
+  input: {
+    feedId: number;
+    title?: string | null;
+    folder?: string | null;
+    include?: string | null;
+    exclude?: string | null;
+    at: Timestamp;
+  },
 ): Promise<{ subscription: SubscriptionRow; created: boolean }> {
   const inserted = await db
     .insertInto('subscriptions')
@@ -33,6 +43,8 @@ export async function createSubscription(
       feed_id: input.feedId,
       title: input.title ?? null,
       folder: input.folder ?? null,
+      include_filter: input.include ?? null,
+      exclude_filter: input.exclude ?? null,
       created_at: input.at,
     })
     .onConflict((oc) => oc.columns(['account_id', 'feed_id']).doNothing())
@@ -97,6 +109,24 @@ export async function subscriptionById(
 /** Every subscription to a feed: where its new items fan out to. */
 export async function subscriptionsByFeed(db: Kysely<Database>, feedId: number): Promise<SubscriptionRow[]> {
   return db.selectFrom('subscriptions').selectAll().where('feed_id', '=', feedId).orderBy('id').execute();
+}
+
+/**
+ * Marks a subscription's first fill as done; true only for the caller that marked it, so that the window is
+ * queued once however many workers try (call it in the transaction that queues the window).
+ */
+export async function markBackfilled(
+  db: Kysely<Database>,
+  subscriptionId: number,
+  at: Timestamp,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('subscriptions')
+    .set({ backfilled_at: at })
+    .where('id', '=', subscriptionId)
+    .where('backfilled_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function deleteSubscription(

@@ -186,17 +186,22 @@ export async function trustedFeed(store: Store, url: string): Promise<{ feedId: 
   return { feedId: feed.id, accountId: account.id };
 }
 
-/** Claims one feed (whatever its schedule) and refreshes it, as a worker would; the outcome. */
-export async function refreshNow(deps: RefreshDeps, feedId: number): Promise<RefreshOutcome> {
-  const owner = `test-${feedId}`;
+/** Leases one feed (whatever its schedule) to `owner` for a minute, as a worker would; throws when taken. */
+export async function leaseFeed(store: Store, feedId: number, owner: string): Promise<FeedRow> {
   const t = Date.now();
-  const claimed = await claimFeed(deps.store.db, feedId, {
+  const claimed = await claimFeed(store.db, feedId, {
     owner,
     now: new Date(t).toISOString(),
     leaseUntil: new Date(t + 60_000).toISOString(),
   });
   if (claimed === null) throw new Error(`feed ${feedId} could not be claimed`);
-  return refreshFeed(deps, claimed, owner);
+  return claimed;
+}
+
+/** Claims one feed (whatever its schedule) and refreshes it, as a worker would; the outcome. */
+export async function refreshNow(deps: RefreshDeps, feedId: number): Promise<RefreshOutcome> {
+  const owner = `test-${feedId}`;
+  return refreshFeed(deps, await leaseFeed(deps.store, feedId, owner), owner);
 }
 
 export async function feedRow(store: Store, feedId: number): Promise<FeedRow> {

@@ -3,6 +3,7 @@ import type { Engine } from '../db.js';
 import * as m0001 from './0001_init.js';
 import * as m0002 from './0002_feeds.js';
 import * as m0003 from './0003_digests.js';
+import * as m0004 from './0004_subscription_backfill.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -20,6 +21,7 @@ const modules: Record<string, MigrationModule> = {
   '0001_init': m0001,
   '0002_feeds': m0002,
   '0003_digests': m0003,
+  '0004_subscription_backfill': m0004,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {
