@@ -1,12 +1,20 @@
 import type { Kysely } from 'kysely';
 import type { Store } from '../store/db.js';
-import { type Account, accountById, createAccount } from '../store/accounts.js';
+import {
+  type Account,
+  accountById,
+  bumpQueueVersion,
+  createAccount,
+  updateAccountSettings,
+} from '../store/accounts.js';
 import { type ApiKeyInfo, type KeyCredential, createApiKey, credentialByPrefix } from '../store/apiKeys.js';
 import { claimOnce } from '../store/meta.js';
+import { transaction } from '../store/precompiled.js';
 import type { Database } from '../store/schema.js';
 import { nextSlotAfter } from '../digest/schedule.js';
 import { generateKey, keyMatches, keyPrefix } from './keys.js';
-import { DEFAULT_SCHEDULE, canonicalZone, scheduleOf } from './settings.js';
+import { DEFAULT_SCHEDULE, type SettingsChange, canonicalZone, scheduleOf } from './settings.js';
+import { exclusive } from '../store/precompiled.js';
 
 export interface AccountInput {
   name: string;
@@ -122,9 +130,45 @@ function lookUpCredential(store: Store, prefix: string): Promise<KeyCredential |
     const batch = pending;
     lookup = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       batch.delete(prefix); // later requests start a new query
-      return credentialByPrefix(store.db, prefix);
+      return exclusive(store.db, (db) => credentialByPrefix(db, prefix));
     });
     pending.set(prefix, lookup);
   }
   return lookup;
+}
+
+/**
+ * Changes an account's digest settings. A change of zone, send time or days recomputes when the next digest
+ * is due (the next slot after `now`); a day that already has its digest does not get a second one. Null
+ * when there is no such account.
+ */
+export async function changeAccountSettings(
+  store: Store,
+  accountId: number,
+  change: SettingsChange,
+  now: Date = new Date(),
+): Promise<Account | null> {
+  return transaction(store.db, async (trx) => {
+    // The row lock first, as digest builds take it: a build in progress sees the settings before or after.
+    if ((await bumpQueueVersion(trx, accountId)) === null) return null;
+    const account = await accountById(trx, accountId);
+    if (account === null) return null;
+    const rescheduled =
+      change.timezone !== undefined || change.time !== undefined || change.days !== undefined;
+    const schedule = scheduleOf({
+      timezone: change.timezone ?? account.timezone,
+      digest_time: change.time ?? account.digest_time,
+      digest_days: change.days ?? account.digest_days,
+    });
+    return updateAccountSettings(trx, accountId, {
+      ...(change.timezone === undefined ? {} : { timezone: change.timezone }),
+      ...(change.time === undefined ? {} : { digestTime: change.time }),
+      ...(change.days === undefined ? {} : { digestDays: change.days }),
+      ...(change.maxItems === undefined ? {} : { digestMaxItems: change.maxItems }),
+      ...(change.skipEmpty === undefined ? {} : { digestSkipEmpty: change.skipEmpty }),
+      ...(change.email === undefined ? {} : { email: change.email }),
+      ...(change.emailEnabled === undefined ? {} : { emailEnabled: change.emailEnabled }),
+      ...(rescheduled ? { digestDueAt: nextSlotAfter(now, schedule).at.toISOString() } : {}),
+    });
+  });
 }

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
-import { InputError, createAccountWithKey } from '../accounts/service.js';
-import { allAccounts } from '../store/accounts.js';
-import { type Io, UsageError, curlLines, withStore } from './context.js';
+import { DateTime } from 'luxon';
+import { InputError, changeAccountSettings, createAccountWithKey } from '../accounts/service.js';
+import { SettingsError, describeDays, parseSettings } from '../accounts/settings.js';
+import { type Account, accountById, allAccounts } from '../store/accounts.js';
+import { type Io, UsageError, curlLines, parseId, withStore } from './context.js';
 
 export function accountCommands(program: Command, io: Io): void {
   const account = program.command('account').description('manage accounts');
@@ -44,8 +46,143 @@ export function accountCommands(program: Command, io: Io): void {
           io.out('No accounts yet: tidings account create --name NAME');
           return;
         }
-        io.out(['ID', 'NAME', 'EMAIL', 'TIMEZONE', 'CREATED'].join('\t'));
-        for (const a of accounts) io.out([a.id, a.name, a.email ?? '-', a.timezone, a.created_at].join('\t'));
+        io.out(
+          [
+            'ID',
+            'NAME',
+            'EMAIL',
+            'TIMEZONE',
+            'CREATED',
+            'SEND',
+            'DAYS',
+            'MAX',
+            'EMAILED',
+            'NEXT DIGEST',
+          ].join('\t'),
+        );
+        for (const a of accounts) {
+          io.out(
+            [
+              a.id,
+              a.name,
+              a.email ?? '-',
+              a.timezone,
+              a.created_at,
+              a.digest_time,
+              describeDays(a.digest_days),
+              a.digest_max_items,
+              emailed(a),
+              localTime(a.digest_due_at, a.timezone),
+            ].join('\t'),
+          );
+        }
       });
     });
+
+  account
+    .command('show')
+    .description("show an account's digest settings and schedule")
+    .requiredOption('--account <id>', 'account ID')
+    .option('--json', 'one JSON line')
+    .action(async (opts: { account: string; json?: boolean }) => {
+      const accountId = parseId(opts.account, '--account');
+      await withStore(io, async (store) => {
+        const a = await accountById(store.db, accountId);
+        if (a === null) throw new UsageError(`no account ${accountId}`);
+        printAccount(io, a, opts.json === true);
+      });
+    });
+
+  account
+    .command('set')
+    .description('change when and how digests arrive (only the options given change)')
+    .requiredOption('--account <id>', 'account ID')
+    .option('--timezone <iana>', 'IANA time zone of the reader, e.g. Europe/Berlin')
+    .option('--time <HH:MM>', 'local time the digest is built (24-hour clock; default 07:00)')
+    .option('--days <days>', 'days of the week: daily, mon-fri, mon,wed,fri … (default daily)')
+    .option('--max-items <n>', 'most items in one digest; the rest wait for the next (default 100)')
+    .option('--email <addr>', 'where the digest is emailed ("" removes the address)')
+    .option('--email-enabled <bool>', 'email digests: true or false')
+    .option('--skip-empty <bool>', 'no digest on a day with an empty queue: true or false (default true)')
+    .option('--json', 'print the account afterwards as one JSON line')
+    .action(async (opts: SetOptions) => {
+      const accountId = parseId(opts.account, '--account');
+      const given = {
+        timezone: opts.timezone,
+        time: opts.time,
+        days: opts.days,
+        maxItems: opts.maxItems,
+        email: opts.email,
+        emailEnabled: opts.emailEnabled,
+        skipEmpty: opts.skipEmpty,
+      };
+      const present = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
+      if (Object.keys(present).length === 0) {
+        throw new UsageError(
+          'nothing to change: give --timezone, --time, --days, --max-items, --email, --email-enabled or --skip-empty',
+          2,
+        );
+      }
+      let change;
+      try {
+        change = parseSettings(present);
+      } catch (err) {
+        throw err instanceof SettingsError ? new UsageError(err.message, 2) : err;
+      }
+      await withStore(io, async (store) => {
+        const a = await changeAccountSettings(store, accountId, change);
+        if (a === null) throw new UsageError(`no account ${accountId}`);
+        printAccount(io, a, opts.json === true);
+      });
+    });
+}
+
+interface SetOptions {
+  account: string;
+  timezone?: string;
+  time?: string;
+  days?: string;
+  maxItems?: string;
+  email?: string;
+  emailEnabled?: string;
+  skipEmpty?: string;
+  json?: boolean;
+}
+
+function emailed(a: Account): string {
+  if (a.email === null) return 'no (no address)';
+  return a.email_enabled ? 'yes' : 'no (turned off)';
+}
+
+/** An instant in the reader's zone: "2026-11-24 07:00 Europe/Berlin"; "-" when there is none. */
+function localTime(iso: string | null, zone: string): string {
+  if (iso === null) return '-';
+  const t = DateTime.fromISO(iso, { zone: 'UTC' }).setZone(zone);
+  return t.isValid ? `${t.toFormat('yyyy-MM-dd HH:mm')} ${zone}` : iso;
+}
+
+function printAccount(io: Io, a: Account, json: boolean): void {
+  if (json) {
+    io.out(JSON.stringify(a));
+    return;
+  }
+  io.out(`Account ${a.id} (${a.name})`);
+  const rows: [string, string][] = [
+    ['time zone', a.timezone],
+    ['send time', a.digest_time],
+    ['days', describeDays(a.digest_days)],
+    ['max items', String(a.digest_max_items)],
+    ['skip empty', a.digest_skip_empty ? 'yes' : 'no'],
+    ['email', a.email ?? '-'],
+    ['email enabled', a.email_enabled ? 'yes' : 'no'],
+    ['emailed', emailed(a)],
+    [
+      'next digest',
+      a.digest_due_at === null
+        ? 'not scheduled yet'
+        : `${localTime(a.digest_due_at, a.timezone)} (${a.digest_due_at})`,
+    ],
+    ['last digest', a.last_digest_date ?? '-'],
+  ];
+  for (const [k, v] of rows) io.out(`  ${k.padEnd(14)}${v}`);
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { accountCommands } from './account.js';
 import type { Io } from './context.js';
+import { digestCommands } from './digest.js';
 import { feedCommands } from './feed.js';
 import { keyCommands } from './key.js';
 import { migrateCommand } from './migrate.js';
@@ -23,5 +24,6 @@ export function buildProgram(io: Io): Command {
   accountCommands(program, io);
   keyCommands(program, io);
   feedCommands(program, io);
+  digestCommands(program, io);
   return program;
 }

@@ -74,22 +74,25 @@ export async function buildDueDigests(
   }
 }
 
-async function buildScheduled(deps: DigestDeps, account: Account, owner: string): Promise<BuildOutcome> {
+async function buildScheduled(deps: DigestDeps, claimed: Account, owner: string): Promise<BuildOutcome> {
   const now = deps.now();
-  const { slot, next } = fireAt(now, scheduleOf(account));
+  const accountId = claimed.id;
   try {
     return await transaction(deps.store.db, async (trx) => {
-      // First the lock on the account row (every queue writer takes it first too), then the lease check.
-      if ((await bumpQueueVersion(trx, account.id)) === null) {
-        return { status: 'no_account', accountId: account.id } as const;
-      }
-      if (!(await advanceDigestSchedule(trx, account.id, owner, next.at.toISOString())))
-        throw new LeaseLost();
-      const localDate = slot?.localDate ?? localDateOf(now, scheduleOf(account).zone);
+      // First the lock on the account row (every queue writer and settings change takes it first too),
+      // then the settings as they are now, then the lease check.
+      if ((await bumpQueueVersion(trx, accountId)) === null)
+        return { status: 'no_account', accountId } as const;
+      const account = await accountById(trx, accountId);
+      if (account === null) return { status: 'no_account', accountId } as const;
+      const schedule = scheduleOf(account);
+      const { slot, next } = fireAt(now, schedule);
+      if (!(await advanceDigestSchedule(trx, accountId, owner, next.at.toISOString()))) throw new LeaseLost();
+      const localDate = slot?.localDate ?? localDateOf(now, schedule.zone);
       return buildLocked(trx, deps, account, localDate, now, account.digest_skip_empty);
     });
   } catch (err) {
-    if (err instanceof LeaseLost) return { status: 'lease_lost', accountId: account.id };
+    if (err instanceof LeaseLost) return { status: 'lease_lost', accountId };
     throw err;
   }
 }

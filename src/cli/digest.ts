@@ -1,0 +1,182 @@
+import type { Command } from 'commander';
+import { type BuildOutcome, buildDigestNow } from '../digest/build.js';
+import { type DeliveryOutcome, deliverDueDigests } from '../digest/deliver.js';
+import { digestDeps } from '../digest/deps.js';
+import { loadDigest } from '../digest/load.js';
+import { renderEmailHtml } from '../digest/render/html.js';
+import { renderText } from '../digest/render/text.js';
+import { runDigestPass } from '../digest/worker.js';
+import { createLogger } from '../logger.js';
+import { accountById, allAccounts } from '../store/accounts.js';
+import { type Digest, digestsByAccount } from '../store/digests.js';
+import type { Store } from '../store/db.js';
+import { type Io, UsageError, parseId, withStore } from './context.js';
+
+export function digestCommands(program: Command, io: Io): void {
+  const digest = program.command('digest').description('build, list and show daily digests');
+  runCommand(digest, io);
+  listCommand(digest, io);
+  showCommand(digest, io);
+}
+
+function runCommand(digest: Command, io: Io): void {
+  digest
+    .command('run')
+    .description(
+      'build and email the digests that are due now, once (the scheduler in serve/worker does it too)',
+    )
+    .option('--account <id>', 'only this account')
+    .option('--force', 'build now whatever the schedule (an empty queue is still skipped)')
+    .option('--json', 'one JSON line per build and per email')
+    .action(async (opts: { account?: string; force?: boolean; json?: boolean }) => {
+      const accountId = opts.account === undefined ? undefined : parseId(opts.account, '--account');
+      await withStore(io, async (store, config) => {
+        if (accountId !== undefined) await requireAccount(store, accountId);
+        const deps = digestDeps(config, store, createLogger(config.logLevel));
+        const only = accountId === undefined ? {} : { accountId };
+        try {
+          let builds: BuildOutcome[];
+          let deliveries: DeliveryOutcome[];
+          if (opts.force === true) {
+            const ids =
+              accountId === undefined ? (await allAccounts(store.db)).map((a) => a.id) : [accountId];
+            builds = [];
+            for (const id of ids) builds.push(await buildDigestNow(deps, id));
+            deliveries = await deliverDueDigests(deps, only);
+          } else {
+            ({ builds, deliveries } = await runDigestPass(deps, only));
+          }
+          for (const b of builds) io.out(opts.json === true ? JSON.stringify(b) : describeBuild(b));
+          for (const d of deliveries) io.out(opts.json === true ? JSON.stringify(d) : describeDelivery(d));
+          if (opts.json !== true && builds.length + deliveries.length === 0) io.out('Nothing is due.');
+        } finally {
+          deps.mailer?.close();
+        }
+      });
+    });
+}
+
+function describeBuild(b: BuildOutcome): string {
+  const who = `account ${b.accountId}`;
+  switch (b.status) {
+    case 'built':
+      return (
+        `${who}: built digest ${b.digestId} for ${b.localDate} with ${plural(b.items, 'item')}` +
+        (b.remaining > 0 ? ` (${b.remaining} still queued)` : '')
+      );
+    case 'empty':
+      return `${who}: the queue is empty, no digest for ${b.localDate}`;
+    case 'exists':
+      return `${who}: ${b.localDate} already has its digest (${b.digestId}); the queue waits for the next one`;
+    case 'lease_lost':
+      return `${who}: another worker built it`;
+    case 'no_account':
+      return `${who}: no such account`;
+  }
+}
+
+function describeDelivery(d: DeliveryOutcome): string {
+  const what = `digest ${d.digestId} (account ${d.accountId})`;
+  switch (d.status) {
+    case 'sent':
+      return `${what}: emailed`;
+    case 'retrying':
+      return `${what}: not sent, retrying at ${d.nextAttemptAt}: ${d.error}`;
+    case 'failed':
+      return `${what}: email failed: ${d.error}`;
+    case 'not_emailed':
+      return `${what}: email was turned off, not sent`;
+    case 'lease_lost':
+      return `${what}: another worker is sending it`;
+  }
+}
+
+function listCommand(digest: Command, io: Io): void {
+  digest
+    .command('list')
+    .description("list an account's digests, newest first: day, items, delivery")
+    .requiredOption('--account <id>', 'account ID')
+    .option('--limit <n>', 'at most this many', '30')
+    .option('--json', 'one JSON line per digest')
+    .action(async (opts: { account: string; limit: string; json?: boolean }) => {
+      const accountId = parseId(opts.account, '--account');
+      const limit = parseId(opts.limit, '--limit');
+      await withStore(io, async (store) => {
+        await requireAccount(store, accountId);
+        const digests = await digestsByAccount(store.db, accountId, { limit });
+        if (opts.json === true) {
+          for (const d of digests) io.out(JSON.stringify(digestLine(d)));
+          return;
+        }
+        if (digests.length === 0) {
+          io.out(`No digests yet for account ${accountId}.`);
+          return;
+        }
+        io.out(['ID', 'DATE', 'ITEMS', 'QUEUED', 'DELIVERY'].join('\t'));
+        for (const d of digests) {
+          io.out([d.id, d.local_date, d.item_count, d.remaining, deliveryText(d)].join('\t'));
+        }
+      });
+    });
+}
+
+/** A digest as `digest list --json` prints it. */
+function digestLine(d: Digest): Record<string, unknown> {
+  return {
+    id: d.id,
+    date: d.local_date,
+    items: d.item_count,
+    remaining: d.remaining,
+    delivery: d.delivery,
+    attempts: d.attempts,
+    nextAttemptAt: d.next_attempt_at,
+    lastError: d.last_error,
+    sentAt: d.sent_at,
+    createdAt: d.created_at,
+  };
+}
+
+/** The delivery state in words, with the error when there is one. */
+function deliveryText(d: Digest): string {
+  switch (d.delivery) {
+    case 'sent':
+      return `sent ${d.sent_at ?? ''}`.trim();
+    case 'pending':
+      return d.attempts === 0
+        ? 'pending'
+        : `retrying at ${d.next_attempt_at ?? '?'} after ${plural(d.attempts, 'attempt')}: ${d.last_error ?? ''}`;
+    case 'sending':
+      return `sending (attempt ${d.attempts})`;
+    case 'failed':
+      return `failed after ${plural(d.attempts, 'attempt')}: ${d.last_error ?? ''}`;
+    case 'not_emailed':
+      return 'not emailed (email off or no address)';
+    case 'no_smtp':
+      return 'not emailed (no SMTP configured)';
+  }
+}
+
+function showCommand(digest: Command, io: Io): void {
+  digest
+    .command('show')
+    .description('print a digest as its email shows it')
+    .argument('<id>', 'digest ID (see digest list)')
+    .option('--format <format>', 'text or html', 'text')
+    .action(async (id: string, opts: { format: string }) => {
+      const digestId = parseId(id, 'the digest ID');
+      if (opts.format !== 'text' && opts.format !== 'html') {
+        throw new UsageError(`--format must be text or html, not "${opts.format}"`, 2);
+      }
+      await withStore(io, async (store, config) => {
+        const loaded = await loadDigest(store.db, digestId, config.baseUrl);
+        if (loaded === null) throw new UsageError(`no digest ${digestId}`);
+        io.out((opts.format === 'html' ? renderEmailHtml(loaded.view) : renderText(loaded.view)).trimEnd());
+      });
+    });
+}
+
+async function requireAccount(store: Store, accountId: number): Promise<void> {
+  if ((await accountById(store.db, accountId)) === null) throw new UsageError(`no account ${accountId}`);
+}
+
+const plural = (n: number, one: string): string => `${n} ${n === 1 ? one : `${one}s`}`;
