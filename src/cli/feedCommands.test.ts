@@ -209,6 +209,16 @@ await describeEachEngine('feed commands', (ctx) => {
     const bad = await cli('feed', 'filter', '--account', id, String(sub.id), '--exclude', '/(/');
     assert.equal(bad.code, 2);
     assert.match(bad.err.join('\n'), /not a valid regular expression \/\(\//);
+    // A back-reference (which a backtracking engine may take minutes on) is refused in words that say why.
+    const slow = await cli('feed', 'filter', '--account', id, String(sub.id), '--exclude', '/(a+)\\1$/');
+    assert.equal(slow.code, 2);
+    assert.deepEqual(slow.err, [
+      'tidings: not a valid regular expression /(a+)\\1$/: invalid escape sequence: `\\1` (filters run RE2 ' +
+        'syntax, in time linear in the text: no look-arounds such as (?=…) or (?<=…), no back-references such as \\1)',
+    ]);
+    const refused = await cli('feed', 'add', '--account', id, feed.url, '--include', '/(?=fig)f/');
+    assert.equal(refused.code, 1);
+    assert.match(refused.err.join('\n'), /^tidings: not a valid regular expression \/\(\?=fig\)f\/: /);
 
     feed.items.unshift(
       post('kiwi', new Date(), 'Kiwi tart'),
