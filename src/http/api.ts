@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { type AddOutcome, addSavedUrl } from '../queue/add.js';
 import type { Store } from '../store/db.js';
 import { touchApiKey } from '../store/apiKeys.js';
+import { exclusive } from '../store/precompiled.js';
 import { savedUrlsByAccount } from '../store/queueItems.js';
 import { readBodyParams } from './body.js';
 import type { InvalidKeyLimiter } from './invalidKeyLimiter.js';
@@ -92,7 +93,8 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   async function queueBody(auth: Authenticated): Promise<Buffer> {
     const cached = deps.cache.get(auth.accountId, auth.queueVersion);
     if (cached !== undefined) return cached;
-    const body = Buffer.from(JSON.stringify(await savedUrlsByAccount(deps.store.db, auth.accountId)));
+    const items = await exclusive(deps.store.db, (db) => savedUrlsByAccount(db, auth.accountId));
+    const body = Buffer.from(JSON.stringify(items));
     deps.cache.set(auth.accountId, auth.queueVersion, body);
     return body;
   }

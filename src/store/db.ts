@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from './checkpointer.js';
+import { registerSqliteHandle } from './precompiled.js';
 import type { Database } from './schema.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -79,7 +80,14 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+    const cached = withStatementCache(sqlite);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+    registerSqliteHandle(db, {
+      prepare: (text) => cached.prepare(text),
+      get inTransaction() {
+        return sqlite.inTransaction;
+      },
+    });
     let checkpointer: Checkpointer | null = null;
     if (options.checkpointer !== undefined && target.file !== ':memory:') {
       sqlite.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
