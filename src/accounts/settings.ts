@@ -12,16 +12,30 @@ const LONG_NAMES = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'sat
 
 export const MAX_ITEMS_LIMIT = 10_000;
 
-/** The canonical IANA name of a zone Intl and Luxon both know ("europe/berlin" → "Europe/Berlin"), or null. */
+/**
+ * The zone as an IANA name both Intl and Luxon know, with its usual capitals ("europe/berlin" →
+ * "Europe/Berlin"), or null. The name is kept as given otherwise: ICU would turn Asia/Kathmandu into its
+ * old name Asia/Katmandu.
+ */
 export function canonicalZone(value: string): string | null {
   const zone = value.trim();
   // Only IANA names: Intl also takes offsets such as "+05:00", which have no DST rules to follow.
   if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone) || !IANAZone.isValidZone(zone)) return null;
+  let resolved: string;
   try {
-    return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+    resolved = new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
     return null;
   }
+  const lower = zone.toLowerCase();
+  return knownZones().get(lower) ?? (resolved.toLowerCase() === lower ? resolved : zone);
+}
+
+let zoneNames: Map<string, string> | undefined;
+
+function knownZones(): Map<string, string> {
+  zoneNames ??= new Map(Intl.supportedValuesOf('timeZone').map((z) => [z.toLowerCase(), z]));
+  return zoneNames;
 }
 
 const timezone = z.string().transform((value, ctx) => {
