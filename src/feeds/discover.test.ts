@@ -238,6 +238,47 @@ describe('discoverFeeds', () => {
     assert.deepEqual(server.requestsFor('/wp-json/wp/v2/pages/2'), []);
   });
 
+  test('the whole discovery ends at its deadline, however many fetches are still waiting', async (t) => {
+    const silent: Handler = () => undefined; // answers nothing, ever
+    const head = ['/a.xml', '/b.xml', '/c.xml']
+      .map((href) => `<link rel="alternate" type="application/rss+xml" href="${href}">`)
+      .join('');
+    const server = await site(t, {
+      '/': html(page(head)),
+      '/slow-page': silent,
+      ...Object.fromEntries(['/a.xml', '/b.xml', '/c.xml', ...COMMON_FEED_PATHS].map((p) => [p, silent])),
+    });
+    // Each fetch alone may take 5 s: only the overall deadline ends these in time.
+    const quick = { ...options, deadlineMs: 300 };
+    for (const start of ['/', '/slow-page']) {
+      const started = performance.now();
+      const result = await discoverFeeds(server.url(start), quick);
+      const elapsed = performance.now() - started;
+      assert.deepEqual(result, {
+        kind: 'error',
+        message:
+          `looking for a feed at ${server.url(start)} took longer than 300 ms, so Tidings gave up: the site ` +
+          'answers too slowly; try again later, or give the address of the feed itself',
+      });
+      assert.ok(elapsed >= 290 && elapsed < 1500, `${start}: ${Math.round(elapsed)} ms`);
+    }
+    // The page and its three links were asked; the deadline came before the common paths.
+    assert.deepEqual(requestedPaths(server).sort(), ['/', '/a.xml', '/b.xml', '/c.xml', '/slow-page']);
+  });
+
+  test('feeds confirmed by the deadline are offered; the ones cut short are not', async (t) => {
+    const head =
+      '<link rel="alternate" type="application/rss+xml" href="/slow.xml">' +
+      '<link rel="alternate" type="application/atom+xml" href="/fast.xml">';
+    const server = await site(t, {
+      '/': html(page(head)),
+      '/slow.xml': () => undefined,
+      '/fast.xml': send(atom('Fast'), 'application/atom+xml'),
+    });
+    const found = candidates(await discoverFeeds(server.url('/'), { ...options, deadlineMs: 300 }));
+    assert.deepEqual(summary(found), [[server.url('/fast.xml'), 'Fast', 'atom']]);
+  });
+
   test('an address that is not one is an error in plain words; one without a scheme is taken for https', async () => {
     assert.deepEqual(await discoverFeeds('  ', options), {
       kind: 'error',

@@ -1,6 +1,7 @@
 import { decodeHTMLAttribute } from 'entities';
 import type { NetworkPolicy } from './address.js';
 import { decodeFeedBytes } from './decode.js';
+import { formatDuration } from './failure.js';
 import { type FetchOk, type FetchOptions, type FetchResult, fetchFeed } from './fetch.js';
 import { type Feed, FeedParseError, parseFeed } from './parse.js';
 import { nestedBase, resolveHttpUrl } from './urls.js';
@@ -11,7 +12,15 @@ export interface DiscoverOptions {
   maxBytes?: number;
   /** Timeouts and User-Agent for every request discovery makes. */
   fetchOptions?: Pick<FetchOptions, 'connectTimeoutMs' | 'requestTimeoutMs' | 'userAgent'>;
+  /** The whole discovery, every fetch included; DISCOVERY_DEADLINE_MS by default. */
+  deadlineMs?: number;
 }
+
+/** Discovery may fetch a page, 10 linked feeds and 7 common paths, 30 s each at most: this bounds the whole. */
+export const DISCOVERY_DEADLINE_MS = 45_000;
+
+/** The options of one discovery, with the signal its deadline aborts. */
+type Run = DiscoverOptions & { signal: AbortSignal };
 
 /** A feed discovery fetched and read. */
 export interface FeedCandidate {
@@ -66,11 +75,33 @@ export interface FeedLink {
  * Finds the feeds behind a URL: the URL itself when it is a feed; else the feeds a web page links to with
  * <link rel="alternate">; else those at COMMON_FEED_PATHS on the page's origin. Every candidate is fetched
  * and parsed before it is offered. Never throws for network or content trouble: `error` when the URL
- * itself cannot be fetched, `none` (with the reasons) when it can but leads to no feed.
+ * itself cannot be fetched, or nothing was found by the deadline (every fetch still running is then
+ * cancelled); `none` (with the reasons) when the URL leads to no feed.
  */
 export async function discoverFeeds(input: string, opts: DiscoverOptions): Promise<DiscoveryResult> {
   const url = startUrl(input);
   if (url === null) return { kind: 'error', message: badInput(input) };
+  const deadlineMs = opts.deadlineMs ?? DISCOVERY_DEADLINE_MS;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => {
+    deadline.abort();
+  }, deadlineMs);
+  try {
+    const result = await discover(url, { ...opts, signal: deadline.signal });
+    // Feeds confirmed in time are offered; otherwise what was cut short is no answer.
+    if (!deadline.signal.aborted || result.kind === 'found') return result;
+    return {
+      kind: 'error',
+      message:
+        `looking for a feed at ${url} took longer than ${formatDuration(deadlineMs)}, so Tidings gave up: ` +
+        'the site answers too slowly; try again later, or give the address of the feed itself',
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function discover(url: string, opts: Run): Promise<DiscoveryResult> {
   const page = await fetchFeed(url, fetchOptions(opts));
   if (page.kind !== 'ok') return { kind: 'error', message: failureWords(page) };
   const direct = readFeed(page);
@@ -116,8 +147,8 @@ function badInput(input: string): string {
   return `"${input.trim().slice(0, 200)}" is not a web address`;
 }
 
-function fetchOptions(opts: DiscoverOptions): FetchOptions {
-  return { ...opts.fetchOptions, policy: opts.policy, maxBytes: opts.maxBytes };
+function fetchOptions(opts: Run): FetchOptions {
+  return { ...opts.fetchOptions, policy: opts.policy, maxBytes: opts.maxBytes, signal: opts.signal };
 }
 
 /** Why a fetch gave no body to read. Discovery never sends validators, so a 304 is the server's mistake. */
@@ -167,7 +198,7 @@ interface Confirmed {
 }
 
 /** Fetches and parses each link, a few at a time; keeps those that are feeds. */
-async function confirm(links: readonly FeedLink[], opts: DiscoverOptions): Promise<Confirmed> {
+async function confirm(links: readonly FeedLink[], opts: Run): Promise<Confirmed> {
   const probes = await mapLimit(links, CANDIDATE_CONCURRENCY, (link) => probe(link, opts));
   const confirmed: Confirmed = { candidates: [], misses: [] };
   for (const result of probes) {
@@ -178,7 +209,7 @@ async function confirm(links: readonly FeedLink[], opts: DiscoverOptions): Promi
   return confirmed;
 }
 
-async function probe(link: FeedLink, opts: DiscoverOptions): Promise<FeedCandidate | Miss> {
+async function probe(link: FeedLink, opts: Run): Promise<FeedCandidate | Miss> {
   const response = await fetchFeed(link.url, fetchOptions(opts));
   if (response.kind !== 'ok') return { url: link.url, reason: failureWords(response) };
   const feed = readFeed(response);

@@ -14,7 +14,9 @@ export type FetchErrorCode =
   | 'too_many_redirects'
   | 'http_status'
   | 'too_large'
-  | 'decompression';
+  | 'decompression'
+  /** The caller's signal ended the fetch (discovery's overall deadline, say). */
+  | 'aborted';
 
 /**
  * A failure with its code and a message for a person. fetchFeed returns failures as values; this class

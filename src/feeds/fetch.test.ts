@@ -189,6 +189,25 @@ describe('limits', () => {
       assert.ok(elapsed >= 450 && elapsed < 1500, `${url} took ${Math.round(elapsed)} ms`);
     }
   });
+  test("the caller's signal ends a fetch at once, as aborted, and an aborted one is never sent", async () => {
+    const url = server().route('/waits.xml', () => undefined);
+    const controller = new AbortController();
+    setTimeout(() => {
+      controller.abort();
+    }, 100);
+    const started = performance.now();
+    const result = await fetchFeed(url, { ...options, signal: controller.signal });
+    const elapsed = performance.now() - started;
+    assert.deepEqual(result, {
+      kind: 'error',
+      code: 'aborted',
+      message: `the fetch from ${new URL(url).host} was cancelled`,
+    });
+    assert.ok(elapsed >= 90 && elapsed < 1000, `took ${Math.round(elapsed)} ms`);
+    const before = server().requests.length;
+    assert.equal(outcome(await fetchFeed(url, { ...options, signal: controller.signal })), 'aborted');
+    assert.equal(server().requests.length, before);
+  });
 });
 
 describe('connections', () => {

@@ -32,6 +32,8 @@ export interface FetchOptions {
   /** The whole fetch, every redirect and the body included; 30 s by default. */
   requestTimeoutMs?: number;
   userAgent?: string;
+  /** Ends the fetch early when aborted (the caller's own deadline): it fails with code 'aborted'. */
+  signal?: AbortSignal;
 }
 
 /** What the server said about caching and waiting, for the scheduler to plan the next poll. */
@@ -87,7 +89,9 @@ export type FetchResult = FetchOk | FetchNotModified | FetchGone | FetchError;
 
 interface Context {
   agent: Agent;
+  /** Aborted at the whole-request deadline, or when the caller's signal is. */
   deadline: AbortSignal;
+  caller: AbortSignal | undefined;
   requestHeaders: Record<string, string>;
   maxBytes: number;
   connectTimeoutMs: number;
@@ -117,6 +121,7 @@ const PERMANENT_REDIRECTS = new Set([301, 308]);
 export async function fetchFeed(url: string, options: FetchOptions): Promise<FetchResult> {
   const start = feedUrl(url);
   if (start instanceof FetchFailure) return failed(start.code, start.message);
+  if (options.signal?.aborted === true) return cancelled(start);
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   // One agent per fetch: its connections are checked under this fetch's policy and end with it.
@@ -126,9 +131,14 @@ export async function fetchFeed(url: string, options: FetchOptions): Promise<Fet
   const timer = setTimeout(() => {
     deadline.abort();
   }, requestTimeoutMs);
+  const abort = (): void => {
+    deadline.abort();
+  };
+  options.signal?.addEventListener('abort', abort, { once: true });
   const context: Context = {
     agent,
     deadline: deadline.signal,
+    caller: options.signal,
     requestHeaders: requestHeaders(options),
     maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
     connectTimeoutMs,
@@ -138,6 +148,7 @@ export async function fetchFeed(url: string, options: FetchOptions): Promise<Fet
     return await followRedirects(start, context);
   } finally {
     clearTimeout(timer);
+    options.signal?.removeEventListener('abort', abort);
     // Also ends the rest of any body left unread, such as an error page's.
     await agent.destroy();
   }
@@ -185,6 +196,7 @@ async function fetchHop(hop: Hop, context: Context): Promise<FetchResult | Redir
     return await interpret(response, hop, context);
   } catch (err) {
     // The deadline comes first: an aborted request surfaces as whatever error the abort happened to cause.
+    if (context.caller?.aborted === true) return cancelled(hop.url);
     if (context.deadline.aborted) {
       const limit = formatDuration(context.requestTimeoutMs);
       return failed('timeout', `fetching from ${hop.url.host} took longer than ${limit}`);
@@ -272,6 +284,10 @@ function feedUrl(raw: string, base?: URL): URL | FetchFailure {
     return new FetchFailure('bad_url', 'feed URLs with a user name or password are not supported');
   }
   return url;
+}
+
+function cancelled(url: URL): FetchError {
+  return failed('aborted', `the fetch from ${url.host} was cancelled`);
 }
 
 function failed(code: FetchErrorCode, message: string): FetchError {
