@@ -92,7 +92,11 @@ await describeEachEngine('digest build', (ctx) => {
 
     assert.deepEqual(await queue(account.apiKey), [], 'GET shows an empty queue (the cached body is stale)');
     await saveUrl(ctx.store(), account.id, 'https://saved.example/later');
-    assert.deepEqual(await queue(account.apiKey), ['https://saved.example/later']);
+    await saveUrl(ctx.store(), account.id, 'https://www.saved.example/one', 'Saved again');
+    assert.deepEqual(await queue(account.apiKey), [
+      'https://saved.example/later',
+      'https://www.saved.example/one',
+    ]);
     assert.equal(await dueAt(ctx.store(), account.id), '2026-11-24T07:00:00.000Z');
 
     clock.advance(10 * 60_000);
