@@ -72,6 +72,8 @@ function describeBuild(b: BuildOutcome): string {
       return `${who}: another worker built it`;
     case 'no_account':
       return `${who}: no such account`;
+    case 'error':
+      return `${who}: building failed: ${b.message}`;
   }
 }
 
@@ -88,6 +90,8 @@ function describeDelivery(d: DeliveryOutcome): string {
       return `${what}: email was turned off, not sent`;
     case 'lease_lost':
       return `${what}: another worker is sending it`;
+    case 'error':
+      return `${what}: sending failed: ${d.message}`;
   }
 }
 

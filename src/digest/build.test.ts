@@ -273,4 +273,28 @@ await describeEachEngine('digest build', (ctx) => {
     const [taken] = await buildDueDigests(deps, { accountId: account.id });
     assert.equal(taken?.status, 'built');
   });
+  test('a build that fails is logged and left to its lease; a later pass builds it', async () => {
+    const account = await dueAccount('2026-11-23T07:00:00.000Z');
+    await saveUrl(ctx.store(), account.id, 'https://error.example/');
+    const clock = new TestClock('2026-11-23T07:00:00Z');
+    let readings = 0;
+    // The claim reads the clock once; the build's own reading fails, as a broken database would.
+    const breaking = (): Date => {
+      if (++readings === 2) throw new Error('the clock broke');
+      return clock.now();
+    };
+    const failed = await buildDueDigests(testDigestDeps(ctx.store(), { now: breaking }), {
+      accountId: account.id,
+      owner: 'unlucky',
+    });
+    assert.deepEqual(failed, [{ status: 'error', accountId: account.id, message: 'the clock broke' }]);
+    assert.deepEqual(await digestsOf(ctx.store(), account.id), []);
+    assert.equal(await dueAt(ctx.store(), account.id), '2026-11-23T07:00:00.000Z');
+
+    const deps = testDigestDeps(ctx.store(), { now: clock.now });
+    assert.deepEqual(await buildDueDigests(deps, { accountId: account.id }), [], 'its lease holds');
+    clock.advance(6 * 60_000);
+    const [built] = await buildDueDigests(deps, { accountId: account.id });
+    assert.equal(built?.status, 'built');
+  });
 });

@@ -43,6 +43,8 @@ export type BuildOutcome =
   | { status: 'exists'; accountId: number; localDate: string; digestId: number }
   /** Another worker took the account over (this one's lease ran out): nothing was written. */
   | { status: 'lease_lost'; accountId: number }
+  /** Building failed unexpectedly (the database, a bug): logged; retried once the lease runs out. */
+  | { status: 'error'; accountId: number; message: string }
   | { status: 'no_account'; accountId: number };
 
 /** Thrown inside a build transaction to roll it back. */
@@ -60,6 +62,7 @@ export async function buildDueDigests(
   const owner = opts.owner ?? workerId();
   await scheduleNewAccounts(deps);
   const outcomes: BuildOutcome[] = [];
+  const seen = new Set<number>();
   for (;;) {
     const t = deps.now();
     const claimed = await claimDueAccounts(deps.store.db, deps.store.engine, {
@@ -69,8 +72,23 @@ export async function buildDueDigests(
       limit: opts.batch ?? 20,
       ...(opts.accountId === undefined ? {} : { accountId: opts.accountId }),
     });
-    if (claimed.length === 0) return outcomes;
-    for (const account of claimed) outcomes.push(await buildScheduled(deps, account, owner));
+    // An account this pass already handled is not handled twice (possible only with leases shorter
+    // than a build, or after an error): its lease runs out and a later pass takes it.
+    const fresh = claimed.filter((a) => !seen.has(a.id));
+    if (fresh.length === 0) return outcomes;
+    for (const account of fresh) {
+      seen.add(account.id);
+      outcomes.push(
+        await buildScheduled(deps, account, owner).catch((err: unknown) => {
+          deps.log.error({ err, accountId: account.id }, 'building a digest failed');
+          return {
+            status: 'error',
+            accountId: account.id,
+            message: err instanceof Error ? err.message : String(err),
+          } as const;
+        }),
+      );
+    }
   }
 }
 

@@ -31,7 +31,9 @@ export type DeliveryOutcome =
   /** Email was turned off (or the address removed) between build and send: not sent, not retried. */
   | { status: 'not_emailed'; digestId: number; accountId: number }
   /** Another worker took the digest over (this one's lease ran out): its outcome is that worker's. */
-  | { status: 'lease_lost'; digestId: number; accountId: number };
+  | { status: 'lease_lost'; digestId: number; accountId: number }
+  /** The attempt broke down before an outcome was recorded: logged; retried once the lease runs out. */
+  | { status: 'error'; digestId: number; accountId: number; message: string };
 
 /**
  * Sends every email that is due now (or only account `accountId`'s): pending digests whose next attempt
@@ -45,6 +47,7 @@ export async function deliverDueDigests(
   if (mailer === null) return [];
   const owner = opts.owner ?? workerId();
   const outcomes: DeliveryOutcome[] = [];
+  const seen = new Set<number>();
   for (;;) {
     const t = deps.now();
     const claimed = await claimDueDeliveries(deps.store.db, deps.store.engine, {
@@ -54,8 +57,23 @@ export async function deliverDueDigests(
       limit: opts.batch ?? 10,
       ...(opts.accountId === undefined ? {} : { accountId: opts.accountId }),
     });
-    if (claimed.length === 0) return outcomes;
-    for (const digest of claimed) outcomes.push(await deliverOne(deps, mailer, digest, owner));
+    const fresh = claimed.filter((d) => !seen.has(d.id));
+    if (fresh.length === 0) return outcomes;
+    for (const digest of fresh) {
+      seen.add(digest.id);
+      outcomes.push(
+        await deliverOne(deps, mailer, digest, owner).catch((err: unknown) => {
+          // The database, or a bug: the lease runs out and a later pass tries again.
+          deps.log.error({ err, digestId: digest.id }, 'delivering a digest failed');
+          return {
+            status: 'error',
+            digestId: digest.id,
+            accountId: digest.account_id,
+            message: err instanceof Error ? err.message : String(err),
+          } as const;
+        }),
+      );
+    }
   }
 }
 
