@@ -16,9 +16,10 @@ import {
   testRefreshDeps,
   trustedFeed,
   useFeedServer,
+  waitFor,
 } from '../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
-import { pollOnce } from './poller.js';
+import { pollOnce, startPoller } from './poller.js';
 import { refreshFeed } from './refresh.js';
 import { subscribe } from './subscribe.js';
 
@@ -92,6 +93,39 @@ await describeEachEngine('poller leases', (ctx) => {
     assert.equal(row.last_fetched_at, null);
     assert.equal(await feedItemCount(ctx.store(), feed.feedId), 0);
     assert.deepEqual(await queueUrls(ctx.store(), feed.accountId), []);
+  });
+
+  test('a stopping poller claims nothing more: fetches under way finish, claimed feeds go back', async (t) => {
+    const FEEDS = 12;
+    for (let i = 0; i < FEEDS; i++) {
+      const served = serveFeed(server(), `/stop-${i}.xml`, {
+        title: `stop ${i}`,
+        items: [item(`stop-${i}`, 1)],
+        delayMs: 200,
+      });
+      await trustedFeed(ctx.store(), served.url);
+    }
+    const asked = (): number => server().requests.filter((r) => r.path.startsWith('/stop-')).length;
+    // Two at a time, eight claimed per batch: a whole pass would take about 1.2 s.
+    const poller = startPoller(deps(), { concurrency: 2, perHost: 2, maxSleepMs: 60_000 });
+    await waitFor('the first fetch', () => Promise.resolve(asked() > 0));
+    const started = performance.now();
+    await poller.stop();
+    const ms = performance.now() - started;
+    const fetched = asked();
+    assert.ok(fetched >= 1 && fetched <= 4, `${fetched} fetched`);
+    assert.ok(ms < 600, `stop took ${Math.round(ms)} ms`);
+    t.diagnostic(`stop() returned after ${Math.round(ms)} ms, ${fetched} of ${FEEDS} feeds fetched`);
+    const leased = await ctx
+      .store()
+      .db.selectFrom('feeds')
+      .select('id')
+      .where('lease_owner', 'is not', null)
+      .execute();
+    assert.deepEqual(leased, [], 'claimed feeds not started were given back');
+    // The rest are still due, and the next pass takes them at once.
+    const rest = await pollOnce(deps());
+    assert.deepEqual([rest.feeds, rest.updated], [FEEDS - fetched, FEEDS - fetched]);
   });
 });
 

@@ -1,8 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { activeFeedIds, claimDueFeeds, claimFeed, nextDueAt, type FeedRow } from '../store/feeds.js';
-import { type RefreshDeps, type RefreshOutcome, refreshFeed } from './refresh.js';
+import {
+  type FeedRow,
+  activeFeedIds,
+  claimDueFeeds,
+  claimFeed,
+  nextDueAt,
+  releaseFeed,
+} from '../store/feeds.js';
+import { type RefreshDeps, type RefreshOutcome, currentTime, refreshFeed } from './refresh.js';
 import { KeyedSemaphore, Semaphore } from './semaphore.js';
 
 export interface PollerOptions {
@@ -32,10 +39,12 @@ export const workerId = (): string => `${hostname()}:${process.pid}:${randomByte
 /**
  * One pass: fetches every feed that is due (or, with `all`, every active feed) and returns what
  * happened. Feeds are claimed with leases, so several processes can poll the same database at once.
+ * Once `signal` is aborted the pass ends early: fetches under way finish, nothing more is claimed, and
+ * claimed feeds not yet started are given back.
  */
 export async function pollOnce(
   deps: RefreshDeps,
-  opts: Partial<PollerOptions> & { all?: boolean; owner?: string } = {},
+  opts: Partial<PollerOptions> & { all?: boolean; owner?: string; signal?: AbortSignal } = {},
 ): Promise<PollSummary> {
   const o = { ...DEFAULT_POLLER_OPTIONS, ...opts };
   const owner = opts.owner ?? workerId();
@@ -55,36 +64,35 @@ export async function pollOnce(
   };
   const global = new Semaphore(o.concurrency);
   const perHost = new KeyedSemaphore(o.perHost);
+  const stopped = (): boolean => opts.signal?.aborted === true;
+  const refresh = async (feed: FeedRow): Promise<void> => {
+    if (stopped()) await releaseFeed(deps.store.db, feed.id, owner);
+    else tally(summary, await refreshOne(deps, feed, owner));
+  };
   const work = (feed: FeedRow): Promise<void> =>
-    global
-      .run(() => perHost.run(hostOf(feed.url), () => refreshOne(deps, feed, owner)))
-      .then((r) => {
-        tally(summary, r);
-      });
+    global.run(() => perHost.run(hostOf(feed.url), () => refresh(feed)));
 
   if (opts.all === true) {
     const ids = await activeFeedIds(deps.store.db);
     await Promise.all(
       ids.map((id) =>
         global.run(async () => {
-          const feed = await claimFeed(deps.store.db, id, lease());
-          if (feed !== null)
-            await perHost
-              .run(hostOf(feed.url), () => refreshOne(deps, feed, owner))
-              .then((r) => tally(summary, r));
+          const feed = stopped() ? null : await claimFeed(deps.store.db, id, lease());
+          if (feed !== null) await perHost.run(hostOf(feed.url), () => refresh(feed));
         }),
       ),
     );
     return summary;
   }
-  for (;;) {
+  while (!stopped()) {
     const batch = await claimDueFeeds(deps.store.db, deps.store.engine, {
       ...lease(),
       limit: o.concurrency * 4,
     });
-    if (batch.length === 0) return summary;
+    if (batch.length === 0) break;
     await Promise.all(batch.map(work));
   }
+  return summary;
 }
 
 /** Refreshes one feed; an unexpected failure (a bug, the database) is logged and counted, never thrown. */
@@ -137,7 +145,7 @@ export function startPoller(
   const loop = (async () => {
     while (!stopping.signal.aborted) {
       try {
-        const s = await pollOnce(deps, { ...opts, owner });
+        const s = await pollOnce(deps, { ...opts, owner, signal: stopping.signal });
         if (s.feeds > 0) deps.log.info({ ...s }, 'poll pass');
       } catch (err) {
         deps.log.error({ err }, 'poll pass failed; retrying shortly');
@@ -160,7 +168,7 @@ async function sleepMs(deps: RefreshDeps, maxSleepMs: number): Promise<number> {
   try {
     const next = await nextDueAt(deps.store.db);
     if (next === null) return maxSleepMs;
-    const now = (deps.now ?? (() => new Date()))().getTime();
+    const now = currentTime(deps).getTime();
     return Math.min(maxSleepMs, Math.max(1000, Date.parse(next) - now));
   } catch {
     return maxSleepMs;

@@ -160,6 +160,16 @@ export async function claimFeed(
   return row ?? null;
 }
 
+/** Gives a claimed feed back unfetched (a worker stopping), if `owner` still holds it: anyone may take it. */
+export async function releaseFeed(db: Kysely<Database>, feedId: number, owner: string): Promise<void> {
+  await db
+    .updateTable('feeds')
+    .set({ lease_owner: null, lease_until: null })
+    .where('id', '=', feedId)
+    .where('lease_owner', '=', owner)
+    .execute();
+}
+
 export async function activeFeedIds(db: Kysely<Database>): Promise<number[]> {
   const rows = await db
     .selectFrom('feeds')
