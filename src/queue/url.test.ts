@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AppError } from '../errors.js';
-import { checkTitle, checkUrl, normaliseUrl } from './url.js';
+import { MAX_PLAIN_KEY_LENGTH, checkTitle, checkUrl, normaliseUrl } from './url.js';
 
 const kind = (fn: () => unknown): string => {
   try {
@@ -33,7 +33,19 @@ test('checkUrl keeps what the client sent (trimmed) and compares on the normal f
   assert.equal(checked.url, 'https://Example.com/a#b');
   assert.equal(checked.key, checkUrl('https://example.com:443/a?utm_source=x').key);
   assert.notEqual(checked.key, checkUrl('http://example.com/a').key);
-  assert.match(checked.key, /^[0-9a-f]{64}$/);
+  assert.equal(checked.key, 'https://example.com/a');
+});
+
+test('a URL is keyed by its normal form, or past 500 characters by the hash of it', () => {
+  const long = `https://example.com/${'é'.repeat(300)}`; // 300 characters, 1,800 once percent-encoded
+  const key = checkUrl(long).key;
+  assert.match(key, /^sha256:[0-9a-f]{64}$/);
+  assert.equal(key, checkUrl(`${long}#fragment`).key);
+  assert.notEqual(key, checkUrl(`${long}x`).key);
+  const edge = `https://example.com/${'a'.repeat(MAX_PLAIN_KEY_LENGTH - 20)}`;
+  assert.equal(edge.length, MAX_PLAIN_KEY_LENGTH);
+  assert.equal(checkUrl(edge).key, edge);
+  assert.match(checkUrl(`${edge}b`).key, /^sha256:/);
 });
 
 test('checkUrl refuses what is not an absolute http(s) URL of at most 2,048 characters', () => {
