@@ -261,6 +261,14 @@ for (const engine of ENGINES) {
       const log = server.stderr();
       const requestLines = log.split('\n').filter((l) => l.includes('"msg":"request"'));
       assert.ok(requestLines.length >= 12, `the requests were logged:\n${log}`);
+      for (const line of requestLines) {
+        const fields = JSON.parse(line) as Record<string, unknown>;
+        assert.deepEqual(
+          ['reqId', 'method', 'url', 'status', 'ms', 'ip'].filter((k) => !(k in fields)),
+          [],
+          `a request line lacks fields: ${line}`,
+        );
+      }
       assert.ok(log.includes('[redacted]'), 'the key parameters were logged, redacted');
       for (const secret of [key, key.slice(4), encodedValue]) {
         assert.ok(!log.includes(secret), `the log holds the API key:\n${log}`);

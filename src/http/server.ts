@@ -23,7 +23,7 @@ export interface ServerDeps {
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const app = Fastify({
     loggerInstance: deps.logger,
-    logController: new RequestLogController(),
+    logController: new RequestLogController(deps.logger),
     bodyLimit: BODY_LIMIT,
     trustProxy: deps.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
