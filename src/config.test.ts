@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from './config.js';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ConfigError, configSchema, loadConfig } from './config.js';
 
 test('defaults: 127.0.0.1:8080, ./data/tidings.db, workers on', () => {
   const c = loadConfig({});
@@ -68,5 +70,14 @@ test('mail: TIDINGS_SMTP_URL (smtp or smtps) with TIDINGS_MAIL_FROM, or neither'
   assert.throws(
     () => loadConfig({ TIDINGS_SMTP_URL: 'ftp://u:hunter2@mail.example', TIDINGS_MAIL_FROM: 'a@b.example' }),
     (err: unknown) => err instanceof ConfigError && !err.message.includes('hunter2'),
+  );
+});
+
+test('every variable of the configuration schema is in the README configuration table', () => {
+  const readme = readFileSync(fileURLToPath(new URL('../README.md', import.meta.url)), 'utf8');
+  const documented = new Set([...readme.matchAll(/^\| `([A-Z_]+)`/gm)].map((m) => m[1]));
+  assert.deepEqual(
+    Object.keys(configSchema.shape).filter((name) => !documented.has(name)),
+    [],
   );
 });
