@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { ensureDigestToken } from '../accounts/digestToken.js';
 import { type Account, accountById } from '../store/accounts.js';
 import { digestItemsByDigest } from '../store/digestItems.js';
 import { type Digest, digestById } from '../store/digests.js';
@@ -23,6 +24,8 @@ export async function loadDigest(
   const account = await accountById(db, digest.account_id);
   if (account === null) return null;
   const items = await digestItemsByDigest(db, digestId);
-  const view = digestView({ account, digest, items, baseUrl });
+  // The web link carries the account's digest token ("Read on the web" in the email).
+  const token = await ensureDigestToken(db, account.id);
+  const view = digestView({ account, digest, items, baseUrl, token });
   return { digest, account, view };
 }

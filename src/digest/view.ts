@@ -59,7 +59,7 @@ export interface DigestItemView {
 }
 
 export interface DigestLinks {
-  /** This digest as a web page. */
+  /** This digest as a web page, the account's digest token in its query (the page needs it). */
   web: string;
   /** Where the reader manages feeds. */
   feeds: string;
@@ -110,6 +110,8 @@ export interface DigestViewInput {
   items: readonly DigestItemRow[];
   /** Public base URL of the instance (TIDINGS_BASE_URL), without a trailing slash. */
   baseUrl: string;
+  /** The account's digest token, which the web link carries; null only where no link is followed (tests). */
+  token: string | null;
 }
 
 export const EXCERPT_LIMIT = 300;
@@ -134,10 +136,11 @@ function tidyCut(text: string): string {
 
 const CUT_PUNCTUATION = new Set([' ', '.', ',', ';', ':', '!', '?', '-', '\u2013', '\u2014']);
 
-/** Links of a digest and of the reader's pages, from the instance's base URL. */
-export function digestLinks(baseUrl: string, digestId: number): DigestLinks {
+/** Links of a digest and of the reader's pages, from the instance's base URL and the account's digest token. */
+export function digestLinks(baseUrl: string, digestId: number, token: string | null = null): DigestLinks {
   const base = baseUrl.replace(/\/+$/, '');
-  return { web: `${base}/digests/${digestId}`, feeds: `${base}/feeds`, settings: `${base}/settings` };
+  const query = token === null ? '' : `?token=${encodeURIComponent(token)}`;
+  return { web: `${base}/digests/${digestId}${query}`, feeds: `${base}/feeds`, settings: `${base}/settings` };
 }
 
 /** Builds the view of one digest from plain rows. Pure: same rows, same view. */
@@ -187,7 +190,7 @@ export function digestView(input: DigestViewInput): DigestView {
       stillQueued: Math.max(0, digest.remaining),
     },
     groups,
-    links: digestLinks(input.baseUrl, digest.id),
+    links: digestLinks(input.baseUrl, digest.id, input.token),
   };
 }
 

@@ -161,6 +161,20 @@ export interface DigestItemsTable {
   queued_at: Timestamp;
 }
 
+/**
+ * The private token of an account's digest URLs (web page, Atom feed). Stored as it is, unlike API keys:
+ * emails built later must carry it in their links. Read-only; replaced to revoke.
+ */
+export interface DigestTokensTable {
+  account_id: number;
+  /** 43 characters of base64url: 256 random bits. */
+  token: string;
+  /** Hex SHA-256 of the token: what a presented token is looked up by (then compared in constant time). */
+  token_hash: string;
+  /** When this token was made (first use or the last rotation). */
+  created_at: Timestamp;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -176,4 +190,5 @@ export interface Database {
   feed_items: FeedItemsTable;
   digests: DigestsTable;
   digest_items: DigestItemsTable;
+  digest_tokens: DigestTokensTable;
 }

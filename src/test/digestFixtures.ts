@@ -28,6 +28,7 @@ export function sampleDigest(over: Partial<DigestViewInput> = {}): DigestViewInp
     account: { id: 7, name: 'Ada <Lovelace> & "friends"', timezone: 'Europe/Berlin' },
     digest: { id: 42, local_date: '2026-11-22', created_at: '2026-11-22T06:00:03.000Z', remaining: 5 },
     baseUrl: 'https://news.example/',
+    token: null,
     items: [
       savedItem({
         url: 'https://www.example.com/saved-first',

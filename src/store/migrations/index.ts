@@ -5,6 +5,7 @@ import * as m0002 from './0002_feeds.js';
 import * as m0003 from './0003_digests.js';
 import * as m0004 from './0004_subscription_backfill.js';
 import * as m0005 from './0005_url_keys.js';
+import * as m0006 from './0006_digest_tokens.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -24,6 +25,7 @@ const modules: Record<string, MigrationModule> = {
   '0003_digests': m0003,
   '0004_subscription_backfill': m0004,
   '0005_url_keys': m0005,
+  '0006_digest_tokens': m0006,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {
