@@ -101,6 +101,8 @@ interface QueueState {
 }
 
 const MAX_BATCH = 200;
+/** How many more turns of the event loop a batch may wait while saves keep arriving. */
+const SETTLE_TURNS = 3;
 
 /** A save's answer: its outcome, or the error it fails with (an AppError for a refusal). */
 type Result = { outcome: AddOutcome } | { error: unknown };
@@ -130,13 +132,26 @@ class QueueWriter {
     });
   }
 
+  /**
+   * Writes what is pending at the end of this turn of the event loop; while more saves keep arriving
+   * turn after turn (a busy server), waits up to SETTLE_TURNS more turns so that they share the commit.
+   * A lone save waits one turn, as it always did.
+   */
   private schedule(): void {
     if (this.scheduled || this.running || this.pending.length === 0) return;
     this.scheduled = true;
-    setImmediate(() => {
+    let seen = this.pending.length;
+    let turns = 0;
+    const check = (): void => {
+      if (this.pending.length > seen && this.pending.length < MAX_BATCH && turns++ < SETTLE_TURNS) {
+        seen = this.pending.length;
+        setImmediate(check);
+        return;
+      }
       this.scheduled = false;
       void this.flush();
-    });
+    };
+    setImmediate(check);
   }
 
   private async flush(): Promise<void> {
