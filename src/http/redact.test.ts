@@ -11,3 +11,14 @@ test('API keys are redacted from URLs however they are spelled', () => {
   assert.equal(redactUrl('/healthz'), '/healthz');
   assert.equal(redactUrl('/api?q=%E0%A4'), '/api?q=%E0%A4');
 });
+
+test('digest tokens are redacted from URLs however they are spelled', () => {
+  assert.equal(redactUrl('/digests/12?token=s3cr3t'), '/digests/12?token=[redacted]');
+  assert.equal(redactUrl('/digests.atom?x=1&TOKEN=s3cr3t&y=2'), '/digests.atom?x=1&TOKEN=[redacted]&y=2');
+  assert.equal(
+    redactUrl('/digests.atom?to%6Ben=s3cr3t&token=again'),
+    '/digests.atom?to%6Ben=[redacted]&token=[redacted]',
+  );
+  assert.equal(redactUrl('/digests.atom?+token+=s3cr3t'), '/digests.atom?+token+=[redacted]');
+  assert.equal(redactUrl('/digests.atom?tokens=kept'), '/digests.atom?tokens=kept');
+});

@@ -1,6 +1,9 @@
-const SECRET_PARAMS = new Set(['apikey', 'api_key']);
+const SECRET_PARAMS = new Set(['apikey', 'api_key', 'token']);
 
-/** A request URL fit for logs: the values of apiKey / api_key (however encoded) replaced. */
+/**
+ * A request URL fit for logs: the values of apiKey / api_key (API keys) and of token (the digest token of
+ * /digests/:id and /digests.atom), however encoded, replaced.
+ */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
   if (q === -1) return url;

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { API_METHODS, isApiPath, registerApi } from './api.js';
+import { registerDigestRoutes } from './digests.js';
 import { fromKind, sendErrorResponse, toErrorResponse } from './errors.js';
 import { registerHealth } from './health.js';
 import { InvalidKeyLimiter } from './invalidKeyLimiter.js';
@@ -90,5 +91,6 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     limiter: deps.limiter ?? new InvalidKeyLimiter(),
     queueLimit: deps.config.queueLimit,
   });
+  registerDigestRoutes(app, { store: deps.store, baseUrl: deps.config.baseUrl });
   return app;
 }

@@ -27,3 +27,21 @@ export async function digestItemsByDigest(db: Kysely<Database>, digestId: number
     .orderBy('position')
     .execute();
 }
+
+/** The items of several digests in one query, by digest id and in digest order. */
+export async function digestItemsByDigests(
+  db: Kysely<Database>,
+  digestIds: readonly number[],
+): Promise<Map<number, DigestItem[]>> {
+  const byDigest = new Map<number, DigestItem[]>(digestIds.map((id) => [id, []]));
+  if (digestIds.length === 0) return byDigest;
+  const rows = await db
+    .selectFrom('digest_items')
+    .selectAll()
+    .where('digest_id', 'in', digestIds)
+    .orderBy('digest_id')
+    .orderBy('position')
+    .execute();
+  for (const row of rows) byDigest.get(row.digest_id)?.push(row);
+  return byDigest;
+}

@@ -54,6 +54,21 @@ export async function digestById(db: Kysely<Database>, digestId: number): Promis
   return (await db.selectFrom('digests').selectAll().where('id', '=', digestId).executeTakeFirst()) ?? null;
 }
 
+/** The account's digest with this id; null when there is none or it is another account's. */
+export async function digestOfAccount(
+  db: Kysely<Database>,
+  accountId: number,
+  digestId: number,
+): Promise<Digest | null> {
+  const row = await db
+    .selectFrom('digests')
+    .selectAll()
+    .where('id', '=', digestId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
 export async function digestByDate(
   db: Kysely<Database>,
   accountId: number,

@@ -1,0 +1,116 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { accountIdByDigestToken, digestFeedUrl } from '../accounts/digestToken.js';
+import { renderAtom } from '../digest/render/atom.js';
+import { renderWebPage } from '../digest/render/html.js';
+import { digestView } from '../digest/view.js';
+import { AppError } from '../errors.js';
+import { accountById } from '../store/accounts.js';
+import type { Store } from '../store/db.js';
+import { digestItemsByDigest, digestItemsByDigests } from '../store/digestItems.js';
+import { digestOfAccount, digestsByAccount } from '../store/digests.js';
+import { sendConditional } from './conditional.js';
+
+/**
+ * The private digest URLs, both authorised by the account's digest token in the query (see
+ * src/accounts/digestToken.ts):
+ *
+ * - `GET /digests/:id?token=T`: one digest as a web page (the email's markup);
+ * - `GET /digests.atom?token=T`: the Atom feed of the account's latest FEED_DIGESTS digests.
+ *
+ * A wrong, replaced or missing token, another account's digest and a digest that does not exist all get the
+ * same 404 {code, message}: the answer never tells whether a digest exists. The token is a query parameter
+ * (not a path segment) so that the request log's URL redaction removes it like an API key.
+ */
+
+/** Digests in the Atom feed, newest first: a month of daily digests. */
+export const FEED_DIGESTS = 30;
+
+/**
+ * Headers of every response on these paths (errors too). The page has inline styles (the email's markup)
+ * and nothing else: no scripts, images, fonts, frames or forms. The token is in the URL: no Referer.
+ */
+export const DIGEST_PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+const HTML_TYPE = 'text/html; charset=utf-8';
+const ATOM_TYPE = 'application/atom+xml; charset=utf-8';
+
+export interface DigestRoutesDeps {
+  store: Store;
+  /** Public base URL of the instance: the links in pages and feeds. */
+  baseUrl: string;
+}
+
+export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDeps): void {
+  const { db } = deps.store;
+  void app.register((scope, _opts, done) => {
+    scope.addHook('onSend', (_request, reply, payload, next) => {
+      reply.headers(DIGEST_PAGE_HEADERS);
+      next(null, payload);
+    });
+
+    scope.get('/digests/:id', async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const token = queryToken(request);
+      const accountId = token === null ? null : await accountIdByDigestToken(db, token);
+      if (token === null || accountId === null || !/^\d{1,15}$/.test(id)) throw digestNotFound();
+      const digest = await digestOfAccount(db, accountId, Number(id));
+      const account = digest === null ? null : await accountById(db, accountId);
+      if (digest === null || account === null) throw digestNotFound();
+      const items = await digestItemsByDigest(db, digest.id);
+      const view = digestView({ account, digest, items, baseUrl: deps.baseUrl, token });
+      return sendConditional(request, reply, {
+        contentType: HTML_TYPE,
+        body: renderWebPage(view),
+        lastModified: digest.created_at,
+      });
+    });
+
+    scope.get('/digests.atom', async (request, reply) => {
+      const token = queryToken(request);
+      const accountId = token === null ? null : await accountIdByDigestToken(db, token);
+      const account = accountId === null ? null : await accountById(db, accountId);
+      if (token === null || account === null) throw feedNotFound();
+      const digests = await digestsByAccount(db, account.id, { limit: FEED_DIGESTS });
+      const items = await digestItemsByDigests(
+        db,
+        digests.map((d) => d.id),
+      );
+      const views = digests.map((digest) =>
+        digestView({ account, digest, items: items.get(digest.id) ?? [], baseUrl: deps.baseUrl, token }),
+      );
+      // As the feed's <updated>: the newest digest's build time, the account's creation while there is none.
+      const newest = digests.reduce<string | null>(
+        (max, d) => (max === null || d.created_at > max ? d.created_at : max),
+        null,
+      );
+      return sendConditional(request, reply, {
+        contentType: ATOM_TYPE,
+        body: renderAtom({
+          account,
+          digests: views,
+          feedUrl: digestFeedUrl(deps.baseUrl, token),
+          baseUrl: deps.baseUrl,
+        }),
+        lastModified: newest ?? account.created_at,
+      });
+    });
+    done();
+  });
+}
+
+/** The `token` query parameter when it is given once; null otherwise. */
+function queryToken(request: FastifyRequest): string | null {
+  const value = (request.query as Record<string, string | string[] | undefined>).token;
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+const digestNotFound = (): AppError =>
+  new AppError('not_found', 'no such digest, or the link is not valid (its token may have been replaced)');
+
+const feedNotFound = (): AppError =>
+  new AppError('not_found', 'no such feed, or the link is not valid (its token may have been replaced)');
