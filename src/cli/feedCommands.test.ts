@@ -217,7 +217,7 @@ await describeEachEngine('feed commands', (ctx) => {
         'syntax, in time linear in the text: no look-arounds such as (?=…) or (?<=…), no back-references such as \\1)',
     ]);
     const refused = await cli('feed', 'add', '--account', id, feed.url, '--include', '/(?=fig)f/');
-    assert.equal(refused.code, 1);
+    assert.equal(refused.code, 2, 'a bad filter is a usage error for feed add as for feed filter');
     assert.match(refused.err.join('\n'), /^tidings: not a valid regular expression \/\(\?=fig\)f\/: /);
 
     feed.items.unshift(

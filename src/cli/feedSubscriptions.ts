@@ -36,6 +36,11 @@ export function addCommand(feed: Command, io: Io): void {
         opts: { account: string; title?: string; include?: string; exclude?: string; json?: boolean },
       ) => {
         const accountId = parseId(opts.account, '--account');
+        try {
+          checkFilters(opts.include, opts.exclude); // a bad filter is a usage error (2), as with `feed filter`
+        } catch (err) {
+          throw err instanceof SubscribeError ? new UsageError(err.message, 2) : err;
+        }
         await withStore(io, async (store, config) => {
           await requireAccount(store, accountId);
           const deps = feedDeps(config, store, createLogger(config.logLevel));

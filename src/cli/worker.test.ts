@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,9 +31,14 @@ interface WorkerProcess {
 
 const running = new Set<ChildProcess>();
 
-function startWorker(databaseUrl: string): WorkerProcess {
+function startWorker(databaseUrl: string, env: Record<string, string> = {}): WorkerProcess {
   const child = spawn(process.execPath, [DIST_MAIN, 'worker'], {
-    env: childEnv({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'info', TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true' }),
+    env: childEnv({
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'info',
+      TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
+      ...env,
+    }),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   running.add(child);
@@ -121,4 +127,29 @@ test('tidings worker polls a feed into the queue, and exits 0 promptly on SIGTER
     'https://worker.example/second',
   ]);
   assert.equal(feed.requests().length, 2, 'one fetch per worker run');
+});
+
+test('a worker stuck in a fetch that never answers exits 1 once TIDINGS_SHUTDOWN_TIMEOUT_MS has passed', async () => {
+  // Accepts connections and never answers: the fetch would run into its 30 s timeout.
+  const silent = createServer(() => undefined);
+  silent.listen(0, '127.0.0.1');
+  await once(silent, 'listening');
+  const address = silent.address();
+  assert.ok(address !== null && typeof address !== 'string');
+  let asked = false;
+  silent.on('request', () => (asked = true));
+  try {
+    const account = await newAccount(store);
+    const url = `http://127.0.0.1:${address.port}/silent.xml`;
+    await subscribe(testRefreshDeps(store), account.id, { url, trusted: true });
+    const worker = startWorker(join(dir, 'tidings.db'), { TIDINGS_SHUTDOWN_TIMEOUT_MS: '500' });
+    await waitFor('the worker to ask the silent server', () => Promise.resolve(asked));
+    const exit = await stopWith(worker, 'SIGTERM');
+    assert.deepEqual([exit.code, exit.signal], [1, null], worker.stderr());
+    assert.ok(logged(worker, 'shutdown timed out; exiting'), worker.stderr());
+    assert.ok(exit.ms >= 450 && exit.ms < 4000, `exited after ${Math.round(exit.ms)} ms`);
+  } finally {
+    silent.closeAllConnections();
+    silent.close();
+  }
 });

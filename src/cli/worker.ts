@@ -21,6 +21,11 @@ export function workerCommands(program: Command, io: Io): void {
       await new Promise<void>((resolve) => {
         const stop = (signal: string): void => {
           log.info({ signal }, 'worker stopping');
+          // As serve does: a fetch or an SMTP conversation that will not end must not keep the process.
+          setTimeout(() => {
+            log.warn('shutdown timed out; exiting');
+            process.exit(1);
+          }, config.shutdownTimeoutMs).unref();
           resolve();
         };
         process.once('SIGTERM', () => stop('SIGTERM'));
