@@ -4,6 +4,7 @@ import { InputError, changeAccountSettings, createAccountWithKey } from '../acco
 import { SettingsError, describeDays, parseSettings } from '../accounts/settings.js';
 import { type Account, accountById, allAccounts } from '../store/accounts.js';
 import { type Io, UsageError, curlLines, parseId, withStore } from './context.js';
+import { feedUrlCommand } from './feedUrl.js';
 
 export function accountCommands(program: Command, io: Io): void {
   const account = program.command('account').description('manage accounts');
@@ -135,6 +136,8 @@ export function accountCommands(program: Command, io: Io): void {
         printAccount(io, a, opts.json === true);
       });
     });
+
+  feedUrlCommand(account, io);
 }
 
 interface SetOptions {
