@@ -16,6 +16,16 @@ await describeEachEngine('precompiled queries and transactions', (ctx) => {
         .executeTakeFirstOrThrow()
     ).id;
 
+  const nameOf = async (accountId: number): Promise<string | undefined> =>
+    (
+      await ctx
+        .store()
+        .db.selectFrom('accounts')
+        .select('name')
+        .where('id', '=', accountId)
+        .executeTakeFirst()
+    )?.name;
+
   const version = async (accountId: number): Promise<number> =>
     (
       await ctx
@@ -35,13 +45,7 @@ await describeEachEngine('precompiled queries and transactions', (ctx) => {
     });
     assert.equal(result, 1);
     assert.equal(await version(id), 1);
-    const row = await ctx
-      .store()
-      .db.selectFrom('accounts')
-      .select('name')
-      .where('id', '=', id)
-      .executeTakeFirst();
-    assert.equal(row?.name, 'renamed');
+    assert.equal(await nameOf(id), 'renamed');
   });
 
   test('a transaction that throws leaves nothing behind, and the connection works afterwards', async () => {
@@ -55,13 +59,7 @@ await describeEachEngine('precompiled queries and transactions', (ctx) => {
       /boom/,
     );
     assert.equal(await version(id), 0);
-    const row = await ctx
-      .store()
-      .db.selectFrom('accounts')
-      .select('name')
-      .where('id', '=', id)
-      .executeTakeFirst();
-    assert.equal(row?.name, 'p');
+    assert.equal(await nameOf(id), 'p');
     assert.equal(await bumpQueueVersion(ctx.store().db, id), 1);
   });
 

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { buildDueDigests } from '../digest/build.js';
 import { TestClock, testDigestDeps } from '../test/digestPipeline.js';
-import { ENGINES, createTestDatabase, postgresSkipReason } from '../test/databases.js';
+import { ENGINES, postgresSkipReason, storeMigratedTo } from '../test/databases.js';
 import { accountById } from './accounts.js';
-import { openStore } from './db.js';
 import { migrateToLatest } from './migrate.js';
-import { migrationsFor } from './migrations/index.js';
 
 /**
  * Upgrading a database that has accounts and queued items from before digests (0002): the settings get
@@ -20,18 +18,7 @@ for (const engine of ENGINES) {
     `0003_digests upgrades a database in use [${engine}]`,
     { skip: engine === 'postgres' ? pgSkip : undefined },
     async (t) => {
-      const db = await createTestDatabase(engine);
-      const store = openStore(db.url);
-      t.after(async () => {
-        await store.close();
-        await db.drop();
-      });
-      const migrator = new Migrator({
-        db: store.db,
-        provider: { getMigrations: () => Promise.resolve(migrationsFor(engine)) },
-      });
-      const to0002 = await migrator.migrateTo('0002_feeds');
-      assert.equal(to0002.error, undefined);
+      const store = await storeMigratedTo(t, engine, '0002_feeds');
 
       const at = '2026-11-01T00:00:00.000Z';
       await sql`insert into accounts (name, email, timezone, created_at) values ('old', 'old@example.org', 'Europe/Berlin', ${at})`.execute(

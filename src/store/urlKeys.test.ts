@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { addSavedUrl } from '../queue/add.js';
 import { normaliseUrl } from '../queue/url.js';
-import { ENGINES, createTestDatabase, postgresSkipReason } from '../test/databases.js';
-import { openStore } from './db.js';
+import { ENGINES, postgresSkipReason, storeMigratedTo } from '../test/databases.js';
 import { migrateToLatest } from './migrate.js';
-import { migrationsFor } from './migrations/index.js';
 
 /** What 0001–0004 stored as url_key: the SHA-256 of the normalised URL. */
 const oldKey = (url: string): string => createHash('sha256').update(normaliseUrl(url)).digest('hex');
@@ -18,17 +16,7 @@ for (const engine of ENGINES) {
     `0005_url_keys re-keys waiting items so that deduplication goes on [${engine}]`,
     { skip: engine === 'postgres' ? pgSkip : undefined },
     async (t) => {
-      const db = await createTestDatabase(engine);
-      const store = openStore(db.url);
-      t.after(async () => {
-        await store.close();
-        await db.drop();
-      });
-      const migrator = new Migrator({
-        db: store.db,
-        provider: { getMigrations: () => Promise.resolve(migrationsFor(engine)) },
-      });
-      assert.equal((await migrator.migrateTo('0004_subscription_backfill')).error, undefined);
+      const store = await storeMigratedTo(t, engine, '0004_subscription_backfill');
 
       const at = '2026-11-01T00:00:00.000Z';
       for (const name of ['one', 'two']) {

@@ -3,7 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { Engine } from '../store/db.js';
+import type { TestContext } from 'node:test';
+import { Migrator } from 'kysely';
+import { type Engine, type Store, openStore } from '../store/db.js';
+import { migrationsFor } from '../store/migrations/index.js';
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -76,3 +79,23 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
 }
 
 export const ENGINES: readonly Engine[] = ['sqlite', 'postgres'];
+
+/**
+ * A store on a fresh database of this engine, migrated only up to `migration` (to test an upgrade of a
+ * database in use); closed and dropped when the test ends.
+ */
+export async function storeMigratedTo(t: TestContext, engine: Engine, migration: string): Promise<Store> {
+  const db = await createTestDatabase(engine);
+  const store = openStore(db.url);
+  t.after(async () => {
+    await store.close();
+    await db.drop();
+  });
+  const migrator = new Migrator({
+    db: store.db,
+    provider: { getMigrations: () => Promise.resolve(migrationsFor(engine)) },
+  });
+  const { error } = await migrator.migrateTo(migration);
+  if (error !== undefined) throw new Error(`migrating to ${migration} failed`, { cause: error });
+  return store;
+}
