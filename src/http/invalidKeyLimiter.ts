@@ -27,6 +27,18 @@ export class InvalidKeyLimiter {
     return w.count > this.limit ? Math.max(1, Math.ceil((w.start + this.windowMs - t) / 1000)) : 0;
   }
 
+  /**
+   * The seconds an address that has used up its failures must still wait, counting nothing (0 when it may
+   * try again): for a caller that refuses such an address before checking its credentials at all, as
+   * sign-in does. With a limit of 10, the eleventh attempt in the window is refused, right key or not.
+   */
+  retryAfter(address: string): number {
+    const w = this.windows.get(address);
+    if (w === undefined || w.count < this.limit) return 0;
+    const left = w.start + this.windowMs - this.clock();
+    return left > 0 ? Math.max(1, Math.ceil(left / 1000)) : 0;
+  }
+
   private sweep(t: number): void {
     for (const [address, w] of this.windows) if (t - w.start >= this.windowMs) this.windows.delete(address);
     // Still full of live windows (a flood of distinct addresses): forget the oldest.

@@ -27,7 +27,7 @@ interface Stats {
 
 /** Checks one response against the API's contract; returns a reason when it breaks it. */
 function violation(
-  req: Pick<Req, 'method' | 'path'>,
+  req: Pick<Req, 'method' | 'path'> & { headers?: Req['headers'] },
   res: { statusCode: number; body: string; headers: Record<string, unknown> },
 ): string | undefined {
   const { statusCode: status, body } = res;
@@ -35,6 +35,14 @@ function violation(
   const ok = status >= 200 && status < 300;
   if (!ok) {
     if (req.method === 'HEAD') return undefined; // no body by definition
+    if (!API_PATHS.includes(req.path.replace(/\/$/, ''))) {
+      // Outside the API, the web app redirects (/ to the sign-in page), and answers a browser (one that
+      // accepts text/html) with an HTML error page.
+      if (status >= 300 && status < 400) return undefined;
+      const html = String(res.headers['content-type']).startsWith('text/html');
+      if (html)
+        return (req.headers?.accept ?? '').includes('text/html') ? undefined : 'HTML to a non-browser';
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);

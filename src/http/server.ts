@@ -10,6 +10,7 @@ import { InvalidKeyLimiter } from './invalidKeyLimiter.js';
 import { RequestLogController } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { QueueCache } from './queueCache.js';
+import { registerWeb, wantsPage } from './web/index.js';
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -19,6 +20,8 @@ export interface ServerDeps {
   logger: FastifyBaseLogger;
   /** For tests: a limiter with an injected clock. */
   limiter?: InvalidKeyLimiter;
+  /** For tests: the web app's sign-in limiter. */
+  signInLimiter?: InvalidKeyLimiter;
 }
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
@@ -74,7 +77,14 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     return sendErrorResponse(reply, toErrorResponse(err, request.log));
   });
 
-  app.setNotFoundHandler((request) => {
+  const webNotFound = registerWeb(app, {
+    store: deps.store,
+    config: deps.config,
+    ...(deps.signInLimiter === undefined ? {} : { signInLimiter: deps.signInLimiter }),
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    if (wantsPage(request)) return webNotFound(request, reply);
     if (isApiPath(request.url)) {
       throw new AppError('method_not_allowed', `${request.method} is not allowed here; use GET or POST`, {
         allow: API_METHODS,

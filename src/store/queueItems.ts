@@ -221,3 +221,33 @@ export async function deleteQueueItems(
   }
   return deleted;
 }
+
+/** A page of the account's queue in the order digests take it (oldest first), for the web app. */
+export async function queueItemsPage(
+  db: Kysely<Database>,
+  accountId: number,
+  page: { offset: number; limit: number },
+): Promise<QueuedItem[]> {
+  return db
+    .selectFrom('queue_items as q')
+    .leftJoin('feeds as f', 'f.id', 'q.feed_id')
+    .leftJoin('subscriptions as s', (join) =>
+      join.onRef('s.feed_id', '=', 'q.feed_id').onRef('s.account_id', '=', 'q.account_id'),
+    )
+    .select((eb) => [
+      'q.id',
+      'q.url',
+      'q.title',
+      'q.source',
+      'q.feed_id',
+      eb.fn.coalesce('s.title', 'f.title').as('feed_title'),
+      'q.summary',
+      'q.published_at',
+      'q.created_at',
+    ])
+    .where('q.account_id', '=', accountId)
+    .orderBy('q.id')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}

@@ -175,6 +175,20 @@ export interface DigestTokensTable {
   created_at: Timestamp;
 }
 
+/** A signed-in browser (see migration 0007). */
+export interface WebSessionsTable {
+  /** Hex SHA-256 of the session token the cookie carries. */
+  id: string;
+  account_id: number;
+  /** The API key the browser signed in with: revoking it ends the session. */
+  key_id: number;
+  /** The synchroniser token every form of this session must carry (base64url, 256 random bits). */
+  csrf_token: string;
+  created_at: Timestamp;
+  /** The session ends then unless used before; each day of use moves it on. */
+  expires_at: Timestamp;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -191,4 +205,5 @@ export interface Database {
   digests: DigestsTable;
   digest_items: DigestItemsTable;
   digest_tokens: DigestTokensTable;
+  web_sessions: WebSessionsTable;
 }

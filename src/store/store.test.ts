@@ -58,12 +58,14 @@ await describeEachEngine('store', (ctx) => {
       'accounts',
       'api_keys',
       'digest_items',
+      'digest_tokens',
       'digests',
       'feed_items',
       'feeds',
       'meta',
       'queue_items',
       'subscriptions',
+      'web_sessions',
     ]);
   });
 

@@ -6,6 +6,7 @@ import * as m0003 from './0003_digests.js';
 import * as m0004 from './0004_subscription_backfill.js';
 import * as m0005 from './0005_url_keys.js';
 import * as m0006 from './0006_digest_tokens.js';
+import * as m0007 from './0007_web_sessions.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -26,6 +27,7 @@ const modules: Record<string, MigrationModule> = {
   '0004_subscription_backfill': m0004,
   '0005_url_keys': m0005,
   '0006_digest_tokens': m0006,
+  '0007_web_sessions': m0007,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

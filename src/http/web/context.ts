@@ -1,0 +1,117 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.js';
+import type { Store } from '../../store/db.js';
+import type { WebSession } from '../../store/webSessions.js';
+import type { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
+import type { SafeHtml } from './html.js';
+import type { Viewer } from './layout.js';
+import { tokensMatch } from './session.js';
+
+export interface WebDeps {
+  store: Store;
+  /** Read on every request (tests set baseUrl once they know their port). */
+  config: Pick<Config, 'baseUrl' | 'queueLimit'>;
+  /** Failed sign-ins per client address. */
+  signInLimiter: InvalidKeyLimiter;
+  now: () => Date;
+}
+
+/** A failure shown to the reader as an HTML page with this status and message (plain words). */
+export class WebError extends Error {
+  override name = 'WebError';
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** Thrown by pages that need a signed-in reader: answered with a redirect to the sign-in page. */
+export class SignInRequired extends Error {
+  override name = 'SignInRequired';
+}
+
+/** Headers of every response of the web app (pages, redirects, error pages, the stylesheet). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy':
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; " +
+    "frame-ancestors 'none'; base-uri 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
+const sessions = new WeakMap<FastifyRequest, WebSession>();
+
+export const rememberSession = (request: FastifyRequest, session: WebSession): void => {
+  sessions.set(request, session);
+};
+
+export const sessionOf = (request: FastifyRequest): WebSession | null => sessions.get(request) ?? null;
+
+export function requireSession(request: FastifyRequest): WebSession {
+  const session = sessionOf(request);
+  if (session === null) throw new SignInRequired('sign in first');
+  return session;
+}
+
+export const viewerOf = (session: WebSession | null): Viewer | null =>
+  session === null ? null : { accountName: session.accountName, csrfToken: session.csrfToken };
+
+/** The submitted form (an empty one when the body was not a form). */
+export function formOf(request: FastifyRequest): URLSearchParams {
+  return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+}
+
+/** One field of a form; a field given twice counts as missing, as a tampered form would. */
+export function field(form: URLSearchParams, name: string): string | undefined {
+  const values = form.getAll(name);
+  return values.length === 1 ? values[0] : undefined;
+}
+
+const EXPIRED =
+  'The form was sent without this session’s security token (it may come from an older page). Go back, reload the page and try again.';
+
+/** The synchroniser-token check every POST of a session makes before it changes anything. */
+export function checkCsrf(request: FastifyRequest, session: WebSession): void {
+  const presented = field(formOf(request), '_csrf');
+  if (presented === undefined || !tokensMatch(presented, session.csrfToken)) throw new WebError(403, EXPIRED);
+}
+
+export function sendPage(reply: FastifyReply, status: number, body: SafeHtml): FastifyReply {
+  return reply
+    .code(status)
+    .headers(SECURITY_HEADERS)
+    .header('cache-control', 'no-store')
+    .header('content-type', 'text/html; charset=utf-8')
+    .send(body.value);
+}
+
+/** A redirect after a form (303: the browser follows with a GET). */
+export function seeOther(reply: FastifyReply, location: string): FastifyReply {
+  return reply.headers(SECURITY_HEADERS).header('cache-control', 'no-store').redirect(location, 303);
+}
+
+/** A positive integer id from a path parameter, or null (the route then answers 404). */
+export function idParam(request: FastifyRequest, name = 'id'): number | null {
+  const raw = (request.params as Record<string, string | undefined>)[name];
+  if (raw === undefined || !/^[1-9][0-9]{0,15}$/.test(raw)) return null;
+  const id = Number(raw);
+  return Number.isSafeInteger(id) ? id : null;
+}
+
+/** A query parameter given once, else undefined. */
+export function queryParam(request: FastifyRequest, name: string): string | undefined {
+  const value = (request.query as Record<string, string | string[] | undefined>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** A local path to return to after signing in; anything else (another site, a scheme) is refused. */
+export function localPath(value: string | undefined): string | null {
+  if (value === undefined || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\'))
+    return null;
+  return /^[\x21-\x7e]{1,500}$/.test(value) ? value : null;
+}

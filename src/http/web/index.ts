@@ -1,0 +1,134 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Store } from '../../store/db.js';
+import { toErrorResponse } from '../errors.js';
+import { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
+import {
+  SECURITY_HEADERS,
+  SignInRequired,
+  type WebDeps,
+  WebError,
+  rememberSession,
+  sendPage,
+  seeOther,
+  sessionOf,
+  viewerOf,
+} from './context.js';
+import { errorPage } from './layout.js';
+import { registerQueue } from './pages/queue.js';
+import { registerSignIn } from './pages/signIn.js';
+import { clearCookie, findSession, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
+import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
+
+export interface WebOptions {
+  store: Store;
+  config: WebDeps['config'];
+  /** For tests: a limiter with an injected clock. Default: 10 failed sign-ins per address per 15 minutes. */
+  signInLimiter?: InvalidKeyLimiter;
+  now?: () => Date;
+}
+
+export const SIGN_IN_FAILURES = 10;
+export const SIGN_IN_WINDOW_MS = 15 * 60_000;
+
+/**
+ * The web app: server-rendered pages without JavaScript, in a Fastify scope of their own, so that their
+ * form parser, session hook and HTML error pages never touch the API (which reads raw bodies and answers
+ * JSON). Returns what the server's not-found handler needs to answer a browser with a page.
+ */
+export function registerWeb(
+  app: FastifyInstance,
+  options: WebOptions,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
+  const deps: WebDeps = {
+    store: options.store,
+    config: options.config,
+    signInLimiter: options.signInLimiter ?? new InvalidKeyLimiter(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS),
+    now: options.now ?? (() => new Date()),
+  };
+
+  const stylesheet = Buffer.from(STYLESHEET);
+  app.get(STYLESHEET_PATH, (_request, reply) =>
+    reply
+      .headers(SECURITY_HEADERS)
+      .header('content-type', 'text/css; charset=utf-8')
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .send(stylesheet),
+  );
+
+  async function loadSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const secure = isSecure(deps.config.baseUrl);
+    const name = sessionCookieName(secure);
+    const token = readCookie(request, name);
+    if (token === undefined) return;
+    const found = await findSession(deps.store, token, deps.now());
+    if (found === null) {
+      clearCookie(reply, secure, name); // ended, revoked or unknown: stop sending it
+      return;
+    }
+    rememberSession(request, found.session);
+    if (found.renewed) {
+      const maxAge = Math.floor((Date.parse(found.session.expiresAt) - deps.now().getTime()) / 1000);
+      setCookie(reply, secure, name, token, maxAge);
+    }
+  }
+
+  void app.register((scope, _opts, done) => {
+    // Forms are the only bodies the pages read; the API's routes live outside this scope.
+    scope.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string' },
+      (_request, body, parsed) => {
+        parsed(null, new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8')));
+      },
+    );
+    scope.addHook('onRequest', loadSession);
+
+    scope.setErrorHandler((err, request, reply) => {
+      if (err instanceof SignInRequired) {
+        if (request.method === 'GET' || request.method === 'HEAD') {
+          return seeOther(reply, `/sign-in?next=${encodeURIComponent(request.url)}`);
+        }
+        return seeOther(reply, '/sign-in?notice=ended');
+      }
+      const viewer = viewerOf(sessionOf(request));
+      if (err instanceof WebError) {
+        return sendPage(reply.headers(err.headers), err.status, errorPage(err.status, err.message, viewer));
+      }
+      const res = toErrorResponse(err, request.log); // logs what is unexpected
+      const message =
+        res.status === 503
+          ? 'The database cannot be reached right now. Try again in a moment.'
+          : res.status >= 500
+            ? 'Something went wrong on our side; the details are in the server log. Try again, or go back.'
+            : `${res.body.message.charAt(0).toUpperCase()}${res.body.message.slice(1)}.`;
+      return sendPage(reply.headers(res.headers), res.status, errorPage(res.status, message, viewer));
+    });
+
+    scope.get('/', (request, reply) => {
+      if (sessionOf(request) !== null) return seeOther(reply, '/queue');
+      return reply.redirect('/sign-in', 303);
+    });
+    registerSignIn(scope, deps);
+    registerQueue(scope, deps);
+    done();
+  });
+
+  return async (request, reply) => {
+    await loadSession(request, reply);
+    const message = 'There is no page at this address. It may have moved, or the link may be mistyped.';
+    return sendPage(reply, 404, errorPage(404, message, viewerOf(sessionOf(request))));
+  };
+}
+
+/**
+ * A browser asking for a page outside the API's paths (anything under /api stays the API's, JSON): it
+ * gets an HTML error page.
+ */
+export function wantsPage(request: FastifyRequest): boolean {
+  const accept = request.headers.accept;
+  return (
+    typeof accept === 'string' &&
+    accept.includes('text/html') &&
+    !request.url.toLowerCase().startsWith('/api')
+  );
+}

@@ -1,0 +1,98 @@
+import { type Interpolation, type SafeHtml, html } from './html.js';
+import { STYLESHEET_PATH } from './stylesheet.js';
+
+/** The pages in the navigation, in order. */
+export const NAV = [
+  { id: 'queue', href: '/queue', label: 'Queue' },
+] as const;
+
+export type NavId = (typeof NAV)[number]['id'];
+
+/** What the layout shows of a signed-in reader. */
+export interface Viewer {
+  accountName: string;
+  csrfToken: string;
+}
+
+export interface PageOptions {
+  title: string;
+  /** The signed-in reader; null on the sign-in and error pages of a signed-out browser. */
+  viewer: Viewer | null;
+  current?: NavId;
+  body: Interpolation;
+}
+
+/** The hidden field every form of a session carries. */
+export const csrfField = (viewer: Viewer): SafeHtml =>
+  html`<input type="hidden" name="_csrf" value="${viewer.csrfToken}" />`;
+
+export function page(opts: PageOptions): SafeHtml {
+  const { viewer } = opts;
+  const nav =
+    viewer === null
+      ? null
+      : html`<nav aria-label="Main">
+            <ul>
+              ${NAV.map(
+                (item) =>
+                  html`<li>
+                    <a href="${item.href}" ${item.id === opts.current ? html` aria-current="page"` : ''}
+                      >${item.label}</a
+                    >
+                  </li>`,
+              )}
+            </ul>
+          </nav>
+          <div class="account">
+            <span>${viewer.accountName}</span>
+            <form class="inline" method="post" action="/sign-out">
+              ${csrfField(viewer)}<button class="link" type="submit">Sign out</button>
+            </form>
+          </div>`;
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <title>${opts.title} · Tidings</title>
+        <link rel="stylesheet" href="${STYLESHEET_PATH}" />
+        <link rel="icon" href="data:," />
+      </head>
+      <body>
+        <a class="skip" href="#main">Skip to content</a>
+        <header class="site">
+          <div class="bar">
+            <a class="brand" href="/">Tidings</a>
+            ${nav}
+          </div>
+        </header>
+        <main id="main" tabindex="-1">${opts.body}</main>
+      </body>
+    </html> `;
+}
+
+/** A page that only says what went wrong, with a way on. */
+export function errorPage(status: number, message: string, viewer: Viewer | null): SafeHtml {
+  const heading = ERROR_HEADINGS[status] ?? (status >= 500 ? 'Something went wrong' : 'That did not work');
+  return page({
+    title: heading,
+    viewer,
+    body: html`<h1>${heading}</h1>
+      <p>${message}</p>
+      <p>
+        <a href="${viewer === null ? '/sign-in' : '/queue'}"
+          >${viewer === null ? 'Sign in' : 'Back to your queue'}</a
+        >
+      </p>`,
+  });
+}
+
+const ERROR_HEADINGS: Record<number, string> = {
+  400: 'That request was not understood',
+  403: 'That form has expired',
+  404: 'Not found',
+  413: 'That is too much at once',
+  429: 'Too many attempts',
+  503: 'Tidings is unavailable',
+};

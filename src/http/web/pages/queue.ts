@@ -1,0 +1,240 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError, type ErrorKind } from '../../../errors.js';
+import { type AddOutcome, addSavedUrl } from '../../../queue/add.js';
+import { removeQueuedItem } from '../../../queue/remove.js';
+import { type Account, accountById } from '../../../store/accounts.js';
+import { exclusive } from '../../../store/precompiled.js';
+import { type QueuedItem, queueItemsPage, queueLength } from '../../../store/queueItems.js';
+import type { WebSession } from '../../../store/webSessions.js';
+import {
+  type WebDeps,
+  WebError,
+  checkCsrf,
+  field,
+  formOf,
+  idParam,
+  queryParam,
+  requireSession,
+  sendPage,
+  seeOther,
+  viewerOf,
+} from '../context.js';
+import { type SafeHtml, html, safeHref } from '../html.js';
+import { type Viewer, csrfField, page } from '../layout.js';
+import { ago, localTime, timeElement } from '../time.js';
+
+export const QUEUE_PAGE_SIZE = 100;
+
+const NOTICES: Record<string, string> = {
+  added: 'Saved for your next digest.',
+  title_updated: 'That link was already in your queue; its title is updated.',
+  already_queued: 'That link is already in your queue.',
+  removed: 'Removed from your queue.',
+} satisfies Record<AddOutcome | 'removed', string>;
+
+/** What a refused save means, in plain words. */
+function refusal(kind: ErrorKind, queueLimit: number): string | null {
+  switch (kind) {
+    case 'url_missing':
+      return 'Enter the address of the page to save.';
+    case 'url_invalid':
+      return 'That is not the address of a web page. It must start with http:// or https://, like https://example.com/article.';
+    case 'url_too_long':
+      return 'That address is too long: at most 2,048 characters.';
+    case 'title_invalid':
+      return 'That title is too long: at most 1,000 characters.';
+    case 'queue_full':
+      return `Your queue is full: it holds ${queueLimit.toLocaleString('en')} links, the most it may. It empties when your next digest is built; removing links makes room now.`;
+    default:
+      return null;
+  }
+}
+
+interface AddForm {
+  url: string;
+  title: string;
+  error?: string;
+}
+
+/** The queue: what waits for the next digest; add a URL; remove an item. */
+export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
+  async function render(session: WebSession, start: number, form: AddForm, notice?: string) {
+    const { account, total, items } = await exclusive(deps.store.db, async (db) => ({
+      account: await accountById(db, session.accountId),
+      total: await queueLength(db, session.accountId),
+      items: await queueItemsPage(db, session.accountId, { offset: start, limit: QUEUE_PAGE_SIZE }),
+    }));
+    if (account === null) throw new WebError(404, 'This account no longer exists.');
+    const viewer = viewerOf(session);
+    if (viewer === null) throw new Error('no viewer for a session');
+    return queuePage({ viewer, account, total, items, start, form, notice, now: deps.now() });
+  }
+
+  scope.get('/queue', async (request, reply) => {
+    const session = requireSession(request);
+    const start = startParam(queryParam(request, 'start'));
+    const notice = NOTICES[queryParam(request, 'notice') ?? ''];
+    return sendPage(reply, 200, await render(session, start, { url: '', title: '' }, notice));
+  });
+
+  scope.post('/queue', async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const form = formOf(request);
+    const url = field(form, 'url') ?? '';
+    const title = field(form, 'title') ?? '';
+    let outcome: AddOutcome;
+    try {
+      outcome = await addSavedUrl(
+        deps.store,
+        session.accountId,
+        { url, title: title.trim() === '' ? undefined : title, source: 'api' },
+        { limit: deps.config.queueLimit },
+      );
+    } catch (err) {
+      const message = err instanceof AppError ? refusal(err.kind, deps.config.queueLimit) : null;
+      if (message === null || !(err instanceof AppError)) throw err;
+      return sendPage(reply, err.status, await render(session, 0, { url, title, error: message }));
+    }
+    return seeOther(reply, `/queue?notice=${outcome}`);
+  });
+
+  scope.post('/queue/:id/remove', async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const id = idParam(request);
+    if (id === null || !(await removeQueuedItem(deps.store, session.accountId, id))) {
+      throw new WebError(404, 'That link is not in your queue. It may already have gone into a digest.');
+    }
+    const start = startParam(field(formOf(request), 'start'));
+    return seeOther(reply, `/queue?notice=removed${start > 0 ? `&start=${start}` : ''}`);
+  });
+}
+
+function startParam(raw: string | undefined): number {
+  if (raw === undefined || !/^[0-9]{1,7}$/.test(raw)) return 0;
+  return Number(raw);
+}
+
+function domainOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^www\./, '');
+  } catch {
+    return '';
+  }
+}
+
+interface QueueView {
+  viewer: Viewer;
+  account: Account;
+  total: number;
+  items: QueuedItem[];
+  start: number;
+  form: AddForm;
+  notice: string | undefined;
+  now: Date;
+}
+
+function queuePage(v: QueueView): SafeHtml {
+  const { account, total, start } = v;
+  const max = account.digest_max_items;
+  const due =
+    account.digest_due_at === null
+      ? 'is not scheduled yet'
+      : html`is due
+        ${timeElement(account.digest_due_at, account.timezone, localTime(account.digest_due_at, account.timezone))}
+        (${account.timezone})`;
+  const summary =
+    total === 0
+      ? html`Your queue is empty. Your next digest ${due}.`
+      : html`${total.toLocaleString('en')} link${total === 1 ? '' : 's'} wait${total === 1 ? 's' : ''}. Your
+        next digest ${due} and takes
+        ${total > max ? html`the oldest ${max.toLocaleString('en')} (your maximum); the rest wait for the next one` : 'them all'}.`;
+  const next = v.items.filter((_, i) => start + i < max);
+  const later = v.items.filter((_, i) => start + i >= max);
+  const list = (items: QueuedItem[], label: string): SafeHtml | null =>
+    items.length === 0
+      ? null
+      : html`<h2>${label}</h2>
+          <ol class="items" start="${start + 1 + (items === later ? next.length : 0)}">
+            ${items.map((item) => itemRow(item, v))}
+          </ol>`;
+  const end = start + v.items.length;
+  return page({
+    title: 'Queue',
+    viewer: v.viewer,
+    current: 'queue',
+    body: html`<h1>Queue</h1>
+      ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
+      <p>${summary}</p>
+      ${addForm(v.viewer, v.form)} ${list(next, 'In your next digest')}
+      ${list(later, 'Waiting for a later digest')}
+      ${
+        total > QUEUE_PAGE_SIZE
+          ? html`<nav class="pager" aria-label="Queue pages">
+              <span
+                >Links ${v.items.length === 0 ? 0 : start + 1}–${end} of ${total.toLocaleString('en')}</span
+              >
+              ${start > 0 ? html`<a href="/queue?start=${Math.max(0, start - QUEUE_PAGE_SIZE)}">Earlier links</a>` : null}
+              ${end < total ? html`<a href="/queue?start=${end}">Later links</a>` : null}
+            </nav>`
+          : null
+      }`,
+  });
+}
+
+function addForm(viewer: Viewer, form: AddForm): SafeHtml {
+  const invalid = form.error !== undefined;
+  return html`<h2 id="add-heading">Add a link</h2>
+    ${invalid ? html`<p class="error" role="alert" id="add-error">${form.error}</p>` : null}
+    <form class="stack" method="post" action="/queue" aria-labelledby="add-heading">
+      ${csrfField(viewer)}
+      <div>
+        <label for="url">Address</label>
+        <input
+          id="url"
+          name="url"
+          type="url"
+          required
+          maxlength="2048"
+          inputmode="url"
+          autocomplete="url"
+          placeholder="https://"
+          value="${form.url}"
+          ${invalid ? html` aria-invalid="true" aria-describedby="add-error"` : null}
+        />
+      </div>
+      <div>
+        <label for="title">Title <span class="muted">(optional)</span></label>
+        <input
+          id="title"
+          name="title"
+          type="text"
+          maxlength="1000"
+          value="${form.title}"
+          aria-describedby="title-hint"
+        />
+        <p class="hint" id="title-hint">Without one, the digest shows the address.</p>
+      </div>
+      <div><button type="submit">Add to queue</button></div>
+    </form>`;
+}
+
+function itemRow(item: QueuedItem, v: QueueView): SafeHtml {
+  const source =
+    item.source === 'feed' ? `from ${item.feed_title ?? 'a feed you no longer follow'}, queued` : 'saved';
+  const domain = domainOf(item.url);
+  return html`<li>
+    <div class="main">
+      <a class="title" href="${safeHref(item.url)}" rel="noopener noreferrer">${item.title}</a>
+      <div class="meta">
+        ${domain === '' ? null : html`${domain} · `}${source}
+        ${timeElement(item.created_at, v.account.timezone, ago(item.created_at, v.now))}
+      </div>
+    </div>
+    <form class="actions inline" method="post" action="/queue/${item.id}/remove">
+      ${csrfField(v.viewer)}${v.start > 0 ? html`<input type="hidden" name="start" value="${v.start}" />` : null}
+      <button class="quiet" type="submit" aria-label="Remove ${item.title}">Remove</button>
+    </form>
+  </li>`;
+}

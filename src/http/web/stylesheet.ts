@@ -1,0 +1,130 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The web app's one stylesheet. It lives in a module (not a .css file) so that the build needs no copy
+ * step; it is served at a path carrying its content hash, cached for a year. Colours meet WCAG AA
+ * contrast (4.5:1 for text) in the light and the dark scheme; every focusable element shows a 3 px ring.
+ */
+export const STYLESHEET = `
+:root {
+  color-scheme: light dark;
+  --bg: #fdfcf9;
+  --fg: #1d1d1b;
+  --muted: #595750;
+  --line: #d9d6cc;
+  --panel: #f3f1ea;
+  --accent: #1f5f8b;
+  --accent-fg: #ffffff;
+  --danger: #a3261b;
+  --ok-bg: #e4f2e3;
+  --ok-fg: #1c4d1a;
+  --err-bg: #fbe7e4;
+  --err-fg: #7a1d14;
+  --focus: #c25e00;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #161614;
+    --fg: #ecebe6;
+    --muted: #b3b0a6;
+    --line: #3d3b36;
+    --panel: #22211e;
+    --accent: #8cc4ec;
+    --accent-fg: #10212d;
+    --danger: #f2998f;
+    --ok-bg: #1d3a1c;
+    --ok-fg: #c9ecc6;
+    --err-bg: #46201c;
+    --err-fg: #f8d3ce;
+    --focus: #ffb057;
+  }
+}
+*, *::before, *::after { box-sizing: border-box; }
+html { -webkit-text-size-adjust: 100%; }
+body {
+  margin: 0;
+  background: var(--bg);
+  color: var(--fg);
+  font: 1rem/1.5 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif;
+}
+a { color: var(--accent); text-underline-offset: 0.15em; }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+.skip {
+  position: absolute; left: 0.5rem; top: -3rem; padding: 0.5rem 0.75rem;
+  background: var(--accent); color: var(--accent-fg); z-index: 1;
+}
+.skip:focus { top: 0.5rem; }
+header.site { border-bottom: 1px solid var(--line); background: var(--panel); }
+header.site .bar {
+  max-width: 52rem; margin: 0 auto; padding: 0.5rem 1rem;
+  display: flex; flex-wrap: wrap; align-items: center; gap: 0.25rem 1rem;
+}
+.brand { font-weight: 700; font-size: 1.15rem; color: var(--fg); text-decoration: none; margin-right: auto; }
+nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0.25rem 0.9rem; margin: 0; padding: 0; }
+nav a { display: inline-block; padding: 0.35rem 0; color: var(--fg); }
+nav a[aria-current='page'] { font-weight: 700; text-decoration-thickness: 3px; }
+.account { display: flex; align-items: center; gap: 0.5rem; color: var(--muted); font-size: 0.9rem; }
+main { max-width: 52rem; margin: 0 auto; padding: 1rem 1rem 4rem; }
+h1 { font-size: 1.6rem; margin: 0.75rem 0 0.5rem; }
+h2 { font-size: 1.2rem; margin: 2rem 0 0.5rem; }
+p, ol, ul { margin: 0.5rem 0; }
+.muted, .hint { color: var(--muted); }
+.hint { font-size: 0.9rem; margin: 0.15rem 0 0; }
+.notice, .error {
+  padding: 0.6rem 0.8rem; border-radius: 6px; margin: 0.75rem 0; border: 1px solid transparent;
+}
+.notice { background: var(--ok-bg); color: var(--ok-fg); border-color: var(--ok-fg); }
+.error { background: var(--err-bg); color: var(--err-fg); border-color: var(--err-fg); }
+form.stack { display: grid; gap: 0.75rem; max-width: 36rem; margin: 0.75rem 0; }
+label { font-weight: 600; display: block; }
+input[type='text'], input[type='url'], input[type='password'], input[type='email'],
+input[type='number'], input[type='time'], select, textarea {
+  font: inherit; color: inherit; background: var(--bg);
+  width: 100%; padding: 0.45rem 0.55rem; border: 1px solid var(--muted); border-radius: 6px;
+}
+input[readonly] { background: var(--panel); font-family: ui-monospace, Menlo, Consolas, monospace; }
+button, .button {
+  font: inherit; font-weight: 600; cursor: pointer; display: inline-block; text-decoration: none;
+  padding: 0.45rem 0.9rem; border-radius: 6px; border: 1px solid var(--accent);
+  background: var(--accent); color: var(--accent-fg);
+}
+button.quiet { background: transparent; color: var(--accent); }
+button.danger { background: transparent; color: var(--danger); border-color: var(--danger); }
+button.link { background: none; border: none; padding: 0.35rem 0; color: var(--accent); font-weight: 400; text-decoration: underline; }
+.inline { display: inline; margin: 0; }
+.row { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: end; }
+.row > .grow { flex: 1 1 14rem; }
+ol.items, ul.items { list-style: none; padding: 0; margin: 1rem 0; border-top: 1px solid var(--line); }
+.items > li {
+  display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; align-items: start;
+  padding: 0.75rem 0; border-bottom: 1px solid var(--line);
+}
+.items .main { flex: 1 1 20rem; min-width: 0; }
+.items .title { font-weight: 600; overflow-wrap: anywhere; }
+.items .meta { color: var(--muted); font-size: 0.9rem; overflow-wrap: anywhere; }
+.cut { color: var(--muted); font-size: 0.9rem; padding: 0.5rem 0; border-bottom: 2px dashed var(--line); }
+code, pre, .mono { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.9rem; }
+pre {
+  background: var(--panel); border: 1px solid var(--line); border-radius: 6px;
+  padding: 0.6rem 0.75rem; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere;
+}
+.panel { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 0.75rem 1rem; margin: 1rem 0; }
+.bookmarklet {
+  display: inline-block; padding: 0.45rem 0.9rem; border: 2px dashed var(--accent); border-radius: 6px;
+  font-weight: 700; text-decoration: none;
+}
+table { border-collapse: collapse; width: 100%; }
+th, td { text-align: left; padding: 0.4rem 0.5rem 0.4rem 0; border-bottom: 1px solid var(--line); vertical-align: top; }
+.visually-hidden {
+  position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap; border: 0;
+}
+.pager { display: flex; gap: 1rem; margin: 1rem 0; }
+@media (max-width: 30rem) {
+  h1 { font-size: 1.35rem; }
+  .items .actions { width: 100%; }
+}
+`;
+
+export const STYLESHEET_HASH = createHash('sha256').update(STYLESHEET).digest('hex').slice(0, 12);
+export const STYLESHEET_PATH = `/static/app.${STYLESHEET_HASH}.css`;

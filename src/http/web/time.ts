@@ -1,0 +1,34 @@
+import { DateTime } from 'luxon';
+import { type SafeHtml, html } from './html.js';
+
+const UNITS: readonly [number, string][] = [
+  [365 * 24 * 60, 'year'],
+  [30 * 24 * 60, 'month'],
+  [7 * 24 * 60, 'week'],
+  [24 * 60, 'day'],
+  [60, 'hour'],
+  [1, 'minute'],
+];
+
+/** How long ago, in words: "just now", "1 minute ago", "3 hours ago", "2 days ago". */
+export function ago(iso: string, now: Date): string {
+  const minutes = Math.floor((now.getTime() - Date.parse(iso)) / 60_000);
+  if (!Number.isFinite(minutes) || minutes < 1) return 'just now';
+  for (const [size, unit] of UNITS) {
+    if (minutes >= size) {
+      const n = Math.floor(minutes / size);
+      return `${n} ${unit}${n === 1 ? '' : 's'} ago`;
+    }
+  }
+  return 'just now';
+}
+
+/** A moment in the reader's zone, as words: "Tuesday 3 June 2025, 07:00". */
+export function localTime(iso: string, zone: string): string {
+  return DateTime.fromISO(iso, { zone: 'utc' }).setZone(zone).toFormat('cccc d LLLL yyyy, HH:mm');
+}
+
+/** A <time> element: the words shown, the exact moment (in the reader's zone) on hover and for machines. */
+export function timeElement(iso: string, zone: string, words: string): SafeHtml {
+  return html`<time datetime="${iso}" title="${localTime(iso, zone)}">${words}</time>`;
+}

@@ -1,0 +1,91 @@
+import type { Kysely } from 'kysely';
+import type { Database, Timestamp } from './schema.js';
+
+/** A live session as a request sees it. */
+export interface WebSession {
+  /** Hex SHA-256 of the cookie's token. */
+  id: string;
+  accountId: number;
+  accountName: string;
+  keyId: number;
+  csrfToken: string;
+  expiresAt: Timestamp;
+}
+
+export async function createWebSession(
+  db: Kysely<Database>,
+  accountId: number,
+  input: { id: string; keyId: number; csrfToken: string; createdAt: Timestamp; expiresAt: Timestamp },
+): Promise<void> {
+  await db
+    .insertInto('web_sessions')
+    .values({
+      id: input.id,
+      account_id: accountId,
+      key_id: input.keyId,
+      csrf_token: input.csrfToken,
+      created_at: input.createdAt,
+      expires_at: input.expiresAt,
+    })
+    .execute();
+}
+
+/**
+ * The session with this id if it has not expired and the key it was opened with is not revoked; null
+ * otherwise. Sessions are looked up by id alone: the caller learns the account from the row.
+ */
+export async function liveWebSession(
+  db: Kysely<Database>,
+  id: string,
+  now: Timestamp,
+): Promise<WebSession | null> {
+  const row = await db
+    .selectFrom('web_sessions as s')
+    .innerJoin('api_keys as k', (join) =>
+      join.onRef('k.id', '=', 's.key_id').onRef('k.account_id', '=', 's.account_id'),
+    )
+    .innerJoin('accounts as a', 'a.id', 's.account_id')
+    .select([
+      's.id',
+      's.account_id as accountId',
+      'a.name as accountName',
+      's.key_id as keyId',
+      's.csrf_token as csrfToken',
+      's.expires_at as expiresAt',
+    ])
+    .where('s.id', '=', id)
+    .where('s.expires_at', '>', now)
+    .where('k.revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+export async function extendWebSession(
+  db: Kysely<Database>,
+  accountId: number,
+  id: string,
+  expiresAt: Timestamp,
+): Promise<void> {
+  await db
+    .updateTable('web_sessions')
+    .set({ expires_at: expiresAt })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteWebSession(db: Kysely<Database>, id: string): Promise<void> {
+  await db.deleteFrom('web_sessions').where('id', '=', id).execute();
+}
+
+/** Forgets sessions that ended before `now` (expired, or opened with a key since revoked). */
+export async function deleteEndedWebSessions(db: Kysely<Database>, now: Timestamp): Promise<number> {
+  const expired = await db.deleteFrom('web_sessions').where('expires_at', '<=', now).executeTakeFirst();
+  const revoked = await db
+    .deleteFrom('web_sessions')
+    .where('key_id', 'in', (eb) =>
+      eb.selectFrom('api_keys').select('api_keys.id').where('api_keys.revoked_at', 'is not', null),
+    )
+    .executeTakeFirst();
+  return Number(expired.numDeletedRows) + Number(revoked.numDeletedRows);
+}
