@@ -103,3 +103,38 @@ export async function revokeApiKey(db: Kysely<Database>, keyId: number): Promise
 export async function touchApiKey(db: Kysely<Database>, keyId: number, at: Timestamp): Promise<void> {
   await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId).execute();
 }
+
+/** Renames one of the account's keys; false when the account has no such key. */
+export async function renameApiKey(
+  db: Kysely<Database>,
+  accountId: number,
+  keyId: number,
+  name: string,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ name })
+    .where('account_id', '=', accountId)
+    .where('id', '=', keyId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Revokes one of the account's keys; false when the account has no such key or it was already revoked.
+ * (revokeApiKey, for the operator's CLI, takes any account's key.)
+ */
+export async function revokeAccountApiKey(
+  db: Kysely<Database>,
+  accountId: number,
+  keyId: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now() })
+    .where('account_id', '=', accountId)
+    .where('id', '=', keyId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -14,7 +14,9 @@ import {
   viewerOf,
 } from './context.js';
 import { errorPage } from './layout.js';
+import { registerKeys } from './pages/keys.js';
 import { registerQueue } from './pages/queue.js';
+import { registerSave } from './pages/save.js';
 import { registerSignIn } from './pages/signIn.js';
 import { clearCookie, findSession, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
 import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
@@ -110,6 +112,8 @@ export function registerWeb(
     });
     registerSignIn(scope, deps);
     registerQueue(scope, deps);
+    registerKeys(scope, deps);
+    registerSave(scope, deps);
     done();
   });
 
