@@ -103,7 +103,7 @@ ol.items, ul.items { list-style: none; padding: 0; margin: 1rem 0; border-top: 1
 .items .title { font-weight: 600; overflow-wrap: anywhere; }
 .items .meta { color: var(--muted); font-size: 0.9rem; overflow-wrap: anywhere; }
 .cut { color: var(--muted); font-size: 0.9rem; padding: 0.5rem 0; border-bottom: 2px dashed var(--line); }
-code, pre, .mono { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.9rem; }
+code, pre, .mono { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.9rem; overflow-wrap: anywhere; }
 pre {
   background: var(--panel); border: 1px solid var(--line); border-radius: 6px;
   padding: 0.6rem 0.75rem; overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere;
