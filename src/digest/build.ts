@@ -63,6 +63,10 @@ export async function buildDueDigests(
   await scheduleNewAccounts(deps);
   const outcomes: BuildOutcome[] = [];
   const seen = new Set<number>();
+  // Accounts this pass handled that are still due (a lease lost to another worker, possible only with
+  // leases shorter than a build, or an error): not handled twice, and not claimed again, so they neither
+  // hide the accounts waiting behind them nor lose another worker its lease; a later pass takes them.
+  const skip: number[] = [];
   for (;;) {
     const t = deps.now();
     const claimed = await claimDueAccounts(deps.store.db, deps.store.engine, {
@@ -70,24 +74,26 @@ export async function buildDueDigests(
       now: t.toISOString(),
       leaseUntil: new Date(t.getTime() + deps.leaseMs).toISOString(),
       limit: opts.batch ?? 20,
+      excludeIds: skip,
       ...(opts.accountId === undefined ? {} : { accountId: opts.accountId }),
     });
-    // An account this pass already handled is not handled twice (possible only with leases shorter
-    // than a build, or after an error): its lease runs out and a later pass takes it.
+    if (claimed.length === 0) return outcomes;
+    for (const a of claimed) if (seen.has(a.id)) skip.push(a.id);
     const fresh = claimed.filter((a) => !seen.has(a.id));
-    if (fresh.length === 0) return outcomes;
     for (const account of fresh) {
       seen.add(account.id);
-      outcomes.push(
-        await buildScheduled(deps, account, owner).catch((err: unknown) => {
-          deps.log.error({ err, accountId: account.id }, 'building a digest failed');
-          return {
-            status: 'error',
-            accountId: account.id,
-            message: err instanceof Error ? err.message : String(err),
-          } as const;
-        }),
-      );
+      const outcome = await buildScheduled(deps, account, owner).catch((err: unknown): BuildOutcome => {
+        deps.log.error({ err, accountId: account.id }, 'building a digest failed');
+        return {
+          status: 'error',
+          accountId: account.id,
+          message: err instanceof Error ? err.message : String(err),
+        };
+      });
+      outcomes.push(outcome);
+      // Its schedule did not move on, so it is still due: claiming it again would take its lease from the
+      // worker now building it.
+      if (outcome.status === 'lease_lost' || outcome.status === 'error') skip.push(account.id);
     }
   }
 }

@@ -127,16 +127,26 @@ export async function bumpQueueVersion(db: Kysely<Database>, accountId: number):
 export async function claimDueAccounts(
   db: Kysely<Database>,
   engine: Engine,
-  input: { owner: string; now: Timestamp; leaseUntil: Timestamp; limit: number; accountId?: number },
+  input: {
+    owner: string;
+    now: Timestamp;
+    leaseUntil: Timestamp;
+    limit: number;
+    accountId?: number;
+    /** Accounts not to claim (a pass's own, already handled). */
+    excludeIds?: readonly number[];
+  },
 ): Promise<Account[]> {
   const lock = engine === 'postgres' ? sql`for update skip locked` : sql``;
   const only = input.accountId === undefined ? sql`` : sql`and id = ${input.accountId}`;
+  const exclude = input.excludeIds ?? [];
+  const except = exclude.length === 0 ? sql`` : sql`and id not in (${sql.join(exclude)})`;
   const result = await sql<AccountRow>`
     update accounts set digest_lease_owner = ${input.owner}, digest_lease_until = ${input.leaseUntil}
     where id in (
       select id from accounts
       where digest_due_at <= ${input.now}
-        and (digest_lease_until is null or digest_lease_until < ${input.now}) ${only}
+        and (digest_lease_until is null or digest_lease_until < ${input.now}) ${only} ${except}
       order by digest_due_at, id
       limit ${input.limit}
       ${lock}
