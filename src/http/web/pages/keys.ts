@@ -203,8 +203,8 @@ function keyRow(k: ApiKeyInfo, v: KeysView): SafeHtml {
         }
       </div>
     </div>
-    <div class="actions row">
-      <form class="row" method="post" action="/keys/${k.id}/rename">
+    <div class="actions">
+      <form method="post" action="/keys/${k.id}/rename">
         ${csrfField(v.viewer)}
         <label class="visually-hidden" for="name-${k.id}">New name for ${k.name}</label>
         <input
@@ -218,7 +218,7 @@ function keyRow(k: ApiKeyInfo, v: KeysView): SafeHtml {
         />
         <button class="quiet" type="submit">Rename</button>
       </form>
-      <form class="inline" method="post" action="/keys/${k.id}/revoke">
+      <form method="post" action="/keys/${k.id}/revoke">
         ${csrfField(v.viewer)}
         <button class="danger" type="submit" aria-label="Revoke ${k.name}">
           ${own ? 'Revoke and sign out' : 'Revoke'}

@@ -1,0 +1,95 @@
+/**
+ * Screenshots of the web app's pages at desktop and phone width, for the README: a fresh SQLite database
+ * with sample data, the server on a loopback port, Debian's Chromium. Writes docs/screenshots/*.png.
+ *
+ *   npm run screenshots
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { createAccountWithKey, issueKey } from '../src/accounts/service.js';
+import { addSavedUrl, addToQueue } from '../src/queue/add.js';
+import { openStore } from '../src/store/db.js';
+import { findOrCreateFeed } from '../src/store/feeds.js';
+import { migrateToLatest } from '../src/store/migrate.js';
+import { createSubscription } from '../src/store/subscriptions.js';
+import { launchBrowser, listeningServer } from '../src/test/browser.js';
+
+const OUT = 'docs/screenshots';
+const SIZES = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } } as const;
+
+const dir = mkdtempSync(join(tmpdir(), 'tidings-screenshots-'));
+const store = openStore(join(dir, 'tidings.db'));
+await migrateToLatest(store);
+const { account, apiKey } = await createAccountWithKey(store, { name: 'Ada', timezone: 'Europe/Berlin' });
+await issueKey(store, account.id, 'phone');
+await issueKey(store, account.id, 'work laptop');
+
+const hoursAgo = (h: number): string => new Date(Date.now() - h * 3600_000).toISOString();
+const saved: [string, string, number][] = [
+  ['https://www.example.com/essays/slow-software', 'In praise of slow software', 30],
+  ['https://blog.example.org/2026/11/gardening-in-november', 'What to plant in November', 20],
+  ['https://news.example.net/science/deep-sea-vents', 'Life around deep-sea vents', 5],
+];
+for (const [url, title] of saved) {
+  await addSavedUrl(store, account.id, { url, title, source: 'api' }, { limit: 100 });
+}
+await store.db.transaction().execute(async (trx) => {
+  const at = hoursAgo(12);
+  const feed = await findOrCreateFeed(trx, {
+    url: 'https://letters.example/feed.xml',
+    title: 'Letters',
+    siteUrl: null,
+    at,
+  });
+  await createSubscription(trx, account.id, { feedId: feed.id, title: 'Weekly letters', at });
+  for (const [n, title] of ['On walking', 'Notes from the coast'].entries()) {
+    await addToQueue(
+      trx,
+      account.id,
+      { url: `https://letters.example/${n + 1}`, title, source: 'feed', feedId: feed.id },
+      { limit: 100 },
+    );
+  }
+});
+const ages = [30, 20, 5, 3, 1];
+const { rows } = await sql<{ id: number }>`select id from queue_items order by id`.execute(store.db);
+for (const [i, row] of rows.entries()) {
+  await sql`update queue_items set created_at = ${hoursAgo(ages[i] ?? 1)} where id = ${row.id}`.execute(
+    store.db,
+  );
+}
+
+const { app, baseUrl } = await listeningServer(store);
+const browser = await launchBrowser();
+try {
+  mkdirSync(OUT, { recursive: true });
+  const page = await browser.context.newPage();
+  const shoot = async (name: string): Promise<void> => {
+    for (const [size, viewport] of Object.entries(SIZES)) {
+      await page.setViewportSize(viewport);
+      await page.screenshot({ path: `${OUT}/${name}-${size}.png` });
+    }
+  };
+
+  await page.goto(`${baseUrl}/sign-in`);
+  await shoot('sign-in');
+  await page.getByLabel('API key').fill(apiKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${baseUrl}/queue`);
+  await shoot('queue');
+  await page.goto(`${baseUrl}/keys`);
+  await shoot('keys');
+  await page.goto(`${baseUrl}/save`);
+  await page.getByRole('button', { name: 'Make a bookmarklet with a new key' }).click();
+  await shoot('save');
+  console.log(`screenshots written to ${OUT}/`);
+} finally {
+  await browser.close();
+  const closing = app.close();
+  app.server.closeAllConnections();
+  await closing;
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+}
