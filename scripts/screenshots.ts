@@ -22,7 +22,11 @@ const SIZES = { desktop: { width: 1280, height: 860 }, phone: { width: 390, heig
 const dir = mkdtempSync(join(tmpdir(), 'tidings-screenshots-'));
 const store = openStore(join(dir, 'tidings.db'));
 await migrateToLatest(store);
-const { account, apiKey } = await createAccountWithKey(store, { name: 'Ada', timezone: 'Europe/Berlin' });
+const { account, apiKey } = await createAccountWithKey(store, {
+  name: 'Ada',
+  timezone: 'Europe/Berlin',
+  email: 'ada@example.com',
+});
 await issueKey(store, account.id, 'phone');
 await issueKey(store, account.id, 'work laptop');
 
@@ -79,6 +83,8 @@ try {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${baseUrl}/queue`);
   await shoot('queue');
+  await page.goto(`${baseUrl}/settings`);
+  await shoot('settings');
   await page.goto(`${baseUrl}/keys`);
   await shoot('keys');
   await page.goto(`${baseUrl}/save`);

@@ -1,4 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { AppError } from '../errors.js';
 import type { Store } from '../store/db.js';
@@ -15,9 +16,11 @@ import { registerWeb, wantsPage } from './web/index.js';
 export const BODY_LIMIT = 64 * 1024;
 
 export interface ServerDeps {
-  config: Pick<Config, 'trustProxy' | 'queueLimit' | 'baseUrl'>;
+  /** With smtpUrl and mailFrom, digests the web app builds ("send me a digest now") are emailed. */
+  config: Pick<Config, 'trustProxy' | 'queueLimit' | 'baseUrl'> &
+    Partial<Pick<Config, 'smtpUrl' | 'mailFrom'>>;
   store: Store;
-  logger: FastifyBaseLogger;
+  logger: Logger;
   /** For tests: a limiter with an injected clock. */
   limiter?: InvalidKeyLimiter;
   /** For tests: the web app's sign-in limiter. */
@@ -25,9 +28,10 @@ export interface ServerDeps {
 }
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
+  const logger: FastifyBaseLogger = deps.logger;
   const app = Fastify({
-    loggerInstance: deps.logger,
-    logController: new RequestLogController(deps.logger),
+    loggerInstance: logger,
+    logController: new RequestLogController(logger),
     bodyLimit: BODY_LIMIT,
     trustProxy: deps.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
@@ -80,6 +84,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   const webNotFound = registerWeb(app, {
     store: deps.store,
     config: deps.config,
+    logger: deps.logger,
     ...(deps.signInLimiter === undefined ? {} : { signInLimiter: deps.signInLimiter }),
   });
 

@@ -96,13 +96,19 @@ export class WebClient {
 /** A server for web tests: the harness's, with the web app's knobs. */
 export function webServer(
   store: Store,
-  options: { baseUrl?: string; queueLimit?: number; signInLimiter?: InvalidKeyLimiter } = {},
+  options: {
+    baseUrl?: string;
+    queueLimit?: number;
+    signInLimiter?: InvalidKeyLimiter;
+    smtp?: { smtpUrl: string; mailFrom: string };
+  } = {},
 ): FastifyInstance {
   return buildServer({
     config: {
       trustProxy: false,
       queueLimit: options.queueLimit ?? 10_000,
       baseUrl: options.baseUrl ?? 'http://127.0.0.1:8080',
+      ...options.smtp,
     },
     store,
     logger: silentLogger,

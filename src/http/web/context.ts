@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
+import type { DigestDeps } from '../../digest/deps.js';
 import type { Store } from '../../store/db.js';
 import type { WebSession } from '../../store/webSessions.js';
 import type { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
@@ -10,11 +11,17 @@ import { tokensMatch } from './session.js';
 export interface WebDeps {
   store: Store;
   /** Read on every request (tests set baseUrl once they know their port). */
-  config: Pick<Config, 'baseUrl' | 'queueLimit'>;
+  config: WebConfig;
   /** Failed sign-ins per client address. */
   signInLimiter: InvalidKeyLimiter;
   now: () => Date;
+  /** What building a digest needs ("send me a digest now"); made on first use. */
+  digest: () => DigestDeps;
 }
+
+/** The configuration the web app reads; without SMTP settings, digests it builds are not emailed. */
+export type WebConfig = Pick<Config, 'baseUrl' | 'queueLimit'> &
+  Partial<Pick<Config, 'smtpUrl' | 'mailFrom'>>;
 
 /** A failure shown to the reader as an HTML page with this status and message (plain words). */
 export class WebError extends Error {

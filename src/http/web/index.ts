@@ -1,4 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { DIGEST_LEASE_MS, type DigestDeps } from '../../digest/deps.js';
+import { createMailer } from '../../digest/mail.js';
 import type { Store } from '../../store/db.js';
 import { toErrorResponse } from '../errors.js';
 import { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
@@ -17,6 +20,7 @@ import { errorPage } from './layout.js';
 import { registerKeys } from './pages/keys.js';
 import { registerQueue } from './pages/queue.js';
 import { registerSave } from './pages/save.js';
+import { registerSettings } from './pages/settings.js';
 import { registerSignIn } from './pages/signIn.js';
 import { clearCookie, findSession, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
 import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
@@ -24,6 +28,7 @@ import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
 export interface WebOptions {
   store: Store;
   config: WebDeps['config'];
+  logger: Logger;
   /** For tests: a limiter with an injected clock. Default: 10 failed sign-ins per address per 15 minutes. */
   signInLimiter?: InvalidKeyLimiter;
   now?: () => Date;
@@ -41,12 +46,34 @@ export function registerWeb(
   app: FastifyInstance,
   options: WebOptions,
 ): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
+  const now = options.now ?? (() => new Date());
+  let digest: DigestDeps | undefined;
   const deps: WebDeps = {
     store: options.store,
     config: options.config,
     signInLimiter: options.signInLimiter ?? new InvalidKeyLimiter(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS),
-    now: options.now ?? (() => new Date()),
+    now,
+    digest: () => {
+      if (digest !== undefined) return digest;
+      const { config } = options;
+      digest = {
+        store: options.store,
+        log: options.logger,
+        now,
+        // Only to know, when building, whether the digest is to be emailed: the digest worker sends it.
+        mailer: createMailer({ smtpUrl: config.smtpUrl ?? null, mailFrom: config.mailFrom ?? null }),
+        mailFrom: config.mailFrom ?? null,
+        baseUrl: config.baseUrl,
+        leaseMs: DIGEST_LEASE_MS,
+        random: Math.random,
+      };
+      return digest;
+    },
   };
+  app.addHook('onClose', (_instance, done) => {
+    digest?.mailer?.close();
+    done();
+  });
 
   const stylesheet = Buffer.from(STYLESHEET);
   app.get(STYLESHEET_PATH, (_request, reply) =>
@@ -114,6 +141,7 @@ export function registerWeb(
     registerQueue(scope, deps);
     registerKeys(scope, deps);
     registerSave(scope, deps);
+    registerSettings(scope, deps);
     done();
   });
 

@@ -82,6 +82,12 @@ input[type='number'], input[type='time'], select, textarea {
   font: inherit; color: inherit; background: var(--bg);
   width: 100%; padding: 0.45rem 0.55rem; border: 1px solid var(--muted); border-radius: 6px;
 }
+label.check { font-weight: 400; display: flex; gap: 0.5rem; align-items: center; }
+input[type='checkbox'] { width: 1.15rem; height: 1.15rem; margin: 0; accent-color: var(--accent); }
+fieldset { border: 1px solid var(--line); border-radius: 6px; padding: 0.5rem 0.75rem; margin: 0; }
+legend { font-weight: 600; padding: 0 0.25rem; }
+fieldset.days { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; }
+fieldset.days legend { width: 100%; }
 input[readonly] { background: var(--panel); font-family: ui-monospace, Menlo, Consolas, monospace; }
 button, .button {
   font: inherit; font-weight: 600; cursor: pointer; display: inline-block; text-decoration: none;

@@ -1,0 +1,346 @@
+import type { FastifyInstance } from 'fastify';
+import { ensureDigestToken } from '../../../accounts/digestToken.js';
+import { changeAccountSettings } from '../../../accounts/service.js';
+import { MAX_ITEMS_LIMIT, canonicalZone, settingsSchema, storedDays } from '../../../accounts/settings.js';
+import { buildDigestNow } from '../../../digest/build.js';
+import { digestLinks } from '../../../digest/view.js';
+import { type Account, accountById } from '../../../store/accounts.js';
+import { digestOfAccount } from '../../../store/digests.js';
+import type { WebSession } from '../../../store/webSessions.js';
+import {
+  type WebDeps,
+  WebError,
+  checkCsrf,
+  formOf,
+  requireSession,
+  sendPage,
+  seeOther,
+  viewerOf,
+} from '../context.js';
+import { type SafeHtml, html } from '../html.js';
+import { type Viewer, csrfField, page } from '../layout.js';
+import { localTime, timeElement } from '../time.js';
+
+const DAYS = [
+  ['mon', 'Monday'],
+  ['tue', 'Tuesday'],
+  ['wed', 'Wednesday'],
+  ['thu', 'Thursday'],
+  ['fri', 'Friday'],
+  ['sat', 'Saturday'],
+  ['sun', 'Sunday'],
+] as const;
+
+const FIELD_LABELS: Record<string, string> = {
+  timezone: 'Time zone',
+  time: 'Send time',
+  days: 'Days',
+  maxItems: 'Most links in one digest',
+  email: 'Email address',
+};
+
+/**
+ * ICU lists some zones under their old names; the searchable list also offers the current ones (both are
+ * valid, and canonicalZone keeps the one typed).
+ */
+const RENAMED: Readonly<Record<string, string>> = {
+  'Asia/Calcutta': 'Asia/Kolkata',
+  'Asia/Katmandu': 'Asia/Kathmandu',
+  'Asia/Saigon': 'Asia/Ho_Chi_Minh',
+  'Asia/Rangoon': 'Asia/Yangon',
+  'Europe/Kiev': 'Europe/Kyiv',
+  'Atlantic/Faeroe': 'Atlantic/Faroe',
+  'America/Godthab': 'America/Nuuk',
+  'Pacific/Enderbury': 'Pacific/Kanton',
+  'Pacific/Truk': 'Pacific/Chuuk',
+  'Pacific/Ponape': 'Pacific/Pohnpei',
+};
+
+let zones: string[] | undefined;
+/** Every IANA zone this Node knows, for the searchable list. */
+function zoneNames(): string[] {
+  if (zones === undefined) {
+    const known = Intl.supportedValuesOf('timeZone');
+    const current = known.flatMap((z) => {
+      const renamed = RENAMED[z];
+      return renamed !== undefined && canonicalZone(renamed) !== null ? [renamed] : [];
+    });
+    zones = [...new Set(['UTC', ...known, ...current])].sort();
+  }
+  return zones;
+}
+
+/** What the form holds: the stored settings, or what the reader typed when it was refused. */
+interface SettingsForm {
+  timezone: string;
+  time: string;
+  days: Set<string>;
+  maxItems: string;
+  skipEmpty: boolean;
+  email: string;
+  emailEnabled: boolean;
+}
+
+function formFromAccount(a: Account): SettingsForm {
+  const stored = storedDays(a.digest_days);
+  return {
+    timezone: a.timezone,
+    time: a.digest_time,
+    days: new Set(DAYS.filter((_, i) => stored.has((i + 1) as 1)).map(([d]) => d)),
+    maxItems: String(a.digest_max_items),
+    skipEmpty: a.digest_skip_empty,
+    email: a.email ?? '',
+    emailEnabled: a.email_enabled,
+  };
+}
+
+function formFromBody(body: URLSearchParams): SettingsForm {
+  const one = (name: string): string => body.get(name) ?? '';
+  return {
+    timezone: one('timezone'),
+    time: one('time'),
+    days: new Set(body.getAll('days').filter((d) => DAYS.some(([name]) => name === d))),
+    maxItems: one('max_items'),
+    skipEmpty: body.get('skip_empty') === 'on',
+    email: one('email'),
+    emailEnabled: body.get('email_enabled') === 'on',
+  };
+}
+
+/** Settings: when the digest comes and how; "send me a digest now". */
+export function registerSettings(scope: FastifyInstance, deps: WebDeps): void {
+  async function render(
+    session: WebSession,
+    extra: { form?: SettingsForm; errors?: string[]; notice?: SafeHtml },
+  ) {
+    const account = await accountById(deps.store.db, session.accountId);
+    const viewer = viewerOf(session);
+    if (account === null || viewer === null) throw new WebError(404, 'This account no longer exists.');
+    return settingsPage({
+      viewer,
+      account,
+      form: extra.form ?? formFromAccount(account),
+      errors: extra.errors ?? [],
+      notice: extra.notice,
+      emailConfigured: deps.digest().mailer !== null,
+    });
+  }
+
+  scope.get('/settings', async (request, reply) => {
+    const session = requireSession(request);
+    const notice = await noticeFor(deps, session, request.query as Record<string, unknown>);
+    return sendPage(reply, 200, await render(session, { notice }));
+  });
+
+  scope.post('/settings', async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const form = formFromBody(formOf(request));
+    const errors: string[] = [];
+    if (form.days.size === 0) errors.push('Days: choose at least one day.');
+    const parsed = settingsSchema.safeParse({
+      timezone: form.timezone,
+      time: form.time,
+      ...(form.days.size === 0 ? {} : { days: [...form.days].join(',') }),
+      maxItems: form.maxItems.trim(),
+      email: form.email,
+      emailEnabled: String(form.emailEnabled),
+      skipEmpty: String(form.skipEmpty),
+    });
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) {
+        const key = String(issue.path[0] ?? '');
+        errors.push(`${FIELD_LABELS[key] ?? key}: ${issue.message}.`);
+      }
+    }
+    if (errors.length > 0 || !parsed.success) {
+      return sendPage(reply, 400, await render(session, { form, errors }));
+    }
+    const changed = await changeAccountSettings(deps.store, session.accountId, parsed.data, deps.now());
+    if (changed === null) throw new WebError(404, 'This account no longer exists.');
+    return seeOther(reply, '/settings?notice=saved');
+  });
+
+  scope.post('/settings/digest-now', async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const outcome = await buildDigestNow(deps.digest(), session.accountId);
+    switch (outcome.status) {
+      case 'built':
+        return seeOther(reply, `/settings?notice=built&digest=${outcome.digestId}`);
+      case 'empty':
+        return seeOther(reply, '/settings?notice=empty');
+      case 'exists':
+        return seeOther(reply, `/settings?notice=exists&digest=${outcome.digestId}`);
+      case 'no_account':
+        throw new WebError(404, 'This account no longer exists.');
+      default:
+        throw new WebError(503, 'The digest could not be built just now. Try again in a moment.');
+    }
+  });
+}
+
+/** The message after a redirect; a digest named in the query is shown only when it is this account's. */
+async function noticeFor(
+  deps: WebDeps,
+  session: WebSession,
+  query: Record<string, unknown>,
+): Promise<SafeHtml | undefined> {
+  const code = typeof query.notice === 'string' ? query.notice : '';
+  if (code === 'saved') return html`Saved.`;
+  if (code === 'empty') return html`Your queue is empty: there is nothing to put in a digest.`;
+  if (code !== 'built' && code !== 'exists') return undefined;
+  const id =
+    typeof query.digest === 'string' && /^[1-9]\d{0,15}$/.test(query.digest) ? Number(query.digest) : 0;
+  const digest = await digestOfAccount(deps.store.db, session.accountId, id);
+  if (digest === null) return undefined;
+  const token = await ensureDigestToken(deps.store.db, session.accountId);
+  const link = html`<a href="${digestLinks(deps.config.baseUrl, digest.id, token).web}">Read it</a>`;
+  if (code === 'exists') {
+    return html`Today already has its digest. ${link}. What you queue now goes into the next one.`;
+  }
+  const count = `${digest.item_count} link${digest.item_count === 1 ? '' : 's'}`;
+  const delivery =
+    digest.delivery === 'pending'
+      ? 'It is being emailed to you (within a minute).'
+      : digest.delivery === 'no_smtp'
+        ? 'It is not emailed: this Tidings has no mail server.'
+        : 'It is not emailed: email is off, or there is no address below.';
+  return html`Your digest of ${count} is built. ${link}. ${delivery}`;
+}
+
+interface SettingsView {
+  viewer: Viewer;
+  account: Account;
+  form: SettingsForm;
+  errors: string[];
+  notice: SafeHtml | undefined;
+  emailConfigured: boolean;
+}
+
+function settingsPage(v: SettingsView): SafeHtml {
+  const { form, account } = v;
+  const invalid = (key: string): SafeHtml | null =>
+    v.errors.some((e) => e.startsWith(`${FIELD_LABELS[key] ?? key}:`))
+      ? html` aria-invalid="true" aria-describedby="settings-errors"`
+      : null;
+  const due =
+    account.digest_due_at === null
+      ? html`Your next digest is not scheduled yet.`
+      : html`Your next digest is due
+        ${timeElement(account.digest_due_at, account.timezone, localTime(account.digest_due_at, account.timezone))}
+        (${account.timezone}).`;
+  return page({
+    title: 'Settings',
+    viewer: v.viewer,
+    current: 'settings',
+    body: html`<h1>Settings</h1>
+      ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
+      ${
+        v.errors.length === 0
+          ? null
+          : html`<div class="error" role="alert" id="settings-errors">
+              <p>The settings were not saved:</p>
+              <ul>
+                ${v.errors.map((e) => html`<li>${e}</li>`)}
+              </ul>
+            </div>`
+      }
+      <p>${due}</p>
+      <form class="stack" method="post" action="/settings">
+        ${csrfField(v.viewer)}
+        <h2>When</h2>
+        <div>
+          <label for="timezone">Time zone</label>
+          <input
+            id="timezone"
+            name="timezone"
+            type="text"
+            list="zones"
+            required
+            autocomplete="off"
+            spellcheck="false"
+            value="${form.timezone}"
+            aria-describedby="timezone-hint"
+            ${invalid('timezone')}
+          />
+          <datalist id="zones">${zoneNames().map((z) => html`<option value="${z}"></option>`)}</datalist>
+          <p class="hint" id="timezone-hint">Type to search, such as Berlin or New_York.</p>
+        </div>
+        <div>
+          <label for="time">Send time</label>
+          <input id="time" name="time" type="time" required value="${form.time}" ${invalid('time')} />
+        </div>
+        <fieldset class="days" ${invalid('days')}>
+          <legend>Days</legend>
+          ${DAYS.map(
+            ([d, name]) =>
+              html`<label class="check"
+                ><input
+                  type="checkbox"
+                  name="days"
+                  value="${d}"
+                  ${form.days.has(d) ? html` checked` : null}
+                />
+                ${name}</label
+              >`,
+          )}
+        </fieldset>
+        <h2>What</h2>
+        <div>
+          <label for="max-items">Most links in one digest</label>
+          <input
+            id="max-items"
+            name="max_items"
+            type="number"
+            min="1"
+            max="${MAX_ITEMS_LIMIT}"
+            required
+            inputmode="numeric"
+            value="${form.maxItems}"
+            aria-describedby="max-items-hint"
+            ${invalid('maxItems')}
+          />
+          <p class="hint" id="max-items-hint">The oldest go first; the rest wait for the next digest.</p>
+        </div>
+        <label class="check"
+          ><input type="checkbox" name="skip_empty" ${form.skipEmpty ? html` checked` : null} /> No digest on
+          a day when the queue is empty</label
+        >
+        <h2>Email</h2>
+        ${
+          v.emailConfigured
+            ? null
+            : html`<p class="hint">
+                This Tidings has no mail server configured, so digests are not emailed for now; they are still
+                built.
+              </p>`
+        }
+        <div>
+          <label for="email">Email address</label>
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autocomplete="email"
+            value="${form.email}"
+            ${invalid('email')}
+          />
+        </div>
+        <label class="check"
+          ><input type="checkbox" name="email_enabled" ${form.emailEnabled ? html` checked` : null} /> Email
+          me each digest</label
+        >
+        <div><button type="submit">Save settings</button></div>
+      </form>
+      <h2>A digest now</h2>
+      <form class="stack" method="post" action="/settings/digest-now">
+        ${csrfField(v.viewer)}
+        <p>
+          Builds today’s digest now from what waits in your queue, instead of at the send time (once a day: a
+          day that already has its digest keeps it).
+        </p>
+        <div><button class="quiet" type="submit">Send me a digest now</button></div>
+      </form>`,
+  });
+}
