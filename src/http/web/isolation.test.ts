@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { ensureDigestToken } from '../../accounts/digestToken.js';
 import { issueKey } from '../../accounts/service.js';
 import { addSavedUrl } from '../../queue/add.js';
 import { apiKeysByAccount } from '../../store/apiKeys.js';
@@ -83,6 +84,15 @@ await describeEachEngine('web app: accounts are isolated', (ctx) => {
     assert.equal(key.revoked_at, null);
     const api = await app.inject({ method: 'GET', url: `/api/v1/articles?apiKey=${secondAliceKey}` });
     assert.equal(api.statusCode, 200);
+  });
+
+  test('the feed address shown is the reader’s own, and resetting it leaves the other account’s alone', async () => {
+    const aliceToken = await ensureDigestToken(ctx.store().db, alice.id);
+    assert.ok(aliceToken !== null);
+    const page = await bobClient.get('/keys');
+    assert.ok(!page.body.includes(aliceToken));
+    await bobClient.post('/keys/feed/reset');
+    assert.equal(await ensureDigestToken(ctx.store().db, alice.id), aliceToken);
   });
 
   test('another account’s key cannot be filled into the save page', async () => {

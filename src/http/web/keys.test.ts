@@ -112,6 +112,26 @@ await describeEachEngine('web app: keys and save from anywhere', (ctx) => {
     assert.equal((await browser.get('/keys')).statusCode, 303);
   });
 
+  test('the private feed address of the digests works, and a new one makes the old one stop working', async () => {
+    const feedUrl = (body: string): string => {
+      const url = /id="feed-url"[^>]*value="([^"]+)"/.exec(body)?.[1];
+      assert.ok(url !== undefined, 'the page shows the feed address');
+      return url.replace(/&amp;/g, '&').replace(BASE, '');
+    };
+    const before = feedUrl((await client.get('/keys')).body);
+    assert.match(before, /^\/digests\.atom\?token=[A-Za-z0-9_-]+$/);
+    assert.equal(feedUrl((await client.get('/keys')).body), before, 'the same address every time');
+    assert.equal((await app.inject({ method: 'GET', url: before })).statusCode, 200);
+    const reset = await client.post('/keys/feed/reset');
+    assert.equal(reset.statusCode, 303);
+    assert.equal(reset.headers.location, '/keys?notice=feed_reset#feed');
+    const after = feedUrl((await client.get('/keys?notice=feed_reset')).body);
+    assert.notEqual(after, before);
+    assert.equal((await app.inject({ method: 'GET', url: before })).statusCode, 404);
+    assert.equal((await app.inject({ method: 'GET', url: after })).statusCode, 200);
+    assert.equal((await client.post('/keys/feed/reset', { _csrf: null })).statusCode, 403);
+  });
+
   test('the save page: curl lines with $TIDINGS_KEY until a key is filled in, phone instructions', async () => {
     const page = await client.get('/save');
     assert.equal(page.statusCode, 200);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { digestFeedUrl, ensureDigestToken, rotateDigestToken } from '../../../accounts/digestToken.js';
 import { issueKey } from '../../../accounts/service.js';
 import { displayPrefix } from '../../../accounts/keys.js';
 import {
@@ -33,6 +34,8 @@ export const KEY_NAME_MAX = 100;
 const NOTICES: Record<string, string> = {
   renamed: 'Key renamed.',
   revoked: 'Key revoked. Anything still using it is refused from now on.',
+  feed_reset:
+    'The feed of your digests has a new address. The old one, and digest links in emails sent before, no longer work.',
 };
 
 /** A key name as typed: trimmed, 1 to 100 characters; null when it is not one. */
@@ -50,6 +53,8 @@ interface KeysView {
   zone: string;
   now: Date;
   baseUrl: string;
+  /** The private Atom URL of the account's digests. */
+  feedUrl: string;
   notice?: string | undefined;
   error?: string | undefined;
   created?: { apiKey: string; name: string } | undefined;
@@ -60,8 +65,11 @@ export function registerKeys(scope: FastifyInstance, deps: WebDeps): void {
   async function view(session: WebSession, extra: Partial<KeysView>): Promise<SafeHtml> {
     const keys = await apiKeysByAccount(deps.store.db, session.accountId);
     const account = await accountById(deps.store.db, session.accountId);
+    const token = await ensureDigestToken(deps.store.db, session.accountId);
     const viewer = viewerOf(session);
-    if (viewer === null || account === null) throw new WebError(404, 'This account no longer exists.');
+    if (viewer === null || account === null || token === null) {
+      throw new WebError(404, 'This account no longer exists.');
+    }
     return keysPage({
       viewer,
       session,
@@ -69,6 +77,7 @@ export function registerKeys(scope: FastifyInstance, deps: WebDeps): void {
       zone: account.timezone,
       now: deps.now(),
       baseUrl: deps.config.baseUrl,
+      feedUrl: digestFeedUrl(deps.config.baseUrl, token),
       ...extra,
     });
   }
@@ -88,6 +97,15 @@ export function registerKeys(scope: FastifyInstance, deps: WebDeps): void {
     if (issued === null) throw new WebError(404, 'This account no longer exists.');
     // Shown in this answer only (never in a URL, never stored): the page is not cached.
     return sendPage(reply, 200, await view(session, { created: { apiKey: issued.apiKey, name } }));
+  });
+
+  scope.post('/keys/feed/reset', async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    if ((await rotateDigestToken(deps.store.db, session.accountId)) === null) {
+      throw new WebError(404, 'This account no longer exists.');
+    }
+    return seeOther(reply, '/keys?notice=feed_reset#feed');
   });
 
   scope.post('/keys/:id/rename', async (request, reply) => {
@@ -165,6 +183,7 @@ function keysPage(v: KeysView): SafeHtml {
         </div>
         <button type="submit">Create key</button>
       </form>
+      ${feedSection(v)}
       ${
         revoked.length === 0
           ? null
@@ -236,4 +255,22 @@ function createdPanel(created: { apiKey: string; name: string }, baseUrl: string
     <input id="created-key" type="text" readonly value="${created.apiKey}" spellcheck="false" />
     ${saveInstructions(baseUrl, created.apiKey)}
   </section>`;
+}
+
+function feedSection(v: KeysView): SafeHtml {
+  return html`<h2 id="feed">Your digests as a feed</h2>
+    <p>
+      Follow your digests in a feed reader with this private address (Atom). It also opens the digests linked
+      from your emails. Anyone who has it can read your digests, nothing more.
+    </p>
+    <label for="feed-url">Private feed address</label>
+    <input id="feed-url" type="text" readonly value="${v.feedUrl}" spellcheck="false" />
+    <form class="stack" method="post" action="/keys/feed/reset">
+      ${csrfField(v.viewer)}
+      <p class="hint">
+        If it leaked, give it a new address: the old one, and the digest links in emails already sent, stop
+        working.
+      </p>
+      <div><button class="danger" type="submit">Give the feed a new address</button></div>
+    </form>`;
 }
