@@ -57,6 +57,27 @@ await store.db.transaction().execute(async (trx) => {
     );
   }
 });
+await store.db.transaction().execute(async (trx) => {
+  const at = hoursAgo(48);
+  const feed = await findOrCreateFeed(trx, {
+    url: 'https://photos.example/atom.xml',
+    title: 'Photo of the day',
+    siteUrl: 'https://photos.example/',
+    at,
+  });
+  await createSubscription(trx, account.id, {
+    feedId: feed.id,
+    folder: 'Pictures',
+    exclude: 'sponsored',
+    at,
+  });
+});
+await sql`update feeds set last_fetched_at = ${hoursAgo(0.5)}, next_fetch_at = ${hoursAgo(-0.5)},
+  site_url = 'https://letters.example/' where url = 'https://letters.example/feed.xml'`.execute(store.db);
+await sql`update feeds set last_fetched_at = ${hoursAgo(2)}, next_fetch_at = ${hoursAgo(-1)}, error_count = 2,
+  last_error = 'the server answered 503 Service Unavailable' where url = 'https://photos.example/atom.xml'`.execute(
+  store.db,
+);
 const ages = [30, 20, 5, 3, 1];
 const { rows } = await sql<{ id: number }>`select id from queue_items order by id`.execute(store.db);
 for (const [i, row] of rows.entries()) {
@@ -70,10 +91,10 @@ const browser = await launchBrowser();
 try {
   mkdirSync(OUT, { recursive: true });
   const page = await browser.context.newPage();
-  const shoot = async (name: string): Promise<void> => {
+  const shoot = async (name: string, fullPage = false): Promise<void> => {
     for (const [size, viewport] of Object.entries(SIZES)) {
       await page.setViewportSize(viewport);
-      await page.screenshot({ path: `${OUT}/${name}-${size}.png` });
+      await page.screenshot({ path: `${OUT}/${name}-${size}.png`, fullPage: fullPage && size === 'desktop' });
     }
   };
 
@@ -83,6 +104,8 @@ try {
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${baseUrl}/queue`);
   await shoot('queue');
+  await page.goto(`${baseUrl}/feeds`);
+  await shoot('feeds', true);
   await page.goto(`${baseUrl}/settings`);
   await shoot('settings');
   await page.goto(`${baseUrl}/keys`);

@@ -11,14 +11,14 @@ import { InvalidKeyLimiter } from './invalidKeyLimiter.js';
 import { RequestLogController } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { QueueCache } from './queueCache.js';
+import type { WebConfig } from './web/context.js';
 import { registerWeb, wantsPage } from './web/index.js';
 
 export const BODY_LIMIT = 64 * 1024;
 
 export interface ServerDeps {
-  /** With smtpUrl and mailFrom, digests the web app builds ("send me a digest now") are emailed. */
-  config: Pick<Config, 'trustProxy' | 'queueLimit' | 'baseUrl'> &
-    Partial<Pick<Config, 'smtpUrl' | 'mailFrom'>>;
+  /** The web app also reads the SMTP and feed settings when given (see WebConfig). */
+  config: Pick<Config, 'trustProxy'> & WebConfig;
   store: Store;
   logger: Logger;
   /** For tests: a limiter with an injected clock. */

@@ -156,3 +156,19 @@ export async function updateSubscriptionFilters(
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** Sets the reader's own name for a feed (null: the feed's title again); false when there is no such subscription. */
+export async function renameSubscription(
+  db: Kysely<Database>,
+  accountId: number,
+  subscriptionId: number,
+  title: string | null,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('subscriptions')
+    .set({ title })
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriptionId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

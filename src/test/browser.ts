@@ -58,7 +58,12 @@ export async function listeningServer(
   store: Store,
   options: { queueLimit?: number } = {},
 ): Promise<{ app: FastifyInstance; baseUrl: string }> {
-  const config = { trustProxy: false, queueLimit: options.queueLimit ?? 10_000, baseUrl: '' };
+  const config = {
+    trustProxy: false,
+    queueLimit: options.queueLimit ?? 10_000,
+    baseUrl: '',
+    allowPrivateNetworks: true, // the tests' feeds are served on loopback
+  };
   const app = buildServer({ config, store, logger: silentLogger });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;

@@ -101,6 +101,8 @@ export function webServer(
     queueLimit?: number;
     signInLimiter?: InvalidKeyLimiter;
     smtp?: { smtpUrl: string; mailFrom: string };
+    /** Let feeds be fetched from loopback (the tests' feed servers). */
+    allowPrivateNetworks?: boolean;
   } = {},
 ): FastifyInstance {
   return buildServer({
@@ -109,6 +111,7 @@ export function webServer(
       queueLimit: options.queueLimit ?? 10_000,
       baseUrl: options.baseUrl ?? 'http://127.0.0.1:8080',
       ...options.smtp,
+      allowPrivateNetworks: options.allowPrivateNetworks ?? false,
     },
     store,
     logger: silentLogger,

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { DigestDeps } from '../../digest/deps.js';
+import type { RefreshDeps } from '../../feeds/refresh.js';
 import type { Store } from '../../store/db.js';
 import type { WebSession } from '../../store/webSessions.js';
 import type { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
@@ -17,11 +18,18 @@ export interface WebDeps {
   now: () => Date;
   /** What building a digest needs ("send me a digest now"); made on first use. */
   digest: () => DigestDeps;
+  /** What subscribing to a feed needs (discovery, the first fetch). */
+  feeds: () => RefreshDeps;
 }
 
-/** The configuration the web app reads; without SMTP settings, digests it builds are not emailed. */
+/**
+ * The configuration the web app reads. Without SMTP settings, digests it builds are not emailed; the feed
+ * settings default as in config.ts.
+ */
 export type WebConfig = Pick<Config, 'baseUrl' | 'queueLimit'> &
-  Partial<Pick<Config, 'smtpUrl' | 'mailFrom'>>;
+  Partial<
+    Pick<Config, 'smtpUrl' | 'mailFrom' | 'allowPrivateNetworks' | 'feedMaxBytes' | 'feedBackfillHours'>
+  >;
 
 /** A failure shown to the reader as an HTML page with this status and message (plain words). */
 export class WebError extends Error {
@@ -68,9 +76,19 @@ export function requireSession(request: FastifyRequest): WebSession {
 export const viewerOf = (session: WebSession | null): Viewer | null =>
   session === null ? null : { accountName: session.accountName, csrfToken: session.csrfToken };
 
-/** The submitted form (an empty one when the body was not a form). */
+/** A multipart form as the web app reads it: its fields, and its file parts by field name. */
+export class MultipartForm {
+  constructor(
+    readonly fields: URLSearchParams,
+    readonly files: ReadonlyMap<string, Buffer>,
+  ) {}
+}
+
+/** The submitted form's fields (none when the body was not a form). */
 export function formOf(request: FastifyRequest): URLSearchParams {
-  return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+  if (request.body instanceof URLSearchParams) return request.body;
+  if (request.body instanceof MultipartForm) return request.body.fields;
+  return new URLSearchParams();
 }
 
 /** One field of a form; a field given twice counts as missing, as a tampered form would. */

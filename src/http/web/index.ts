@@ -17,7 +17,9 @@ import {
   viewerOf,
 } from './context.js';
 import { errorPage } from './layout.js';
+import { registerFeeds } from './pages/feeds.js';
 import { registerKeys } from './pages/keys.js';
+import { registerOpml } from './pages/opml.js';
 import { registerQueue } from './pages/queue.js';
 import { registerSave } from './pages/save.js';
 import { registerSettings } from './pages/settings.js';
@@ -53,6 +55,20 @@ export function registerWeb(
     config: options.config,
     signInLimiter: options.signInLimiter ?? new InvalidKeyLimiter(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS),
     now,
+    feeds: () => {
+      const { config } = options;
+      return {
+        store: options.store,
+        log: options.logger,
+        fetch: {
+          policy: { allowPrivate: config.allowPrivateNetworks ?? false },
+          maxBytes: config.feedMaxBytes ?? 10 * 1024 * 1024,
+        },
+        backfillHours: config.feedBackfillHours ?? 24,
+        queueLimit: config.queueLimit,
+        now,
+      };
+    },
     digest: () => {
       if (digest !== undefined) return digest;
       const { config } = options;
@@ -139,6 +155,8 @@ export function registerWeb(
     });
     registerSignIn(scope, deps);
     registerQueue(scope, deps);
+    registerFeeds(scope, deps);
+    registerOpml(scope, deps);
     registerKeys(scope, deps);
     registerSave(scope, deps);
     registerSettings(scope, deps);

@@ -5,6 +5,8 @@ import { ensureDigestToken } from '../../accounts/digestToken.js';
 import { issueKey } from '../../accounts/service.js';
 import { addSavedUrl } from '../../queue/add.js';
 import { apiKeysByAccount } from '../../store/apiKeys.js';
+import { findOrCreateFeed } from '../../store/feeds.js';
+import { createSubscription, subscriptionsByAccount } from '../../store/subscriptions.js';
 import { queueItemsPage } from '../../store/queueItems.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { WebClient, webServer } from '../../test/webClient.js';
@@ -95,6 +97,34 @@ await describeEachEngine('web app: accounts are isolated', (ctx) => {
     assert.equal(await ensureDigestToken(ctx.store().db, alice.id), aliceToken);
   });
 
+  test('another account’s feed subscription can be neither seen, renamed, filtered nor removed', async () => {
+    const at = new Date().toISOString();
+    const feed = await findOrCreateFeed(ctx.store().db, {
+      url: 'https://alice.example/feed',
+      title: 'Alice feed',
+      siteUrl: null,
+      at,
+    });
+    const { subscription } = await createSubscription(ctx.store().db, alice.id, {
+      feedId: feed.id,
+      title: 'Alice’s own',
+      at,
+    });
+    const page = await bobClient.get('/feeds');
+    assert.doesNotMatch(page.body, /alice/i);
+    const opml = await bobClient.get('/feeds/export.opml');
+    assert.doesNotMatch(opml.body, /alice/i);
+    const id = subscription.id;
+    assert.equal((await bobClient.post(`/feeds/${id}/rename`, { title: 'pwned' })).statusCode, 404);
+    assert.equal(
+      (await bobClient.post(`/feeds/${id}/filters`, { include: 'x', exclude: '' })).statusCode,
+      404,
+    );
+    assert.equal((await bobClient.post(`/feeds/${id}/remove`)).statusCode, 404);
+    const [after] = await subscriptionsByAccount(ctx.store().db, alice.id);
+    assert.deepEqual([after?.title, after?.includeFilter], ['Alice’s own', null]);
+  });
+
   test('another account’s key cannot be filled into the save page', async () => {
     await bobClient.get('/save');
     const res = await bobClient.post('/save', { key: alice.apiKey });
@@ -130,6 +160,8 @@ await describeEachEngine('web app: accounts are isolated', (ctx) => {
       assert.equal((await bobClient.post(`/queue/${id}/remove`)).statusCode, 404, id);
       assert.equal((await bobClient.post(`/keys/${id}/rename`, { name: 'n' })).statusCode, 404, id);
       assert.equal((await bobClient.post(`/keys/${id}/revoke`)).statusCode, 404, id);
+      assert.equal((await bobClient.post(`/feeds/${id}/rename`, { title: 'n' })).statusCode, 404, id);
+      assert.equal((await bobClient.post(`/feeds/${id}/remove`)).statusCode, 404, id);
     }
   });
 });

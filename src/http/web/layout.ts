@@ -4,6 +4,7 @@ import { STYLESHEET_PATH } from './stylesheet.js';
 /** The pages in the navigation, in order. */
 export const NAV = [
   { id: 'queue', href: '/queue', label: 'Queue' },
+  { id: 'feeds', href: '/feeds', label: 'Feeds' },
   { id: 'settings', href: '/settings', label: 'Settings' },
   { id: 'keys', href: '/keys', label: 'Keys' },
   { id: 'save', href: '/save', label: 'Save from anywhere' },

@@ -112,6 +112,10 @@ ol.items, ul.items { list-style: none; padding: 0; margin: 1rem 0; border-top: 1
 .items .actions form { display: flex; gap: 0.5rem; align-items: center; margin: 0; }
 .items .actions input[type='text'] { width: 11rem; }
 .panel > h2:first-child { margin-top: 0.25rem; }
+.error-text, .items .meta.error-text { color: var(--danger); }
+details { margin: 0.5rem 0 0; }
+summary { cursor: pointer; color: var(--accent); padding: 0.25rem 0; }
+details[open] > summary { margin-bottom: 0.25rem; }
 .cut { color: var(--muted); font-size: 0.9rem; padding: 0.5rem 0; border-bottom: 2px dashed var(--line); }
 code, pre, .mono { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.9rem; overflow-wrap: anywhere; }
 pre {

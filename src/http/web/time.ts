@@ -32,3 +32,16 @@ export function localTime(iso: string, zone: string): string {
 export function timeElement(iso: string, zone: string, words: string): SafeHtml {
   return html`<time datetime="${iso}" title="${localTime(iso, zone)}">${words}</time>`;
 }
+
+/** How long until, in words: "in 40 minutes", "in 2 hours"; "soon" for a moment already past or close. */
+export function fromNow(iso: string, now: Date): string {
+  const minutes = Math.floor((Date.parse(iso) - now.getTime()) / 60_000);
+  if (!Number.isFinite(minutes) || minutes < 1) return 'soon';
+  for (const [size, unit] of UNITS) {
+    if (minutes >= size) {
+      const n = Math.floor(minutes / size);
+      return `in ${n} ${unit}${n === 1 ? '' : 's'}`;
+    }
+  }
+  return 'soon';
+}

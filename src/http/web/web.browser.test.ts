@@ -17,6 +17,16 @@ const skip = chromiumSkipReason();
 /** Pages to run the bookmarklet on: a plain one, and one whose CSP forbids any request from scripts. */
 async function startArticles(): Promise<{ server: Server; base: string }> {
   const server = createServer((req, res) => {
+    if (req.url === '/feed.xml') {
+      const published = new Date(Date.now() - 3600_000).toUTCString();
+      res.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8' });
+      res.end(
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Loopback feed</title><link>https://loop.example/</link>' +
+          `<item><title>A fresh feed item</title><link>https://loop.example/item</link><guid>item-1</guid><pubDate>${published}</pubDate></item>` +
+          '</channel></rss>',
+      );
+      return;
+    }
     const strict = req.url === '/strict';
     res.writeHead(200, {
       'content-type': 'text/html; charset=utf-8',
@@ -180,10 +190,26 @@ await describeEachEngine('web app in Chromium', (ctx) => {
     assert.deepEqual((await queue()).items, [], 'the queue went into the digest');
   });
 
+  test('follow a loopback feed and see its items in the queue', { skip }, async () => {
+    await page.goto(`${base}/queue`);
+    await page.getByRole('link', { name: 'Feeds' }).click();
+    await page.getByLabel('Address of a feed or of a web page').fill(`${articleBase}/feed.xml`);
+    await page.getByRole('button', { name: 'Follow' }).click();
+    await page.waitForURL(/notice=added/);
+    assert.equal(await page.getByRole('link', { name: 'Loopback feed' }).count(), 1);
+    await page.getByRole('link', { name: 'Queue' }).click();
+    const item = page.getByRole('link', { name: 'A fresh feed item' });
+    assert.equal(await item.getAttribute('href'), 'https://loop.example/item');
+    assert.match(await page.locator('.items li').first().innerText(), /from Loopback feed, queued/);
+    assert.deepEqual((await queue()).items, [
+      { url: 'https://loop.example/item', title: 'A fresh feed item' },
+    ]);
+  });
+
   test('at phone width no page scrolls sideways', { skip }, async () => {
     await page.setViewportSize({ width: 360, height: 740 });
     try {
-      for (const path of ['/queue', '/settings', '/keys', '/save']) {
+      for (const path of ['/queue', '/feeds', '/settings', '/keys', '/save']) {
         await page.goto(`${base}${path}`);
         const overflow = await page.evaluate<number>(
           'document.documentElement.scrollWidth - document.documentElement.clientWidth',

@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { subscriptionsByAccount } from '../../store/subscriptions.js';
+import { hoursAgo, serveFeed, useFeedServer } from '../../test/feedFixtures.js';
+import { closedPort } from '../../test/feedServer.js';
+import { describeEachEngine, newAccount } from '../../test/harness.js';
+import { WebClient, webServer } from '../../test/webClient.js';
+
+const OPML = `<?xml version="1.0"?><opml version="2.0"><head><title>mine</title></head><body>
+  <outline text="Tech"><outline type="rss" text="Imported one" xmlUrl="https://one.example/feed.xml" htmlUrl="https://one.example/"/></outline>
+  <outline type="rss" text="Imported two" xmlUrl="https://two.example/rss"/>
+  <outline type="rss" text="Broken" xmlUrl="ftp://three.example/rss"/>
+</body></opml>`;
+
+await describeEachEngine('web app: feeds page', (ctx) => {
+  const server = useFeedServer('127.0.0.1', (s) => {
+    serveFeed(s, '/news.xml', {
+      title: 'Loopback News',
+      items: [
+        { link: 'https://news.example/a', title: 'Fresh story', published: hoursAgo(2) },
+        { link: 'https://news.example/b', title: 'Old story', published: hoursAgo(100) },
+      ],
+    });
+    serveFeed(s, '/comments.xml', { title: 'Loopback Comments', items: [] });
+    s.route('/blog', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        '<!doctype html><title>Blog</title>' +
+          '<link rel="alternate" type="application/rss+xml" title="Posts" href="/news.xml">' +
+          '<link rel="alternate" type="application/rss+xml" title="Comments" href="/comments.xml">',
+      );
+    });
+    s.route('/single', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<!doctype html><link rel="alternate" type="application/rss+xml" href="/news.xml">');
+    });
+  });
+  let app: FastifyInstance;
+  let account: { id: number; apiKey: string };
+  let client: WebClient;
+  const queue = async (): Promise<{ url: string; title: string }[]> =>
+    (await app.inject({ method: 'GET', url: `/api?api_key=${account.apiKey}` })).json();
+  const subs = () => subscriptionsByAccount(ctx.store().db, account.id);
+
+  before(async () => {
+    app = webServer(ctx.store(), { allowPrivateNetworks: true });
+    await app.ready();
+    account = await newAccount(ctx.store());
+    client = new WebClient(app);
+    await client.signIn(account.apiKey);
+  });
+  after(() => app.close());
+
+  test('following a feed by its address queues its recent items and lists it with its status', async () => {
+    await client.get('/feeds');
+    const res = await client.post('/feeds', { url: server().url('/news.xml'), title: 'My news' });
+    assert.equal(res.statusCode, 303, res.body);
+    assert.equal(res.headers.location, '/feeds?notice=added');
+    assert.deepEqual(await queue(), [{ url: 'https://news.example/a', title: 'Fresh story' }]);
+    const page = await client.get('/feeds?notice=added');
+    assert.match(page.body, /Subscribed\./);
+    assert.match(
+      page.body,
+      /<a class="title" href="https:\/\/site.example\/" rel="noopener noreferrer">My news<\/a/,
+    );
+    assert.match(page.body, /Fetched\s+<time[^>]*>just now<\/time>/);
+    assert.match(page.body, /next fetch\s+<time[^>]*>in \d+ (minute|hour)s?<\/time>/);
+    assert.match(page.body, /2 items seen/);
+    const again = await client.post('/feeds', { url: server().url('/news.xml') });
+    assert.equal(again.headers.location, '/feeds?notice=already');
+  });
+
+  test('a page that links to one feed is followed directly; one with several offers the choice', async () => {
+    await client.post('/feeds/' + String((await subs())[0]?.id) + '/remove');
+    const single = await client.post('/feeds', { url: server().url('/single') });
+    assert.equal(single.headers.location, '/feeds?notice=added');
+    assert.deepEqual(
+      (await subs()).map((s) => s.url),
+      [server().url('/news.xml')],
+    );
+
+    await client.get('/feeds');
+    const choice = await client.post('/feeds', { url: server().url('/blog'), include: 'story' });
+    assert.equal(choice.statusCode, 200);
+    assert.match(choice.body, /offers 2 feeds/);
+    assert.match(choice.body, /type="radio"\s+name="url"\s+value="http:\/\/127\.0\.0\.1:\d+\/news\.xml"/);
+    assert.match(choice.body, /name="include" value="story"/);
+    assert.equal((await subs()).length, 1, 'nothing subscribed before the choice');
+    const chosen = await client.post('/feeds', {
+      url: server().url('/comments.xml'),
+      chosen: '1',
+      title: '',
+      include: 'story',
+      exclude: '',
+    });
+    assert.equal(chosen.headers.location, '/feeds?notice=added');
+    const comments = (await subs()).find((s) => s.url === server().url('/comments.xml'));
+    assert.equal(comments?.includeFilter, 'story');
+  });
+
+  test('what cannot be followed is explained in plain words, the form kept', async () => {
+    await client.get('/feeds');
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ url: '' }, /Enter the address of a feed/],
+      [{ url: server().url('/missing') }, /404/],
+      [{ url: server().url('/news.xml'), include: '/(unclosed/' }, /Filters: /],
+    ];
+    for (const [fields, message] of cases) {
+      const res = await client.post('/feeds', fields);
+      assert.equal(res.statusCode, 400, JSON.stringify(fields));
+      assert.match(res.body, message);
+      assert.match(res.body, /role="alert"/);
+    }
+    const port = await closedPort('127.0.0.1');
+    const refused = await client.post('/feeds', { url: `http://127.0.0.1:${port}/feed`, title: 'Kept' });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /value="Kept"/);
+  });
+
+  test('without TIDINGS_ALLOW_PRIVATE_NETWORKS a feed on a private address is refused', async () => {
+    const strict = webServer(ctx.store());
+    try {
+      const reader = new WebClient(strict);
+      await reader.signIn(account.apiKey);
+      const res = await reader.post('/feeds', { url: server().url('/news.xml') });
+      assert.equal(res.statusCode, 400);
+      assert.match(res.body, /private|loopback|local/i);
+    } finally {
+      await strict.close();
+    }
+  });
+
+  test('rename, change filters, unsubscribe (queued items stay)', async () => {
+    const sub = (await subs()).find((s) => s.url === server().url('/news.xml'));
+    assert.ok(sub !== undefined);
+    await client.get('/feeds');
+    assert.equal((await client.post(`/feeds/${sub.id}/rename`, { title: 'Renamed feed' })).statusCode, 303);
+    assert.match((await client.get('/feeds?notice=renamed')).body, /Renamed feed/);
+    assert.equal((await client.post(`/feeds/${sub.id}/rename`, { title: '' })).statusCode, 303);
+    assert.equal(
+      (await subs()).find((s) => s.id === sub.id)?.title,
+      'Loopback News',
+      'empty: the feed’s own',
+    );
+
+    const bad = await client.post(`/feeds/${sub.id}/filters`, { include: '/(/', exclude: '' });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /Filters: /);
+    const ok = await client.post(`/feeds/${sub.id}/filters`, {
+      include: 'rust, "type systems"',
+      exclude: 'ads',
+    });
+    assert.equal(ok.headers.location, '/feeds?notice=filtered');
+    const filtered = (await subs()).find((s) => s.id === sub.id);
+    assert.deepEqual([filtered?.includeFilter, filtered?.excludeFilter], ['rust, "type systems"', 'ads']);
+    assert.match((await client.get('/feeds')).body, /Filters: only items matching rust/);
+
+    const queued = await queue();
+    const removed = await client.post(`/feeds/${sub.id}/remove`);
+    assert.equal(removed.headers.location, '/feeds?notice=removed');
+    assert.equal(
+      (await subs()).some((s) => s.id === sub.id),
+      false,
+    );
+    assert.deepEqual(await queue(), queued);
+    assert.equal((await client.post(`/feeds/${sub.id}/remove`)).statusCode, 404);
+  });
+
+  test('OPML: import an uploaded file (folders and titles kept), export a download', async () => {
+    await client.get('/feeds');
+    const boundary = '----tidings';
+    const body =
+      `--${boundary}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${client.csrf}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="opml"; filename="feeds.opml"\r\n` +
+      `Content-Type: text/x-opml\r\n\r\n${OPML}\r\n--${boundary}--\r\n`;
+    const post = (payload: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/feeds/import',
+        headers: {
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          cookie: `tidings_session=${client.cookies.get('tidings_session') ?? ''}`,
+        },
+        payload,
+      });
+    const res = await post(body);
+    assert.equal(res.statusCode, 303, res.body);
+    assert.equal(res.headers.location, '/feeds?notice=imported-2-0-1');
+    assert.match(
+      (await client.get(res.headers.location)).body,
+      /Imported 2 feeds \(0 you already followed, 1 refused\)/,
+    );
+    const one = (await subs()).find((s) => s.url === 'https://one.example/feed.xml');
+    assert.deepEqual([one?.title, one?.folder], ['Imported one', 'Tech']);
+
+    assert.equal((await post(body.replace(client.csrf, 'x'.repeat(43)))).statusCode, 403);
+    const notOpml = await post(body.replace(OPML, 'hello'));
+    assert.equal(notOpml.statusCode, 400);
+    assert.match(notOpml.body, /cannot be imported/);
+
+    const exported = await client.get('/feeds/export.opml');
+    assert.equal(exported.statusCode, 200);
+    assert.match(
+      String(exported.headers['content-disposition']),
+      /attachment; filename="tidings-feeds.opml"/,
+    );
+    assert.match(exported.body, /<outline text="Tech"[\s\S]*xmlUrl="https:\/\/one.example\/feed.xml"/);
+  });
+});

@@ -1,0 +1,113 @@
+import busboy from 'busboy';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { MAX_OPML_BYTES, OpmlError, generateOpml, parseOpml } from '../../../feeds/opml.js';
+import { SubscribeError, subscribe } from '../../../feeds/subscribe.js';
+import { accountById } from '../../../store/accounts.js';
+import { subscriptionsByAccount } from '../../../store/subscriptions.js';
+import { MultipartForm, type WebDeps, WebError, checkCsrf, requireSession, seeOther } from '../context.js';
+
+/** The OPML upload's body: the file and a few fields, with room for multipart's own bytes. */
+export const OPML_BODY_LIMIT = MAX_OPML_BYTES + 64 * 1024;
+
+/** Reads a multipart body into its fields and files (at most one of each name; at most 16 parts). */
+export function readMultipartForm(contentType: string, body: Buffer): Promise<MultipartForm> {
+  return new Promise((resolve, reject) => {
+    const fields = new URLSearchParams();
+    const files = new Map<string, Buffer>();
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: { 'content-type': contentType },
+        limits: { parts: 16, fields: 15, files: 1, fieldSize: 64 * 1024, fileSize: MAX_OPML_BYTES },
+      });
+    } catch {
+      resolve(new MultipartForm(fields, files));
+      return;
+    }
+    parser.on('field', (name, value) => {
+      fields.append(name, value);
+    });
+    parser.on('file', (name, stream) => {
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('error', () => undefined);
+      stream.on('end', () => {
+        if (!files.has(name)) files.set(name, Buffer.concat(chunks));
+      });
+    });
+    parser.on('error', () => {
+      reject(new WebError(400, 'The upload was not a valid form. Try again.'));
+    });
+    parser.on('close', () => {
+      resolve(new MultipartForm(fields, files));
+    });
+    parser.end(body);
+  });
+}
+
+/** OPML import (an uploaded file) and export (a download). */
+export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
+  scope.addContentTypeParser(
+    'multipart/form-data',
+    { parseAs: 'buffer' },
+    (request: FastifyRequest, body: Buffer, done: (err: Error | null, form?: MultipartForm) => void) => {
+      readMultipartForm(String(request.headers['content-type']), body).then(
+        (form) => {
+          done(null, form);
+        },
+        (err: unknown) => {
+          done(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+    },
+  );
+
+  scope.get('/feeds/export.opml', async (request, reply) => {
+    const session = requireSession(request);
+    const account = await accountById(deps.store.db, session.accountId);
+    if (account === null) throw new WebError(404, 'This account no longer exists.');
+    const subs = await subscriptionsByAccount(deps.store.db, session.accountId);
+    const feeds = subs.map((s) => ({ url: s.url, title: s.title, siteUrl: s.siteUrl, folder: s.folder }));
+    return reply
+      .header('content-type', 'text/x-opml; charset=utf-8')
+      .header('content-disposition', 'attachment; filename="tidings-feeds.opml"')
+      .header('cache-control', 'no-store')
+      .send(generateOpml(feeds, { title: `Tidings subscriptions of ${account.name}` }));
+  });
+
+  scope.post('/feeds/import', { bodyLimit: OPML_BODY_LIMIT }, async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const file = request.body instanceof MultipartForm ? request.body.files.get('opml') : undefined;
+    if (file === undefined || file.length === 0) throw new WebError(400, 'Choose an OPML file to import.');
+    if (file.length >= MAX_OPML_BYTES) throw new WebError(413, 'That file is too large: at most 5 MiB.');
+    let outlines;
+    try {
+      outlines = parseOpml(file);
+    } catch (err) {
+      if (err instanceof OpmlError) throw new WebError(400, `That file cannot be imported: ${err.message}.`);
+      throw err;
+    }
+    let added = 0;
+    let known = 0;
+    let refused = 0;
+    for (const o of outlines) {
+      try {
+        // As `tidings opml import`: no discovery, no fetch now; the poller fetches the new feeds.
+        const r = await subscribe(deps.feeds(), session.accountId, {
+          url: o.url,
+          title: o.title,
+          folder: o.folder,
+          siteUrl: o.htmlUrl,
+          trusted: true,
+        });
+        if (r.created) added++;
+        else known++;
+      } catch (err) {
+        if (!(err instanceof SubscribeError)) throw err;
+        refused++;
+      }
+    }
+    return seeOther(reply, `/feeds?notice=imported-${added}-${known}-${refused}`);
+  });
+}
