@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { createAccountWithKey, issueKey } from '../src/accounts/service.js';
 import { addSavedUrl, addToQueue } from '../src/queue/add.js';
 import { openStore } from '../src/store/db.js';
+import { createDigest } from '../src/store/digests.js';
 import { findOrCreateFeed } from '../src/store/feeds.js';
 import { migrateToLatest } from '../src/store/migrate.js';
 import { createSubscription } from '../src/store/subscriptions.js';
@@ -78,6 +79,26 @@ await sql`update feeds set last_fetched_at = ${hoursAgo(2)}, next_fetch_at = ${h
   last_error = 'the server answered 503 Service Unavailable' where url = 'https://photos.example/atom.xml'`.execute(
   store.db,
 );
+for (const [n, delivery, items] of [
+  [1, 'sent', 12],
+  [2, 'sent', 9],
+  [3, 'failed', 14],
+] as const) {
+  const built = hoursAgo(24 * n + 1);
+  await createDigest(store.db, account.id, {
+    localDate: built.slice(0, 10),
+    createdAt: built,
+    itemCount: items,
+    remaining: 0,
+    delivery,
+    nextAttemptAt: null,
+    messageId: `sample-${n}`,
+  });
+}
+await sql`update digests set sent_at = created_at where delivery = 'sent'`.execute(store.db);
+await sql`update digests set last_error = '550 mailbox unavailable' where delivery = 'failed'`.execute(
+  store.db,
+);
 const ages = [30, 20, 5, 3, 1];
 const { rows } = await sql<{ id: number }>`select id from queue_items order by id`.execute(store.db);
 for (const [i, row] of rows.entries()) {
@@ -106,6 +127,8 @@ try {
   await shoot('queue');
   await page.goto(`${baseUrl}/feeds`);
   await shoot('feeds', true);
+  await page.goto(`${baseUrl}/digests`);
+  await shoot('digests');
   await page.goto(`${baseUrl}/settings`);
   await shoot('settings');
   await page.goto(`${baseUrl}/keys`);

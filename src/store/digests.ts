@@ -181,3 +181,29 @@ export async function recordDelivery(
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
+
+/** A page of the account's digests, newest day first (the web app's archive). */
+export async function digestsPage(
+  db: Kysely<Database>,
+  accountId: number,
+  page: { offset: number; limit: number },
+): Promise<Digest[]> {
+  return db
+    .selectFrom('digests')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('local_date', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
+}
+
+export async function digestCount(db: Kysely<Database>, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('digests')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return row.n;
+}

@@ -17,6 +17,7 @@ import {
   viewerOf,
 } from './context.js';
 import { errorPage } from './layout.js';
+import { registerDigests } from './pages/digests.js';
 import { registerFeeds } from './pages/feeds.js';
 import { registerKeys } from './pages/keys.js';
 import { registerOpml } from './pages/opml.js';
@@ -157,6 +158,7 @@ export function registerWeb(
     registerQueue(scope, deps);
     registerFeeds(scope, deps);
     registerOpml(scope, deps);
+    registerDigests(scope, deps);
     registerKeys(scope, deps);
     registerSave(scope, deps);
     registerSettings(scope, deps);

@@ -5,6 +5,7 @@ import { STYLESHEET_PATH } from './stylesheet.js';
 export const NAV = [
   { id: 'queue', href: '/queue', label: 'Queue' },
   { id: 'feeds', href: '/feeds', label: 'Feeds' },
+  { id: 'digests', href: '/digests', label: 'Digests' },
   { id: 'settings', href: '/settings', label: 'Settings' },
   { id: 'keys', href: '/keys', label: 'Keys' },
   { id: 'save', href: '/save', label: 'Save from anywhere' },

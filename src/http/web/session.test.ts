@@ -51,7 +51,7 @@ await describeEachEngine('web app: sessions and security', (ctx) => {
     const home = await client.get('/');
     assert.equal(home.statusCode, 303);
     assert.equal(home.headers.location, '/sign-in');
-    for (const path of ['/queue', '/feeds', '/settings', '/keys', '/save']) {
+    for (const path of ['/queue', '/feeds', '/digests', '/settings', '/keys', '/save']) {
       const res = await client.get(path);
       assert.equal(res.statusCode, 303, path);
       assert.equal(res.headers.location, `/sign-in?next=${encodeURIComponent(path)}`);

@@ -188,6 +188,10 @@ await describeEachEngine('web app in Chromium', (ctx) => {
     await page.waitForURL(/\/digests\/\d+\?token=/);
     assert.ok((await page.content()).includes('A loopback article'));
     assert.deepEqual((await queue()).items, [], 'the queue went into the digest');
+    await page.goto(`${base}/digests`);
+    await page.locator('.items a.title').first().click();
+    await page.waitForURL(/\/digests\/\d+\?token=/);
+    assert.ok((await page.content()).includes('A loopback article'), 'the archive opens the digest');
   });
 
   test('follow a loopback feed and see its items in the queue', { skip }, async () => {
@@ -209,7 +213,7 @@ await describeEachEngine('web app in Chromium', (ctx) => {
   test('at phone width no page scrolls sideways', { skip }, async () => {
     await page.setViewportSize({ width: 360, height: 740 });
     try {
-      for (const path of ['/queue', '/feeds', '/settings', '/keys', '/save']) {
+      for (const path of ['/queue', '/feeds', '/digests', '/settings', '/keys', '/save']) {
         await page.goto(`${base}${path}`);
         const overflow = await page.evaluate<number>(
           'document.documentElement.scrollWidth - document.documentElement.clientWidth',
