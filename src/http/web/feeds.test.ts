@@ -199,6 +199,16 @@ await describeEachEngine('web app: feeds page', (ctx) => {
     assert.equal(notOpml.statusCode, 400);
     assert.match(notOpml.body, /cannot be imported/);
 
+    // Without a session the upload is refused before its body is read.
+    const anonymous = await app.inject({
+      method: 'POST',
+      url: '/feeds/import',
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      payload: body.replace(OPML, 'x'.repeat(1024 * 1024)),
+    });
+    assert.equal(anonymous.statusCode, 303);
+    assert.equal(anonymous.headers.location, '/sign-in?notice=ended');
+
     const exported = await client.get('/feeds/export.opml');
     assert.equal(exported.statusCode, 200);
     assert.match(

@@ -105,9 +105,11 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     const refreshDeps = deps.feeds();
     if (field(body, 'chosen') === undefined) {
       // Discovery first: a page offering several feeds gets a choice before anything is subscribed.
+      const { policy, maxBytes, connectTimeoutMs, requestTimeoutMs, userAgent } = refreshDeps.fetch;
       const found = await discoverFeeds(form.url, {
-        policy: refreshDeps.fetch.policy,
-        ...(refreshDeps.fetch.maxBytes === undefined ? {} : { maxBytes: refreshDeps.fetch.maxBytes }),
+        policy,
+        maxBytes,
+        fetchOptions: { connectTimeoutMs, requestTimeoutMs, userAgent },
       });
       if (found.kind !== 'found') return refuse(sentence(found.message));
       if (found.candidates.length > 1) {

@@ -4,7 +4,16 @@ import { MAX_OPML_BYTES, OpmlError, generateOpml, parseOpml } from '../../../fee
 import { SubscribeError, subscribe } from '../../../feeds/subscribe.js';
 import { accountById } from '../../../store/accounts.js';
 import { subscriptionsByAccount } from '../../../store/subscriptions.js';
-import { MultipartForm, type WebDeps, WebError, checkCsrf, requireSession, seeOther } from '../context.js';
+import {
+  MultipartForm,
+  SignInRequired,
+  type WebDeps,
+  WebError,
+  checkCsrf,
+  requireSession,
+  seeOther,
+  sessionOf,
+} from '../context.js';
 
 /** The OPML upload's body: the file and a few fields, with room for multipart's own bytes. */
 export const OPML_BODY_LIMIT = MAX_OPML_BYTES + 64 * 1024;
@@ -75,39 +84,50 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
       .send(generateOpml(feeds, { title: `Tidings subscriptions of ${account.name}` }));
   });
 
-  scope.post('/feeds/import', { bodyLimit: OPML_BODY_LIMIT }, async (request, reply) => {
-    const session = requireSession(request);
-    checkCsrf(request, session);
-    const file = request.body instanceof MultipartForm ? request.body.files.get('opml') : undefined;
-    if (file === undefined || file.length === 0) throw new WebError(400, 'Choose an OPML file to import.');
-    if (file.length >= MAX_OPML_BYTES) throw new WebError(413, 'That file is too large: at most 5 MiB.');
-    let outlines;
-    try {
-      outlines = parseOpml(file);
-    } catch (err) {
-      if (err instanceof OpmlError) throw new WebError(400, `That file cannot be imported: ${err.message}.`);
-      throw err;
-    }
-    let added = 0;
-    let known = 0;
-    let refused = 0;
-    for (const o of outlines) {
+  scope.post(
+    '/feeds/import',
+    {
+      bodyLimit: OPML_BODY_LIMIT,
+      // Signed-in readers only may send a body this large: checked before it is read.
+      onRequest: (request, _reply, done) => {
+        done(sessionOf(request) === null ? new SignInRequired('sign in first') : undefined);
+      },
+    },
+    async (request, reply) => {
+      const session = requireSession(request);
+      checkCsrf(request, session);
+      const file = request.body instanceof MultipartForm ? request.body.files.get('opml') : undefined;
+      if (file === undefined || file.length === 0) throw new WebError(400, 'Choose an OPML file to import.');
+      if (file.length >= MAX_OPML_BYTES) throw new WebError(413, 'That file is too large: at most 5 MiB.');
+      let outlines;
       try {
-        // As `tidings opml import`: no discovery, no fetch now; the poller fetches the new feeds.
-        const r = await subscribe(deps.feeds(), session.accountId, {
-          url: o.url,
-          title: o.title,
-          folder: o.folder,
-          siteUrl: o.htmlUrl,
-          trusted: true,
-        });
-        if (r.created) added++;
-        else known++;
+        outlines = parseOpml(file);
       } catch (err) {
-        if (!(err instanceof SubscribeError)) throw err;
-        refused++;
+        if (err instanceof OpmlError)
+          throw new WebError(400, `That file cannot be imported: ${err.message}.`);
+        throw err;
       }
-    }
-    return seeOther(reply, `/feeds?notice=imported-${added}-${known}-${refused}`);
-  });
+      let added = 0;
+      let known = 0;
+      let refused = 0;
+      for (const o of outlines) {
+        try {
+          // As `tidings opml import`: no discovery, no fetch now; the poller fetches the new feeds.
+          const r = await subscribe(deps.feeds(), session.accountId, {
+            url: o.url,
+            title: o.title,
+            folder: o.folder,
+            siteUrl: o.htmlUrl,
+            trusted: true,
+          });
+          if (r.created) added++;
+          else known++;
+        } catch (err) {
+          if (!(err instanceof SubscribeError)) throw err;
+          refused++;
+        }
+      }
+      return seeOther(reply, `/feeds?notice=imported-${added}-${known}-${refused}`);
+    },
+  );
 }
