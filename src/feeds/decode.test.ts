@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import iconv from 'iconv-lite';
 import { decodeFeedBytes } from './decode.js';
+import { FeedParseError } from './model.js';
 
 const prolog = (encoding: string, body: string): string =>
   `<?xml version="1.0" encoding="${encoding}"?><t>${body}</t>`;
@@ -39,6 +40,26 @@ test('the prolog encoding is used when HTTP says nothing, or something unusable'
     assert.equal(decoded.source, 'prolog', String(contentType));
     assert.match(decoded.text, /Жёлтый/);
   }
+});
+
+test('an unknown charset label is an error when asked for (feeds), skipped otherwise (HTML pages)', () => {
+  const strict = { unknownCharset: 'error' } as const;
+  const unsupported = (label: string) => (err: unknown) =>
+    err instanceof FeedParseError && err.message === `unsupported charset "${label}"`;
+  const bytes = Buffer.from(prolog('UTF-8', 'plain'));
+  assert.throws(
+    () => decodeFeedBytes(bytes, 'text/xml; charset=" No-Such "', strict),
+    unsupported('No-Such'),
+  );
+  const bogusProlog = Buffer.from(prolog('x-klingon', 'plain'));
+  assert.throws(() => decodeFeedBytes(bogusProlog, undefined, strict), unsupported('x-klingon'));
+  assert.equal(decodeFeedBytes(bogusProlog).source, 'sniffed');
+  assert.equal(decodeFeedBytes(bogusProlog, undefined, { unknownCharset: 'ignore' }).encoding, 'utf-8');
+  // Known labels, and declarations never consulted, are not errors.
+  assert.equal(decodeFeedBytes(bytes, 'text/xml; charset=KOI8-R', strict).encoding, 'koi8-r');
+  assert.equal(decodeFeedBytes(bogusProlog, 'text/xml; charset=utf-8', strict).source, 'http');
+  const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bogusProlog]);
+  assert.equal(decodeFeedBytes(bom, 'text/xml; charset=nope', strict).source, 'bom');
 });
 
 test('legacy encodings through iconv-lite', () => {

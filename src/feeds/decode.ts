@@ -1,5 +1,7 @@
-import { MIMEType, TextDecoder } from 'node:util';
+import { isUtf8 } from 'node:buffer';
+import { MIMEType } from 'node:util';
 import iconv from 'iconv-lite';
+import { FeedParseError } from './model.js';
 
 /** A feed's text and the encoding it was read in, with the step that chose it (for debugging). */
 export interface DecodedText {
@@ -8,26 +10,42 @@ export interface DecodedText {
   source: 'bom' | 'http' | 'prolog' | 'sniffed' | 'fallback';
 }
 
+export interface DecodeOptions {
+  /**
+   * What a declared charset that iconv-lite does not know does: "error" throws FeedParseError
+   * (`unsupported charset "x"`), as a feed gets; "ignore" goes on to the next step, as the WHATWG
+   * Encoding Standard does for an HTML page's unknown label. Defaults to "ignore".
+   */
+  unknownCharset?: 'error' | 'ignore';
+}
+
 /**
  * Turns a feed's bytes into text. The first of these that applies wins: a byte order mark, the charset of
  * the HTTP Content-Type, the XML prolog's encoding, strict UTF-8, and windows-1252, which decodes any
- * byte (what browsers assume for undeclared legacy text). A declared charset iconv-lite does not know is
- * skipped. A declared UTF-8 is trusted: invalid bytes become U+FFFD rather than the whole feed being
- * re-read as windows-1252.
+ * byte (what browsers assume for undeclared legacy text). A declared UTF-8 is trusted: invalid bytes become
+ * U+FFFD rather than the whole feed being re-read as windows-1252; any other declared charset is decoded as
+ * declared, however little the bytes fit it.
  */
-export function decodeFeedBytes(bytes: Uint8Array, contentType?: string): DecodedText {
-  const bom = byteOrderMark(bytes);
-  if (bom !== null) return { text: decodeAs(bytes, bom), encoding: bom, source: 'bom' };
-  const http = supportedCharset(contentType === undefined ? undefined : httpCharset(contentType));
-  if (http !== null) return { text: decodeAs(bytes, http), encoding: http, source: 'http' };
-  const prolog = supportedCharset(prologEncoding(bytes));
-  if (prolog !== null) return { text: decodeAs(bytes, prolog), encoding: prolog, source: 'prolog' };
-  const utf8 = strictUtf8(bytes);
-  if (utf8 !== null) return { text: utf8, encoding: 'utf-8', source: 'sniffed' };
-  return { text: decodeAs(bytes, 'windows-1252'), encoding: 'windows-1252', source: 'fallback' };
+export function decodeFeedBytes(
+  bytes: Uint8Array,
+  contentType?: string,
+  opts: DecodeOptions = {},
+): DecodedText {
+  const buffer = Buffer.isBuffer(bytes)
+    ? bytes
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const bom = byteOrderMark(buffer);
+  if (bom !== null) return { text: decodeAs(buffer, bom), encoding: bom, source: 'bom' };
+  const strict = opts.unknownCharset === 'error';
+  const http = supportedCharset(contentType === undefined ? undefined : httpCharset(contentType), strict);
+  if (http !== null) return { text: decodeAs(buffer, http), encoding: http, source: 'http' };
+  const prolog = supportedCharset(prologEncoding(buffer), strict);
+  if (prolog !== null) return { text: decodeAs(buffer, prolog), encoding: prolog, source: 'prolog' };
+  if (isUtf8(buffer)) return { text: buffer.toString('utf8'), encoding: 'utf-8', source: 'sniffed' };
+  return { text: decodeAs(buffer, 'windows-1252'), encoding: 'windows-1252', source: 'fallback' };
 }
 
-function byteOrderMark(b: Uint8Array): string | null {
+function byteOrderMark(b: Buffer): string | null {
   if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return 'utf-8';
   if (b[0] === 0xff && b[1] === 0xfe) return 'utf-16le';
   if (b[0] === 0xfe && b[1] === 0xff) return 'utf-16be';
@@ -48,39 +66,37 @@ function httpCharset(contentType: string): string | undefined {
 const PROLOG_ENCODING = /^\s*<\?xml\s[^>]*?\bencoding\s*=\s*["']([A-Za-z][\w.:-]{0,39})["']/;
 
 /** The prolog is ASCII in every encoding a prolog can be read in here, so latin1 reads it safely. */
-function prologEncoding(bytes: Uint8Array): string | undefined {
-  const head = Buffer.from(bytes.subarray(0, 512)).toString('latin1');
+function prologEncoding(bytes: Buffer): string | undefined {
+  const head = bytes.toString('latin1', 0, 512);
   const name = PROLOG_ENCODING.exec(head)?.[1];
   // A prolog we could read as ASCII cannot truly be UTF-16 or UTF-32, whatever it says.
   return name !== undefined && /^(utf-?16|utf-?32|ucs-?[24])/i.test(name) ? undefined : name;
 }
 
 /**
- * The iconv-lite name for a declared charset, or null when there is none or it is unknown. ISO-8859-1 and
- * ASCII are read as windows-1252, as the WHATWG Encoding Standard does: real "Latin-1" feeds use its
- * curly quotes and dashes, which ISO-8859-1 would turn into control characters.
+ * The iconv-lite name for a declared charset, or null when none is declared. ISO-8859-1 and ASCII are read
+ * as windows-1252, as the WHATWG Encoding Standard does: real "Latin-1" feeds use its curly quotes and
+ * dashes, which ISO-8859-1 would turn into control characters. A label iconv-lite does not know throws
+ * when `strict` (Miniflux refuses those too, through Go's charset.NewReaderLabel), else counts as none.
  */
-function supportedCharset(declared: string | undefined): string | null {
+function supportedCharset(declared: string | undefined, strict: boolean): string | null {
   const name = declared?.trim().toLowerCase();
   if (name === undefined || name === '') return null;
   if (/^(iso[-_]?8859-1|latin-?1|l1|(us-)?ascii|cp819)$/.test(name)) return 'windows-1252';
-  if (name === 'utf8') return 'utf-8';
-  return iconv.encodingExists(name) ? name : null;
+  if (name === 'utf8' || name === 'utf-8') return 'utf-8';
+  if (iconv.encodingExists(name)) return name;
+  if (strict)
+    throw new FeedParseError(`unsupported charset ${JSON.stringify(declared?.trim().slice(0, 40))}`);
+  return null;
 }
 
 /**
- * Node 20's TextDecoder reads windows-1252 as ISO-8859-1 (curly quotes become control characters), so
- * everything but UTF-8 goes through iconv-lite. Both drop a leading byte order mark.
+ * UTF-8 through Buffer#toString (invalid bytes become U+FFFD); everything else through iconv-lite, since
+ * Node 20's TextDecoder reads windows-1252 as ISO-8859-1 (curly quotes become control characters). Both
+ * paths drop a leading byte order mark.
  */
-function decodeAs(bytes: Uint8Array, encoding: string): string {
-  if (encoding === 'utf-8') return new TextDecoder('utf-8').decode(bytes);
-  return iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), encoding);
-}
-
-function strictUtf8(bytes: Uint8Array): string | null {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    return null;
-  }
+function decodeAs(bytes: Buffer, encoding: string): string {
+  if (encoding !== 'utf-8') return iconv.decode(bytes, encoding);
+  const text = bytes.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

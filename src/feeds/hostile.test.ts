@@ -68,6 +68,8 @@ await describeEachEngine('hostile feeds', (ctx) => {
   let poller: Poller | undefined;
   const logged: { level: number; msg: string }[] = [];
   const feeds = new Map<string, number>();
+  /** Routes whose publisher has since fixed the feed: they serve a plain, valid one. */
+  const fixed = new Set<string>();
   let account: { id: number };
   let healthy: ReturnType<typeof serveFeed>;
 
@@ -165,6 +167,21 @@ await describeEachEngine('hostile feeds', (ctx) => {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         res.end('<!doctype html><html><head><title>Blog</title></head><body><p>Hello</p></body></html>');
       },
+      'unknown-charset-http': (res) => {
+        res.writeHead(200, { 'content-type': 'application/rss+xml; charset=x-klingon' });
+        res.end(`${RSS_HEAD}Klingon</title>${itemXml('Qapla', 'https://x.example/klingon')}</channel></rss>`);
+      },
+      'unknown-charset-prolog': (res) => {
+        res.writeHead(200, { 'content-type': 'application/rss+xml' });
+        res.end(
+          `<?xml version="1.0" encoding="x-klingon"?><rss version="2.0"><channel><title>Klingon</title>` +
+            `${itemXml('Qapla', 'https://x.example/klingon-prolog')}</channel></rss>`,
+        );
+      },
+      'utf16-declared-utf8-sent': (res) => {
+        res.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-16' });
+        res.end(`${RSS_HEAD}Wide</title>${itemXml('Wide', 'https://x.example/wide')}</channel></rss>`);
+      },
       'utf8-declared-cp1252-sent': (res) => {
         res.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8' });
         res.end(
@@ -197,8 +214,18 @@ await describeEachEngine('hostile feeds', (ctx) => {
         res.writeHead(302, { location: '/redirect-loop' }).end();
       },
     };
-    for (const [name, handler] of Object.entries(routes))
-      server.route(`/${name}`, (_req, res) => handler(res));
+    for (const [name, handler] of Object.entries(routes)) {
+      server.route(`/${name}`, (_req, res) => {
+        if (!fixed.has(name)) {
+          handler(res);
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/rss+xml; charset=utf-8' });
+        res.end(
+          `${RSS_HEAD}Fixed</title>${itemXml('Fixed', `https://x.example/fixed-${name}`)}</channel></rss>`,
+        );
+      });
+    }
     healthy = serveFeed(server, '/healthy.xml', {
       title: 'Healthy',
       items: [{ link: 'https://x.example/healthy-1', title: 'Healthy one', published: hoursAgo(2) }],
@@ -241,7 +268,21 @@ await describeEachEngine('hostile feeds', (ctx) => {
     ['gzip-bomb', /^the feed is larger than 65536 bytes/],
     ['cut-off', /closed the connection before the response was complete/],
     ['malformed', /^The address answered, but not with a feed: malformed XML/],
-    ['external-entity', /^The address answered, but not with a feed: malformed XML: External entities/],
+    [
+      'billion-laughs',
+      /^The address answered, but not with a feed: refused: the feed declares XML entities that expand other entities \(billion laughs\)$/,
+    ],
+    [
+      'external-entity',
+      /^The address answered, but not with a feed: refused: the feed declares an external XML entity \(XXE\)$/,
+    ],
+    ['unknown-charset-http', /^The address answered, but not with a feed: unsupported charset "x-klingon"$/],
+    [
+      'unknown-charset-prolog',
+      /^The address answered, but not with a feed: unsupported charset "x-klingon"$/,
+    ],
+    // Read as the server says, UTF-16 text has no "<" in it: the error that reading gives.
+    ['utf16-declared-utf8-sent', /^The address answered, but not with a feed: no XML element found$/],
     ['html', /^The address answered, but not with a feed: HTML page$/],
     [
       'redirect-to-loopback',
@@ -278,20 +319,21 @@ await describeEachEngine('hostile feeds', (ctx) => {
     assert.ok(!everything.includes(secret));
   });
 
-  test('billion laughs: read as a feed with its entities left unexpanded, nothing queued', async () => {
-    const f = await row('billion-laughs');
-    assert.equal(f.last_error, null);
-    assert.equal(f.title, 'Laughs &lol9;');
-    const items = await ctx
-      .store()
-      .db.selectFrom('feed_items')
-      .selectAll()
-      .where('feed_id', '=', f.id)
-      .execute();
-    assert.deepEqual(
-      items.map((i) => [i.title, i.url]),
-      [['&lol9;', null]],
-    );
+  test('refused and unreadable documents stored nothing and queued nothing', async () => {
+    const refused = ['billion-laughs', 'external-entity', 'unknown-charset-http', 'unknown-charset-prolog'];
+    for (const name of [...refused, 'utf16-declared-utf8-sent']) {
+      const f = await row(name);
+      const items = await ctx
+        .store()
+        .db.selectFrom('feed_items')
+        .select('id')
+        .where('feed_id', '=', f.id)
+        .execute();
+      assert.deepEqual(items, [], name);
+      assert.doesNotMatch(f.title, /Laughs|lol|Klingon|Wide/, name);
+    }
+    const urls = await queueUrls(ctx.store(), account.id);
+    assert.ok(!urls.some((u) => /klingon|wide|xxe/.test(u)), urls.join(' '));
   });
 
   test('lying charsets are read, not refused: the declared charset wins and the text shows it', async () => {
@@ -330,5 +372,19 @@ await describeEachEngine('hostile feeds', (ctx) => {
     // The hostile feeds wait for their retry time: none was fetched twice.
     assert.equal(server.requestsFor('/slow').length, 1);
     assert.equal(server.requestsFor('/gzip-bomb').length, 1);
+  });
+
+  test('the same running poller reads a refused feed again once its publisher fixes it', async () => {
+    for (const name of ['billion-laughs', 'external-entity', 'unknown-charset-http']) {
+      fixed.add(name);
+      await makeDue(ctx.store(), feeds.get(name) ?? -1);
+      await waitFor(`the poller to read the fixed ${name}`, async () =>
+        (await queueUrls(ctx.store(), account.id)).includes(`https://x.example/fixed-${name}`),
+      );
+      const f = await row(name);
+      assert.equal(f.last_error, null, name);
+      assert.equal(f.title, 'Fixed', name);
+      assert.notEqual(f.last_success_at, null, name);
+    }
   });
 });

