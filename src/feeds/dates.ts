@@ -6,9 +6,96 @@
  */
 export function parseFeedDate(raw: string | undefined): Date | null {
   if (raw === undefined) return null;
+  const exact = isDigit(raw.charCodeAt(0)) ? exactRfc3339(raw) : exactRfc822(raw);
+  if (exact !== null) return exact;
   const text = raw.trim().replace(/\s+/g, ' ');
   if (text === '') return null;
   return parseIso(text) ?? parseRfc822(text) ?? parseUsStyle(text);
+}
+
+/*
+ * The shapes almost every feed uses, read without regular expressions or intermediate strings:
+ * "2024-05-01T12:00:00Z" (also with ".000" and a "+02:00" zone) and "Wed, 01 May 2024 12:00:00 +0000"
+ * (or "GMT"). Each returns null for anything else, an impossible field included, and the general readers
+ * below then decide; where these read a date, the general readers read the same one.
+ */
+
+function exactRfc3339(s: string): Date | null {
+  if (s.charCodeAt(4) !== 0x2d || s.charCodeAt(7) !== 0x2d || s.charCodeAt(10) !== 0x54 /* T */) return null;
+  if (s.charCodeAt(13) !== 0x3a || s.charCodeAt(16) !== 0x3a) return null;
+  // Exactly three digits of fraction: fraction() makes the same milliseconds of them.
+  const hasMs = s.charCodeAt(19) === 0x2e;
+  const zone = hasMs ? 23 : 19;
+  let offset: number;
+  if (s.charCodeAt(zone) === 0x5a /* Z */ && s.length === zone + 1) offset = 0;
+  else if (s.charCodeAt(zone + 3) === 0x3a && s.length === zone + 6)
+    offset = numericOffset(s, zone, zone + 4);
+  else return null;
+  return exactInstant(
+    digits(s, 0, 4),
+    digits(s, 5, 2),
+    digits(s, 8, 2),
+    digits(s, 11, 2),
+    digits(s, 14, 2),
+    digits(s, 17, 2),
+    hasMs ? digits(s, 20, 3) : 0,
+    offset,
+  );
+}
+
+/** "Www, DD Mon YYYY HH:MM:SS " then "GMT" or a numeric zone "+HHMM" / "-HHMM". */
+function exactRfc822(s: string): Date | null {
+  if (s.length !== 29 && s.length !== 31) return null;
+  if (s.charCodeAt(3) !== 0x2c || s.charCodeAt(4) !== 0x20 || s.charCodeAt(7) !== 0x20) return null;
+  if (s.charCodeAt(11) !== 0x20 || s.charCodeAt(16) !== 0x20 || s.charCodeAt(25) !== 0x20) return null;
+  if (s.charCodeAt(19) !== 0x3a || s.charCodeAt(22) !== 0x3a) return null;
+  if (!isLetter(s.charCodeAt(0)) || !isLetter(s.charCodeAt(1)) || !isLetter(s.charCodeAt(2))) return null;
+  let offset: number;
+  if (s.length === 31) offset = numericOffset(s, 26, 29);
+  else if (s.endsWith('GMT')) offset = 0;
+  else return null;
+  const month = MONTH_ABBREVIATIONS.get(s.slice(8, 11));
+  if (month === undefined) return null;
+  const year = digits(s, 12, 4);
+  const day = digits(s, 5, 2);
+  return exactInstant(year, month, day, digits(s, 17, 2), digits(s, 20, 2), digits(s, 23, 2), 0, offset);
+}
+
+/** Minutes east of UTC of "+HH" at `at` and "MM" at `minutesAt`, as zoneOffset() reads them; NaN if not. */
+function numericOffset(s: string, at: number, minutesAt: number): number {
+  const sign = s.charCodeAt(at);
+  const minutes = digits(s, at + 1, 2) * 60 + digits(s, minutesAt, 2);
+  if ((sign !== 0x2b && sign !== 0x2d) || !(minutes <= 18 * 60)) return NaN;
+  return sign === 0x2d ? -minutes : minutes;
+}
+
+/** instantOf(), once no field (nor the offset) is NaN, which a character that is not a digit makes it. */
+function exactInstant(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+  offsetMinutes: number,
+): Date | null {
+  if (Number.isNaN(year + month + day + hour + minute + second + ms + offsetMinutes)) return null;
+  return instantOf(year, month, day, hour, minute, second, ms, offsetMinutes);
+}
+
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+const isLetter = (c: number): boolean => (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a;
+
+/** The number `length` ASCII digits at `from` spell, or NaN. */
+function digits(s: string, from: number, length: number): number {
+  let n = 0;
+  for (let i = from; i < from + length; i++) {
+    const c = s.charCodeAt(i);
+    if (!isDigit(c)) return NaN;
+    n = n * 10 + c - 0x30;
+  }
+  return n;
 }
 
 const ISO =
@@ -71,21 +158,53 @@ function fraction(digits: string | undefined): number {
 /** The instant, or null when a field is out of range (Date.UTC would silently roll 31 Feb into March). */
 function instant(f: Fields, offsetMinutes: number | null): Date | null {
   if (offsetMinutes === null) return null;
-  const valid =
-    f.month >= 1 &&
-    f.month <= 12 &&
-    f.day >= 1 &&
-    f.day <= daysInMonth(f.year, f.month) &&
-    f.hour <= 23 &&
-    f.minute <= 59 &&
-    f.second <= 60; // a leap second is read as the next minute's first
-  if (!valid) return null;
-  const utc = Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second, f.ms);
-  return new Date(utc - offsetMinutes * 60_000);
+  return instantOf(f.year, f.month, f.day, f.hour, f.minute, f.second, f.ms, offsetMinutes);
 }
 
+function instantOf(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+  offsetMinutes: number,
+): Date | null {
+  const valid =
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth(year, month) &&
+    hour <= 23 &&
+    minute <= 59 &&
+    second <= 60; // a leap second is read as the next minute's first
+  if (!valid) return null;
+  const days = daysFromCivil(year >= 0 && year <= 99 ? 1900 + year : year, month, day);
+  const time = ((hour * 60 + minute) * 60 + second) * 1000 + ms;
+  return new Date(days * 86_400_000 + time - offsetMinutes * 60_000);
+}
+
+/**
+ * Days from 1970-01-01 to a valid date of the proleptic Gregorian calendar (H. Hinnant's days_from_civil):
+ * what Date.UTC computes, without the call. The caller maps years 0–99 to 1900–1999 as Date.UTC does.
+ */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days in `month` (1–12) of `year`, the year read as Date.UTC reads it (0–99 are 1900–1999). */
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const y = year >= 0 && year <= 99 ? 1900 + year : year;
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return month === 2 && leap ? 29 : (MONTH_DAYS[month - 1] ?? 0);
 }
 
 /** RFC 2822 §4.3: two-digit years below 50 are 20xx, the others 19xx. */
@@ -109,6 +228,11 @@ const MONTHS = [
   'november',
   'december',
 ];
+
+/** 1–12 for "Jan" … "Dec" as RFC 822 writes them: what monthNumber() reads them as. */
+const MONTH_ABBREVIATIONS: ReadonlyMap<string, number> = new Map(
+  MONTHS.map((name, i): [string, number] => [`${name[0]?.toUpperCase() ?? ''}${name.slice(1, 3)}`, i + 1]),
+);
 
 /** 1–12 for an English month name or an abbreviation of at least three letters ("Sept" too), else null. */
 function monthNumber(name: string | undefined): number | null {

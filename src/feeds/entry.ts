@@ -48,10 +48,11 @@ const FUTURE_SLACK_MS = 24 * 60 * 60 * 1000;
 
 /** Applies the rules every format shares: identity, URL resolution, plain text, dates. */
 export function toFeedItem(fields: EntryFields, now: Date): FeedItem {
-  const linkUrl = resolveHttpUrl(fields.link, fields.base);
   const guid = nonBlank(fields.guid);
-  const guidUrl = guid !== undefined && fields.guidIsLink && isHttpUrl(guid) ? guid : null;
-  const url = linkUrl ?? guidUrl;
+  // The guid is read as a URL only when there is no link: most items have one.
+  const url =
+    resolveHttpUrl(fields.link, fields.base) ??
+    (guid !== undefined && fields.guidIsLink && isHttpUrl(guid) ? guid : null);
   const title = fields.title === undefined ? '' : plainText(fields.title);
   const body = fields.content ?? fields.summary;
   const summaryOf = fields.summary ?? fields.content;
@@ -93,6 +94,10 @@ function plausibleDate(raw: string | undefined, now: Date): Date | null {
 }
 
 function authorLine(authors: string[]): string | null {
+  if (authors.length <= 1) {
+    const name = authors[0] === undefined ? '' : foldWhitespace(authors[0]);
+    return name === '' ? null : name;
+  }
   const names = [...new Set(authors.map(foldWhitespace).filter((a) => a !== ''))];
   return names.length === 0 ? null : names.join(', ');
 }

@@ -8,9 +8,16 @@ type Link = AtomFeed.Link<string>;
  * RFC 4287 §4.2.7.2), preferring an HTML one, as a feed may also point at its PDF or audio version.
  */
 export function alternateLink(links: Link[] | undefined): string | undefined {
-  const alternates = (links ?? []).filter((l) => l.rel === undefined || l.rel === 'alternate');
-  return (alternates.find((l) => l.type === undefined || /html/i.test(l.type)) ?? alternates[0])?.href;
+  let first: Link | undefined;
+  for (const link of links ?? []) {
+    if (link.rel !== undefined && link.rel !== 'alternate') continue;
+    if (link.type === undefined || HTML_TYPE.test(link.type)) return link.href;
+    first ??= link;
+  }
+  return first?.href;
 }
+
+const HTML_TYPE = /html/i;
 
 export function selfLink(links: Link[] | undefined): string | undefined {
   return links?.find((l) => l.rel === 'self')?.href;
@@ -26,12 +33,21 @@ export function enclosureLink(links: Link[] | undefined): Link | undefined {
  */
 export function atomText(text: { value?: string; type?: string } | undefined): Markup | undefined {
   if (text?.value === undefined) return undefined;
-  return { type: /html/i.test(text.type ?? '') ? 'html' : 'text', value: text.value };
+  const type = text.type;
+  const isHtml =
+    type === 'html' || type === 'xhtml' || (type !== undefined && type !== 'text' && HTML_TYPE.test(type));
+  return { type: isHtml ? 'html' : 'text', value: text.value };
 }
 
 /** Names, or addresses where no name is given, of RSS and Atom persons; undefined when there are none. */
 export function personNames(people: { name?: string; email?: string }[] | undefined): string[] | undefined {
-  const names = (people ?? []).map((p) => p.name ?? p.email ?? '').filter((n) => n.trim() !== '');
+  if (people === undefined || people.length === 0) return undefined;
+  if (people.length === 1) {
+    const only = people[0];
+    const name = only?.name ?? only?.email ?? '';
+    return name.trim() === '' ? undefined : [name];
+  }
+  const names = people.map((p) => p.name ?? p.email ?? '').filter((n) => n.trim() !== '');
   return names.length === 0 ? undefined : names;
 }
 

@@ -15,6 +15,12 @@ test('htmlToText removes markup, decodes entities and folds whitespace', () => {
     ['text then <a href="x" cut off', 'text then'],
     ['text <!-- comment never closed', 'text'],
     ['  spaced \n\t out  ', 'spaced out'],
+    // Entities that are whitespace or controls fold like the characters they stand for.
+    ['a &nbsp; b&#10;c&#x1;d &emsp;&#32; e', 'a b cd e'],
+    ['<p>x</p> &nbsp; <p>y &amp;</p>', 'x y &'],
+    // A reference split by a tag is decoded as in the text without tags, as HTML reads it.
+    ['Caf&eac<b>ute;</b> &am<!-- -->p; &#x4<i>1;</i>', 'Café & A'],
+    ['x &amp<3 &copy 2024 &unknown; &#;', 'x &<3 © 2024 &unknown; &#;'],
   ];
   for (const [html, text] of cases) assert.equal(htmlToText(html), text, html);
 });
@@ -42,6 +48,10 @@ test('htmlToText is linear on pathological markup', () => {
     '<!--'.repeat(300_000),
     '<script>'.repeat(300_000),
     '< '.repeat(300_000) + '>',
+    '&'.repeat(300_000),
+    '&#x'.repeat(200_000),
+    '&am<b>'.repeat(100_000),
+    `${'  \u0001'.repeat(200_000)}x`,
   ]) {
     const started = performance.now();
     htmlToText(html);

@@ -20,11 +20,14 @@ export function isHttpUrl(value: string): boolean {
   return /^https?:\/\/[^\s/]/i.test(value) && absolute(value, null) !== null;
 }
 
+/** A URL with its own scheme and host, which a base cannot change: parsing it alone spares parsing the base. */
+const SCHEME_AND_HOST = /^https?:\/\//i;
+
 function absolute(href: string | undefined, base: string | null): URL | null {
   const trimmed = href?.trim();
   if (trimmed === undefined || trimmed === '') return null;
   try {
-    return new URL(trimmed, base ?? undefined);
+    return new URL(trimmed, base === null || SCHEME_AND_HOST.test(trimmed) ? undefined : base);
   } catch {
     return null;
   }
