@@ -106,8 +106,11 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     };
   }
   const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10 });
-  // An idle client that loses its connection must not crash the process; the next query reports the error.
+  // A client that loses its connection must not crash the process: an idle one is reported by the pool,
+  // one checked out (mid-transaction in a worker) by the client itself; either way the query in flight,
+  // or the next one, fails with the error instead.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, engine: 'postgres', describe: redactUrl(target.url), close: () => db.destroy() };
 }
