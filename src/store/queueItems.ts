@@ -180,6 +180,11 @@ export async function oldestQueueItems(
   accountId: number,
   limit: number,
 ): Promise<QueuedItem[]> {
+  return queuedItemsQuery(db, accountId).limit(limit).execute();
+}
+
+/** The account's queue, oldest first, each item with the reader's name for its feed. */
+function queuedItemsQuery(db: Kysely<Database>, accountId: number) {
   return db
     .selectFrom('queue_items as q')
     .leftJoin('feeds as f', 'f.id', 'q.feed_id')
@@ -198,9 +203,7 @@ export async function oldestQueueItems(
       'q.created_at',
     ])
     .where('q.account_id', '=', accountId)
-    .orderBy('q.id')
-    .limit(limit)
-    .execute();
+    .orderBy('q.id');
 }
 
 /** Removes items from the account's queue (the caller bumps its version in the same transaction). */
@@ -228,26 +231,5 @@ export async function queueItemsPage(
   accountId: number,
   page: { offset: number; limit: number },
 ): Promise<QueuedItem[]> {
-  return db
-    .selectFrom('queue_items as q')
-    .leftJoin('feeds as f', 'f.id', 'q.feed_id')
-    .leftJoin('subscriptions as s', (join) =>
-      join.onRef('s.feed_id', '=', 'q.feed_id').onRef('s.account_id', '=', 'q.account_id'),
-    )
-    .select((eb) => [
-      'q.id',
-      'q.url',
-      'q.title',
-      'q.source',
-      'q.feed_id',
-      eb.fn.coalesce('s.title', 'f.title').as('feed_title'),
-      'q.summary',
-      'q.published_at',
-      'q.created_at',
-    ])
-    .where('q.account_id', '=', accountId)
-    .orderBy('q.id')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
+  return queuedItemsQuery(db, accountId).limit(page.limit).offset(page.offset).execute();
 }
