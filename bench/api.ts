@@ -15,7 +15,15 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Options, type Result } from 'autocannon';
 import pg from 'pg';
-import { Cleanup, firstLine, freePort, runCommand, stopChild, waitUntilReady } from './processes.js';
+import {
+  type Cleanup,
+  firstLine,
+  freePort,
+  runBench,
+  runCommand,
+  stopChild,
+  waitUntilReady,
+} from './processes.js';
 
 type Engine = 'sqlite' | 'postgres';
 
@@ -304,30 +312,4 @@ async function main(cleanup: Cleanup): Promise<number> {
   return ok ? 0 : 1;
 }
 
-const cleanup = new Cleanup();
-let interrupted = false;
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (interrupted) {
-      cleanup.killAllNow();
-      process.exit(1);
-    }
-    interrupted = true;
-    log(`\n${signal}: stopping the servers and cleaning up…`);
-    void cleanup.runAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
-  });
-}
-process.on('exit', () => cleanup.killAllNow());
-
-let code = 1;
-try {
-  code = await main(cleanup);
-} catch (err) {
-  process.stderr.write(
-    `\nbench:api failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-  );
-  code = 2;
-} finally {
-  await cleanup.runAll();
-}
-process.exit(code);
+await runBench('bench:api', main);

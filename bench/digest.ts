@@ -24,7 +24,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { MeasureResult, RunConfig, SeedResult } from './digest-run.js';
-import { Cleanup } from './processes.js';
+import { type Cleanup, runBench } from './processes.js';
 
 type Engine = 'sqlite' | 'postgres';
 
@@ -261,36 +261,4 @@ async function main(cleanup: Cleanup): Promise<number> {
   return ok ? 0 : 1;
 }
 
-const cleanup = new Cleanup();
-/** One cleanup, shared by the signal handler and the end of main, so neither exits while it runs. */
-let cleaning: Promise<void> | undefined;
-const cleanUp = (): Promise<void> => (cleaning ??= cleanup.runAll());
-const state: { interrupted: 'SIGINT' | 'SIGTERM' | null } = { interrupted: null };
-const signalCode = (signal: 'SIGINT' | 'SIGTERM'): number => (signal === 'SIGINT' ? 130 : 143);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (state.interrupted !== null) {
-      cleanup.killAllNow();
-      process.exit(1);
-    }
-    state.interrupted = signal;
-    log(`\n${signal}: stopping the child processes and cleaning up…`);
-    void cleanUp().finally(() => process.exit(signalCode(signal)));
-  });
-}
-process.on('exit', () => cleanup.killAllNow());
-
-let code = 1;
-try {
-  code = await main(cleanup);
-} catch (err) {
-  if (state.interrupted === null) {
-    process.stderr.write(
-      `\nbench:digest failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-    );
-  }
-  code = 2;
-} finally {
-  await cleanUp();
-}
-process.exit(state.interrupted === null ? code : signalCode(state.interrupted));
+await runBench('bench:digest', main);

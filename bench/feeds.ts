@@ -29,7 +29,7 @@ import pg from 'pg';
 import type { ParseSummary } from './feeds-parse.js';
 import { feedUrl } from './feeds-corpus.js';
 import type { MeasureResult, PollConfig, SetupResult } from './feeds-poll.js';
-import { Cleanup, firstLine, stopChild } from './processes.js';
+import { type Cleanup, firstLine, runBench, stopChild } from './processes.js';
 
 type Engine = 'sqlite' | 'postgres';
 
@@ -287,38 +287,4 @@ async function main(cleanup: Cleanup): Promise<number> {
   return missed.length === 0 ? 0 : 1;
 }
 
-const cleanup = new Cleanup();
-/** One cleanup, shared by the signal handler and the end of main, so neither exits while it runs. */
-let cleaning: Promise<void> | undefined;
-const cleanUp = (): Promise<void> => (cleaning ??= cleanup.runAll());
-/** Set by the signal handler (an object, so that the checks below are not narrowed away). */
-const state: { interrupted: 'SIGINT' | 'SIGTERM' | null } = { interrupted: null };
-const signalCode = (signal: 'SIGINT' | 'SIGTERM'): number => (signal === 'SIGINT' ? 130 : 143);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    if (state.interrupted !== null) {
-      cleanup.killAllNow();
-      process.exit(1);
-    }
-    state.interrupted = signal;
-    log(`\n${signal}: stopping the child processes and cleaning up…`);
-    void cleanUp().finally(() => process.exit(signalCode(signal)));
-  });
-}
-process.on('exit', () => cleanup.killAllNow());
-
-let code = 1;
-try {
-  code = await main(cleanup);
-} catch (err) {
-  // Once interrupted, the children's deaths are expected: say nothing more.
-  if (state.interrupted === null) {
-    process.stderr.write(
-      `\nbench:feeds failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
-    );
-  }
-  code = 2;
-} finally {
-  await cleanUp();
-}
-process.exit(state.interrupted === null ? code : signalCode(state.interrupted));
+await runBench('bench:feeds', main);

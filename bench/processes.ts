@@ -104,3 +104,45 @@ export async function firstLine(child: ChildProcess, timeoutMs = 20_000): Promis
     `no output from the child within ${timeoutMs} ms (exit ${child.exitCode ?? child.signalCode})`,
   );
 }
+
+/**
+ * Runs a benchmark's main with one Cleanup, and exits: with main's code, 2 if it threw, or 130/143 on
+ * SIGINT/SIGTERM. A signal stops the children and runs the cleanup once (a second signal kills them at
+ * once); the cleanup also runs when main ends, and children are killed on any exit.
+ */
+export async function runBench(name: string, main: (cleanup: Cleanup) => Promise<number>): Promise<never> {
+  const cleanup = new Cleanup();
+  let cleaning: Promise<void> | undefined;
+  const cleanUp = (): Promise<void> => (cleaning ??= cleanup.runAll());
+  // An object, so that the checks below are not narrowed away.
+  const state: { interrupted: 'SIGINT' | 'SIGTERM' | null } = { interrupted: null };
+  const signalCode = (signal: 'SIGINT' | 'SIGTERM'): number => (signal === 'SIGINT' ? 130 : 143);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (state.interrupted !== null) {
+        cleanup.killAllNow();
+        process.exit(1);
+      }
+      state.interrupted = signal;
+      process.stdout.write(`\n${signal}: stopping the child processes and cleaning up…\n`);
+      void cleanUp().finally(() => process.exit(signalCode(signal)));
+    });
+  }
+  process.on('exit', () => cleanup.killAllNow());
+
+  let code = 1;
+  try {
+    code = await main(cleanup);
+  } catch (err) {
+    // Once interrupted, the children's deaths are expected: say nothing more.
+    if (state.interrupted === null) {
+      process.stderr.write(
+        `\n${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
+    }
+    code = 2;
+  } finally {
+    await cleanUp();
+  }
+  process.exit(state.interrupted === null ? code : signalCode(state.interrupted));
+}
