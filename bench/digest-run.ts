@@ -15,9 +15,6 @@
  * Usage: node --expose-gc --import tsx bench/digest-run.ts seed|measure CONFIG_JSON, where CONFIG_JSON is
  * {"databaseUrl", "accounts", "items"}. Prints progress, then one line "RESULT {json}".
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
-import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.js';
 import { buildDueDigests } from '../src/digest/build.js';
@@ -28,6 +25,7 @@ import { createLogger } from '../src/logger.js';
 import { normaliseUrl, urlKey } from '../src/queue/url.js';
 import { type Store, openStore } from '../src/store/db.js';
 import { migrateToLatest } from '../src/store/migrate.js';
+import { startProfiler } from './report.js';
 
 export interface RunConfig {
   databaseUrl: string;
@@ -212,25 +210,6 @@ function heapAfterGc(): number | null {
   return process.memoryUsage().heapUsed;
 }
 
-/**
- * With BENCH_CPU_PROF=DIR, profiles the main thread until the returned function is called, which writes
- * DIR/digest-PID.cpuprofile (the pass alone).
- */
-async function startProfiler(): Promise<(() => Promise<void>) | null> {
-  const dir = process.env.BENCH_CPU_PROF;
-  if (dir === undefined) return null;
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  return async () => {
-    const { profile } = await session.post('Profiler.stop');
-    mkdirSync(resolve(dir), { recursive: true });
-    writeFileSync(join(resolve(dir), `digest-${process.pid}.cpuprofile`), JSON.stringify(profile));
-    session.disconnect();
-  };
-}
-
 async function measure(config: RunConfig): Promise<MeasureResult> {
   const { store, deps, mailer } = openBenchStore(config);
   try {
@@ -257,7 +236,7 @@ async function measure(config: RunConfig): Promise<MeasureResult> {
     };
     const timer = setInterval(sample, 20);
     const cpu0 = process.cpuUsage();
-    const stopProfiler = await startProfiler();
+    const stopProfiler = await startProfiler('digest');
 
     const builds = await buildDueDigests(deps);
     const t1 = performance.now();

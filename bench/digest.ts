@@ -18,12 +18,13 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { MeasureResult, RunConfig, SeedResult } from './digest-run.js';
+import { fmt, load, log, mb } from './report.js';
 import { type Cleanup, runBench } from './processes.js';
 
 type Engine = 'sqlite' | 'postgres';
@@ -57,15 +58,6 @@ interface Run {
   seed: SeedResult;
   measured: MeasureResult;
 }
-
-const log = (line: string): void => void process.stdout.write(`${line}\n`);
-const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
-const fmt = (n: number, digits = 0): string =>
-  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const load = (): string =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
 
 /** Runs `node FLAGS --import tsx bench/digest-run.ts ARGS…`, echoing its output; returns its RESULT. */
 async function runChild<T>(cleanup: Cleanup, nodeFlags: string[], args: string[]): Promise<T> {

@@ -15,9 +15,6 @@
  * Usage: node --import tsx bench/feeds-poll.ts setup|measure CONFIG_JSON, where CONFIG_JSON is
  * {"databaseUrl", "origins", "feeds", "accounts"}. Prints progress, then one line "RESULT {json}".
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
-import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.js';
 import { feedDeps } from '../src/feeds/deps.js';
@@ -29,6 +26,7 @@ import { createAccount } from '../src/store/accounts.js';
 import { openStore } from '../src/store/db.js';
 import { migrateToLatest } from '../src/store/migrate.js';
 import { feedUrl } from './feeds-corpus.js';
+import { startProfiler } from './report.js';
 
 export interface PollConfig {
   databaseUrl: string;
@@ -122,27 +120,6 @@ async function setup(config: PollConfig): Promise<SetupResult> {
   }
 }
 
-/**
- * With BENCH_CPU_PROF=DIR, profiles the main thread from now until the returned function is called, which
- * writes DIR/poll-PID.cpuprofile: the pass alone, without the start-up (modules, tsx) before it.
- */
-async function startProfiler(): Promise<(() => Promise<void>) | null> {
-  const dir = process.env.BENCH_CPU_PROF;
-  if (dir === undefined) return null;
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.start');
-  return async () => {
-    const { profile } = await session.post('Profiler.stop');
-    mkdirSync(resolve(dir), { recursive: true });
-    const file = join(resolve(dir), `poll-${process.pid}.cpuprofile`);
-    writeFileSync(file, JSON.stringify(profile));
-    session.disconnect();
-    log(`  CPU profile of the pass: ${file}`);
-  };
-}
-
 async function measure(config: PollConfig): Promise<MeasureResult> {
   const deps = openDeps(config);
   try {
@@ -155,14 +132,15 @@ async function measure(config: PollConfig): Promise<MeasureResult> {
     const sampler = setInterval(() => {
       sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage.rss());
     }, 20);
-    const profiler = await startProfiler();
+    const profiler = await startProfiler('poll');
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     const summary = await pollOnce(deps, { all: true });
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
     clearInterval(sampler);
-    await profiler?.();
+    const profile = await profiler?.();
+    if (profile !== undefined) log(`  CPU profile of the pass: ${profile}`);
     sampledPeakRss = Math.max(sampledPeakRss, process.memoryUsage.rss());
     return {
       summary,

@@ -21,7 +21,7 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +29,7 @@ import pg from 'pg';
 import type { ParseSummary } from './feeds-parse.js';
 import { feedUrl } from './feeds-corpus.js';
 import type { MeasureResult, PollConfig, SetupResult } from './feeds-poll.js';
+import { fmt, load, log, mb } from './report.js';
 import { type Cleanup, firstLine, runBench, stopChild } from './processes.js';
 
 type Engine = 'sqlite' | 'postgres';
@@ -57,14 +58,6 @@ interface PollRun {
   measured: MeasureResult;
 }
 
-const log = (line: string): void => void process.stdout.write(`${line}\n`);
-const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
-const fmt = (n: number, digits = 0): string =>
-  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-const load = (): string =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
 const profFlags = (): string[] =>
   CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`];
 
