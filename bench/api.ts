@@ -14,10 +14,10 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Options, type Result } from 'autocannon';
-import pg from 'pg';
 import {
   type Cleanup,
   firstLine,
+  freshDatabase,
   freePort,
   runBench,
   runCommand,
@@ -162,42 +162,10 @@ async function expectOk(res: Response, what: string): Promise<Buffer> {
   return body;
 }
 
-/** A fresh database for the engine, dropped at cleanup; null (with the reason printed) when unavailable. */
-async function freshDatabase(engine: Engine, cleanup: Cleanup, dir: string): Promise<string | null> {
-  if (engine === 'sqlite') return join(dir, 'tidings.db');
-  const name = `tidings_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN, connectionTimeoutMillis: 3000 });
-  try {
-    await admin.connect();
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.query(`create database ${name}`);
-  } catch (err) {
-    log(
-      `PostgreSQL at ${PG_ADMIN} is unreachable (${err instanceof Error ? err.message : String(err)}): ` +
-        'SKIPPING the PostgreSQL cases.',
-    );
-    return null;
-  } finally {
-    await admin.end().catch(() => undefined);
-  }
-  cleanup.defer(`drop database ${name}`, async () => {
-    const c = new pg.Client({ connectionString: PG_ADMIN, connectionTimeoutMillis: 3000 });
-    await c.connect();
-    try {
-      await c.query(`drop database if exists ${name} with (force)`);
-    } finally {
-      await c.end();
-    }
-  });
-  const url = new URL(PG_ADMIN);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 async function benchEngine(engine: Engine, cleanup: Cleanup, tmp: string): Promise<Summary[]> {
   const dir = join(tmp, engine);
   mkdirSync(dir);
-  const databaseUrl = await freshDatabase(engine, cleanup, dir);
+  const databaseUrl = await freshDatabase(engine, cleanup, dir, PG_ADMIN);
   if (databaseUrl === null) return [];
   const port = await freePort();
   const env: NodeJS.ProcessEnv = {

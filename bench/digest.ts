@@ -16,21 +16,18 @@
  * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), BENCH_CPU_PROF=DIR (profile each measured
  * pass; profiles written to DIR, inherited by bench/digest-run.ts). PostgreSQL is skipped, saying so, when it is unreachable, unless CI=true.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { MeasureResult, RunConfig, SeedResult } from './digest-run.js';
 import { fmt, load, log, mb } from './report.js';
-import { type Cleanup, runBench } from './processes.js';
+import { type Cleanup, runBench, runScript } from './processes.js';
 
 type Engine = 'sqlite' | 'postgres';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const BENCH = join(ROOT, 'bench');
 
 const envInt = (name: string, fallback: number): number => {
   const v = Number(process.env[name] ?? fallback);
@@ -57,29 +54,6 @@ interface Run {
   accounts: number;
   seed: SeedResult;
   measured: MeasureResult;
-}
-
-/** Runs `node FLAGS --import tsx bench/digest-run.ts ARGS…`, echoing its output; returns its RESULT. */
-async function runChild<T>(cleanup: Cleanup, nodeFlags: string[], args: string[]): Promise<T> {
-  const child = cleanup.track(
-    spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(BENCH, 'digest-run.ts'), ...args], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      cwd: ROOT,
-    }),
-  );
-  const exited = new Promise<number | string>((ok) =>
-    child.once('exit', (code, signal) => ok(code ?? signal ?? 'unknown')),
-  );
-  let result: string | undefined;
-  if (child.stdout === null) throw new Error('the child has no stdout pipe');
-  for await (const line of createInterface({ input: child.stdout })) {
-    if (line.startsWith('RESULT ')) result = line.slice('RESULT '.length);
-    else log(line);
-  }
-  const code = await exited;
-  if (code !== 0) throw new Error(`digest-run.ts ${args[0] ?? ''} exited with ${code}`);
-  if (result === undefined) throw new Error('digest-run.ts printed no result');
-  return JSON.parse(result) as T;
 }
 
 /** Whether PostgreSQL answers; with CI=true it must. */
@@ -147,12 +121,11 @@ async function benchOne(engine: Engine, accounts: number, cleanup: Cleanup, tmp:
   try {
     const config: RunConfig = { databaseUrl: db.url, accounts, items: ITEMS };
     log(`\n${engine}: ${fmt(accounts)} accounts × ${ITEMS} queued items (load average ${load()})`);
-    const seed = await runChild<SeedResult>(cleanup, [], ['seed', JSON.stringify(config)]);
-    const measured = await runChild<MeasureResult>(
-      cleanup,
-      ['--expose-gc'],
-      ['measure', JSON.stringify(config)],
-    );
+    const seed = await runScript<SeedResult>(cleanup, [], 'digest-run.ts', ['seed', JSON.stringify(config)]);
+    const measured = await runScript<MeasureResult>(cleanup, ['--expose-gc'], 'digest-run.ts', [
+      'measure',
+      JSON.stringify(config),
+    ]);
     const m = measured;
     const check = m.built === accounts && m.sent === accounts && m.itemsBuilt === accounts * ITEMS;
     if (!check) {

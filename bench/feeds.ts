@@ -23,14 +23,12 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import type { ParseSummary } from './feeds-parse.js';
 import { feedUrl } from './feeds-corpus.js';
 import type { MeasureResult, PollConfig, SetupResult } from './feeds-poll.js';
 import { fmt, load, log, mb } from './report.js';
-import { type Cleanup, firstLine, runBench, stopChild } from './processes.js';
+import { type Cleanup, firstLine, freshDatabase, runBench, runScript, stopChild } from './processes.js';
 
 type Engine = 'sqlite' | 'postgres';
 
@@ -61,73 +59,6 @@ interface PollRun {
 const profFlags = (): string[] =>
   CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF)}`];
 
-/**
- * Runs `node --import tsx SCRIPT ARGS…` to completion, echoing its output, and returns the JSON
- * of its "RESULT " line; throws when it fails or prints none.
- */
-async function runChild<T>(
-  cleanup: Cleanup,
-  nodeFlags: string[],
-  script: string,
-  args: string[],
-): Promise<T> {
-  const child = cleanup.track(
-    spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(BENCH, script), ...args], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      cwd: ROOT,
-    }),
-  );
-  const exited = new Promise<number | string>((ok) =>
-    child.once('exit', (code, signal) => ok(code ?? signal ?? 'unknown')),
-  );
-  let result: string | undefined;
-  if (child.stdout === null) throw new Error('the child has no stdout pipe');
-  for await (const line of createInterface({ input: child.stdout })) {
-    if (line.startsWith('RESULT ')) result = line.slice('RESULT '.length);
-    else log(line);
-  }
-  const code = await exited;
-  if (code !== 0) throw new Error(`${script} ${args[0] ?? ''} exited with ${code}`);
-  if (result === undefined) throw new Error(`${script} printed no result`);
-  return JSON.parse(result) as T;
-}
-
-/** A fresh database for the engine, dropped at cleanup; null (with the reason printed) when unavailable. */
-async function freshDatabase(engine: Engine, cleanup: Cleanup, dir: string): Promise<string | null> {
-  if (engine === 'sqlite') return join(dir, 'tidings.db');
-  const name = `tidings_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN, connectionTimeoutMillis: 3000 });
-  try {
-    await admin.connect();
-  } catch (err) {
-    log(
-      `PostgreSQL at ${PG_ADMIN} is unreachable (${err instanceof Error ? err.message : String(err)}): ` +
-        'SKIPPING the PostgreSQL polling run.',
-    );
-    await admin.end().catch(() => undefined);
-    return null;
-  }
-  // Registered before the database exists, so that an interruption from here on still drops it.
-  cleanup.defer(`drop database ${name}`, async () => {
-    const c = new pg.Client({ connectionString: PG_ADMIN, connectionTimeoutMillis: 3000 });
-    await c.connect();
-    try {
-      await c.query(`drop database if exists ${name} with (force)`);
-    } finally {
-      await c.end();
-    }
-  });
-  try {
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end().catch(() => undefined);
-  }
-  const url = new URL(PG_ADMIN);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 interface ServerStats {
   requests: number;
   ok: number;
@@ -146,7 +77,7 @@ function check(condition: boolean, what: string): void {
 async function benchPoll(engine: Engine, cleanup: Cleanup, tmp: string): Promise<PollRun | null> {
   const dir = join(tmp, engine);
   mkdirSync(dir);
-  const databaseUrl = await freshDatabase(engine, cleanup, dir);
+  const databaseUrl = await freshDatabase(engine, cleanup, dir, PG_ADMIN);
   if (databaseUrl === null) return null;
   const addresses = Array.from(
     { length: HOSTS },
@@ -168,14 +99,14 @@ async function benchPoll(engine: Engine, cleanup: Cleanup, tmp: string): Promise
       `listeners ${origins[0] ?? ''} … ${origins.at(-1) ?? ''}, ${ACCOUNTS} accounts, ${databaseUrl}`,
   );
 
-  const setup = await runChild<SetupResult>(cleanup, [], 'feeds-poll.ts', ['setup', JSON.stringify(config)]);
+  const setup = await runScript<SetupResult>(cleanup, [], 'feeds-poll.ts', ['setup', JSON.stringify(config)]);
   check(
     setup.warmup.feeds === FEEDS && setup.warmup.updated === FEEDS && setup.warmup.errors === 0,
     `the warm-up pass was ${JSON.stringify(setup.warmup)}, not ${FEEDS} feeds updated`,
   );
   const origin = origins[0] ?? '';
   const before = await serverStats(origin);
-  const measured = await runChild<MeasureResult>(cleanup, [], 'feeds-poll.ts', [
+  const measured = await runScript<MeasureResult>(cleanup, [], 'feeds-poll.ts', [
     'measure',
     JSON.stringify(config),
   ]);
@@ -257,7 +188,7 @@ async function main(cleanup: Cleanup): Promise<number> {
   const polls: PollRun[] = [];
   if (PARTS.includes('parse')) {
     log('\nParse throughput:');
-    parse = await runChild<ParseSummary[]>(cleanup, ['--expose-gc', ...profFlags()], 'feeds-parse.ts', []);
+    parse = await runScript<ParseSummary[]>(cleanup, ['--expose-gc', ...profFlags()], 'feeds-parse.ts', []);
   }
   if (PARTS.includes('poll')) {
     for (const engine of ENGINES) {

@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { createInterface } from 'node:readline';
 
 /** Everything the benchmark must undo, whatever happens: child processes first, then the rest. */
@@ -145,4 +148,82 @@ export async function runBench(name: string, main: (cleanup: Cleanup) => Promise
     await cleanUp();
   }
   process.exit(state.interrupted === null ? code : signalCode(state.interrupted));
+}
+
+const BENCH = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Runs `node FLAGS --import tsx bench/SCRIPT ARGS…` (from the repository root) to completion, echoing its
+ * output, and returns the JSON of its "RESULT " line; throws when it fails or prints none.
+ */
+export async function runScript<T>(
+  cleanup: Cleanup,
+  nodeFlags: string[],
+  script: string,
+  args: string[],
+): Promise<T> {
+  const child = cleanup.track(
+    spawn(process.execPath, [...nodeFlags, '--import', 'tsx', join(BENCH, script), ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      cwd: dirname(BENCH),
+    }),
+  );
+  const exited = new Promise<number | string>((ok) =>
+    child.once('exit', (code, signal) => ok(code ?? signal ?? 'unknown')),
+  );
+  let result: string | undefined;
+  if (child.stdout === null) throw new Error('the child has no stdout pipe');
+  for await (const line of createInterface({ input: child.stdout })) {
+    if (line.startsWith('RESULT ')) result = line.slice('RESULT '.length);
+    else process.stdout.write(`${line}\n`);
+  }
+  const code = await exited;
+  if (code !== 0) throw new Error(`${script} ${args[0] ?? ''} exited with ${code}`);
+  if (result === undefined) throw new Error(`${script} printed no result`);
+  return JSON.parse(result) as T;
+}
+
+/**
+ * A fresh database for one engine, dropped at cleanup: a file in `dir` for SQLite; for PostgreSQL a new
+ * database on the server of `adminUrl`, or null (with the reason printed) when that server cannot be
+ * reached.
+ */
+export async function freshDatabase(
+  engine: 'sqlite' | 'postgres',
+  cleanup: Cleanup,
+  dir: string,
+  adminUrl: string,
+): Promise<string | null> {
+  if (engine === 'sqlite') return join(dir, 'tidings.db');
+  const name = `tidings_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+  } catch (err) {
+    process.stdout.write(
+      `PostgreSQL at ${adminUrl} is unreachable (${err instanceof Error ? err.message : String(err)}): ` +
+        'SKIPPING the PostgreSQL runs.\n',
+    );
+    await admin.end().catch(() => undefined);
+    return null;
+  }
+  // Registered before the database exists, so that an interruption from here on still drops it.
+  cleanup.defer(`drop database ${name}`, async () => {
+    const c = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
+    await c.connect();
+    try {
+      await c.query(`drop database if exists ${name} with (force)`);
+    } finally {
+      await c.end();
+    }
+  });
+  try {
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.query(`create database ${name}`);
+  } finally {
+    await admin.end().catch(() => undefined);
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
 }
