@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { feedDeps } from '../feeds/deps.js';
 import { OpmlError, generateOpml, parseOpml } from '../feeds/opml.js';
-import { SubscribeError, subscribe } from '../feeds/subscribe.js';
+import { importOpml } from '../feeds/subscribe.js';
 import { createLogger } from '../logger.js';
 import { accountById } from '../store/accounts.js';
 import { subscriptionsByAccount } from '../store/subscriptions.js';
@@ -29,29 +29,11 @@ export function opmlCommands(program: Command, io: Io): void {
         if ((await accountById(store.db, accountId)) === null)
           throw new UsageError(`no account ${accountId}`);
         const deps = feedDeps(config, store, createLogger(config.logLevel));
-        let added = 0;
-        let known = 0;
-        const failed: string[] = [];
-        for (const o of outlines) {
-          try {
-            const r = await subscribe(deps, accountId, {
-              url: o.url,
-              title: o.title,
-              folder: o.folder,
-              siteUrl: o.htmlUrl,
-              trusted: true,
-            });
-            if (r.created) added++;
-            else known++;
-          } catch (err) {
-            if (!(err instanceof SubscribeError)) throw err;
-            failed.push(`${o.url}: ${err.message}`);
-          }
-        }
+        const { added, known, refused } = await importOpml(deps, accountId, outlines);
         io.out(
-          `Imported ${added} feeds (${known} already followed, ${failed.length} refused); they are fetched on the next poll.`,
+          `Imported ${added} feeds (${known} already followed, ${refused.length} refused); they are fetched on the next poll.`,
         );
-        for (const f of failed) io.err(`refused ${f}`);
+        for (const f of refused) io.err(`refused ${f.url}: ${f.message}`);
       });
     });
 

@@ -1,3 +1,4 @@
+import type { OpmlOutline } from './opml.js';
 import { type FeedRow, claimFeed, feedById, findOrCreateFeed } from '../store/feeds.js';
 import {
   type SubscriptionRow,
@@ -125,4 +126,41 @@ async function firstFill(deps: RefreshDeps, subscription: SubscriptionRow, trust
     leaseUntil: new Date(t + DEFAULT_POLLER_OPTIONS.leaseMs).toISOString(),
   });
   if (claimed !== null) await refreshFeed(deps, claimed, owner);
+}
+
+export interface OpmlImport {
+  added: number;
+  /** Feeds the account already followed. */
+  known: number;
+  refused: { url: string; message: string }[];
+}
+
+/**
+ * Subscribes an (already authorised) account to every feed of an OPML file, titles and folders kept:
+ * trusted, so no discovery and no fetch now (the poller fetches the new feeds). A feed refused for a
+ * reason the user can read is reported and the rest go on.
+ */
+export async function importOpml(
+  deps: RefreshDeps,
+  accountId: number,
+  outlines: readonly OpmlOutline[],
+): Promise<OpmlImport> {
+  const result: OpmlImport = { added: 0, known: 0, refused: [] };
+  for (const o of outlines) {
+    try {
+      const r = await subscribe(deps, accountId, {
+        url: o.url,
+        title: o.title,
+        folder: o.folder,
+        siteUrl: o.htmlUrl,
+        trusted: true,
+      });
+      if (r.created) result.added++;
+      else result.known++;
+    } catch (err) {
+      if (!(err instanceof SubscribeError)) throw err;
+      result.refused.push({ url: o.url, message: err.message });
+    }
+  }
+  return result;
 }

@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MAX_OPML_BYTES, OpmlError, generateOpml, parseOpml } from '../../../feeds/opml.js';
-import { SubscribeError, subscribe } from '../../../feeds/subscribe.js';
+import { importOpml } from '../../../feeds/subscribe.js';
 import { accountById } from '../../../store/accounts.js';
 import { subscriptionsByAccount } from '../../../store/subscriptions.js';
 import {
@@ -107,27 +107,9 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
           throw new WebError(400, `That file cannot be imported: ${err.message}.`);
         throw err;
       }
-      let added = 0;
-      let known = 0;
-      let refused = 0;
-      for (const o of outlines) {
-        try {
-          // As `tidings opml import`: no discovery, no fetch now; the poller fetches the new feeds.
-          const r = await subscribe(deps.feeds(), session.accountId, {
-            url: o.url,
-            title: o.title,
-            folder: o.folder,
-            siteUrl: o.htmlUrl,
-            trusted: true,
-          });
-          if (r.created) added++;
-          else known++;
-        } catch (err) {
-          if (!(err instanceof SubscribeError)) throw err;
-          refused++;
-        }
-      }
-      return seeOther(reply, `/feeds?notice=imported-${added}-${known}-${refused}`);
+      // As `tidings opml import`: no discovery, no fetch now; the poller fetches the new feeds.
+      const { added, known, refused } = await importOpml(deps.feeds(), session.accountId, outlines);
+      return seeOther(reply, `/feeds?notice=imported-${added}-${known}-${refused.length}`);
     },
   );
 }
