@@ -32,43 +32,112 @@ function kindOf(c: number): number {
 /**
  * Drops control characters, folds every run of whitespace into one space, and trims: what
  * `text.replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g, '').replace(/\s+/g, ' ').trim()` gives.
- * A lone space between two words, by far the most common gap, is left where it is: the text is searched
- * for the other characters (one regular expression) and for two spaces in a row (indexOf), and only the
- * runs around those are rewritten. Each run of whitespace and controls becomes one space when it holds any
- * whitespace, and nothing when it holds only controls.
  */
 export function foldWhitespace(text: string): string {
-  let out = '';
-  let copied = 0; // text before this index is settled in `out`
-  let special = nextFoldStart(text, 0);
-  let spaces = text.indexOf('  ');
-  while (special !== -1 || spaces !== -1) {
-    const at = special === -1 ? spaces : spaces === -1 ? special : Math.min(special, spaces);
-    // Between `copied` and `at` there are only visible characters and lone spaces.
-    const start = at > copied && text.charCodeAt(at - 1) === 0x20 ? at - 1 : at;
-    let hasWhitespace = start < at;
-    let end = at;
-    for (let kind = kindOf(text.charCodeAt(end)); kind !== VISIBLE && end < text.length;) {
-      if (kind === WHITESPACE) hasWhitespace = true;
-      kind = kindOf(text.charCodeAt(++end));
-    }
-    out += hasWhitespace ? `${text.slice(copied, start)} ` : text.slice(copied, start);
-    copied = end;
-    if (special !== -1 && special < end) special = nextFoldStart(text, end);
-    if (spaces !== -1 && spaces < end) spaces = text.indexOf('  ', end);
-  }
-  return (copied === 0 ? text : out + text.slice(copied)).trim();
-}
-
-function nextFoldStart(text: string, from: number): number {
-  FOLD_START.lastIndex = from;
-  return FOLD_START.test(text) ? FOLD_START.lastIndex - 1 : -1;
+  return readText(text, false) ?? text; // never null without markup
 }
 
 /** Plain text of an HTML fragment: tags, comments, scripts and styles removed, entities decoded, folded. */
 export function htmlToText(html: string): string {
-  const text = html.includes('<') ? stripTags(html) : html;
-  return foldWhitespace(text.includes('&') ? decodeEntities(text) : text);
+  return readText(html, true) ?? foldWhitespace(decodeEntities(stripTags(html)));
+}
+
+/**
+ * What folding gives (see foldWhitespace) of `html`, with its tags stripped and its references decoded
+ * first when `markup` is set: stripTags(), decodeEntities() and foldWhitespace() one after the other, in
+ * one scan and without their intermediate strings. Those strings made summarising a feed allocate twice
+ * what it keeps (15 MB for the bench's 5 MB RSS document, 7 MB now), which often filled the young
+ * generation and had a scavenge copy feedsmith's result, still young, in the middle of parseFeed.
+ *
+ * The places with work to do come from native searches, each renewed only once the scan has passed what
+ * it found: "<", "&", a character folding rewrites (FOLD_START) and two spaces in a row. A lone space
+ * between two words, by far the most common gap, is no such place: the text between two places is copied
+ * as one slice. Whitespace is carried as `pending` and put out as one space before the next text, never
+ * first or last, which is what folding each run into one space and trimming come to.
+ *
+ * Null for a reference this scan cannot read, rare in feeds: one that runs into a "<" (stripping the tag
+ * first may complete it, as in "&am<b>p;"), or one that only decodeHTML reads and that changes the text
+ * ("&copy 2024"). The three passes then do the work.
+ */
+function readText(html: string, markup: boolean): string | null {
+  const n = html.length;
+  let out = '';
+  let pending = false; // whitespace since the last text put out
+  let copied = 0; // html before this index is settled
+  let lt = markup ? indexOr(html, '<', 0) : n;
+  let amp = markup ? indexOr(html, '&', 0) : n;
+  let special = nextFoldStart(html, 0);
+  let spaces = indexOr(html, '  ', 0);
+  for (;;) {
+    const at = Math.min(lt, amp, special, spaces);
+    if (at > copied) {
+      // Visible characters and lone spaces: a space at either end is whitespace around the text.
+      let from = copied;
+      let to = at;
+      if (html.charCodeAt(from) === 0x20) {
+        from++;
+        pending = true;
+      }
+      const trailing = to > from && html.charCodeAt(to - 1) === 0x20;
+      if (trailing) to--;
+      if (to > from) {
+        out += pending && out !== '' ? ` ${html.slice(from, to)}` : html.slice(from, to);
+        pending = trailing;
+      }
+      copied = at;
+    }
+    // trim() finds nothing to trim, but flattens the chain of slices into one string, as the three passes'
+    // result was: what parseFeed returns is ready to store, rather than leave that copy to the caller.
+    if (at === n) return out.trim();
+    if (at === lt) {
+      const end = markupEnd(html, at);
+      if (end === at) {
+        lt = indexOr(html, '<', at + 1); // a lone "<", as in "a < b", is text: copied with what follows
+        continue;
+      }
+      if (end < 0) pending = true; // a tag that keeps words apart
+      copied = Math.abs(end);
+    } else if (at === amp) {
+      const value = referenceAt(html, at);
+      if (value === undefined) {
+        if (!isLiteralAmpersand(html, at)) return null;
+        amp = indexOr(html, '&', at + 1); // the "&" is text: copied with what follows
+        continue;
+      }
+      // Every value is one code point, whose kind its first unit tells (a high surrogate is visible).
+      const kind = kindOf(value.charCodeAt(0));
+      if (kind === VISIBLE) {
+        out += pending && out !== '' ? ` ${value}` : value;
+        pending = false;
+      } else if (kind === WHITESPACE) {
+        pending = true;
+      }
+      copied = html.indexOf(';', at) + 1;
+    } else {
+      // A run of whitespace and controls: one space when it holds any whitespace, nothing otherwise.
+      let end = at;
+      for (let kind = kindOf(html.charCodeAt(end)); kind !== VISIBLE && end < n;) {
+        if (kind === WHITESPACE) pending = true;
+        kind = kindOf(html.charCodeAt(++end));
+      }
+      copied = end;
+    }
+    if (lt < copied) lt = indexOr(html, '<', copied);
+    if (amp < copied) amp = indexOr(html, '&', copied);
+    if (special < copied) special = nextFoldStart(html, copied);
+    if (spaces < copied) spaces = indexOr(html, '  ', copied);
+  }
+}
+/** The next match of FOLD_START from `from`, or the end of the text. */
+function nextFoldStart(text: string, from: number): number {
+  FOLD_START.lastIndex = from;
+  return FOLD_START.test(text) ? FOLD_START.lastIndex - 1 : text.length;
+}
+
+/** The next `search` in `text` from `from`, or the end of the text. */
+function indexOr(text: string, search: string, from: number): number {
+  const at = text.indexOf(search, from);
+  return at === -1 ? text.length : at;
 }
 
 /** HTML 4's named character references, which are nearly all that feeds use, as `entities` decodes them. */
@@ -98,29 +167,15 @@ const isHexDigit = (c: number): boolean => isDigit(c) || ((c | 0x20) >= 0x61 && 
 const isAlphanumeric = (c: number): boolean => isAsciiLetter(c) || isDigit(c);
 
 /**
- * What `entities`' decodeHTML makes of `text`, faster: the references feeds use, ended by ";" (a named one
- * of HTML 4, or a numeric one), are read here, with entities' own table and code point rules; any other is
- * left to decodeHTML, given the text up to the next "&" (a reference never reaches past one).
+ * What `entities`' decodeHTML makes of `text`, faster: the references referenceAt() reads are decoded
+ * there; any other is left to decodeHTML, given the text up to the next "&" (a reference never reaches
+ * past one).
  */
 function decodeEntities(text: string): string {
   const out: string[] = []; // joined once: one flat string, which foldWhitespace() reads straight away
   let copied = 0;
   for (let amp = text.indexOf('&'); amp !== -1; amp = text.indexOf('&', copied)) {
-    let end = amp + 1; // then the ";" ending the reference
-    let value: string | undefined;
-    if (text.charCodeAt(end) === 0x23 /* # */) {
-      const hex = (text.charCodeAt(end + 1) | 0x20) === 0x78; /* x */
-      const from = hex ? end + 2 : end + 1;
-      const limit = from + (hex ? 6 : 7);
-      end = from;
-      while (end < limit && (hex ? isHexDigit(text.charCodeAt(end)) : isDigit(text.charCodeAt(end)))) end++;
-      if (end > from && text.charCodeAt(end) === 0x3b) {
-        value = fromCodePoint(replaceCodePoint(parseInt(text.slice(from, end), hex ? 16 : 10)));
-      }
-    } else {
-      while (isAlphanumeric(text.charCodeAt(end))) end++;
-      if (text.charCodeAt(end) === 0x3b) value = NAMED_REFERENCES.get(text.slice(amp + 1, end));
-    }
+    const value = referenceAt(text, amp);
     if (value === undefined) {
       const next = text.indexOf('&', amp + 1);
       const chunkEnd = next === -1 ? text.length : next;
@@ -128,12 +183,47 @@ function decodeEntities(text: string): string {
       copied = chunkEnd;
     } else {
       out.push(text.slice(copied, amp), value);
-      copied = end + 1;
+      copied = text.indexOf(';', amp) + 1; // the first, since a name or number holds none
     }
   }
   if (copied === 0) return text;
   out.push(text.slice(copied));
   return out.join('');
+}
+
+/**
+ * The character the reference at `amp` stands for when it is one that feeds use, ended by ";": a named
+ * one of HTML 4, or a numeric one, read with entities' own table and code point rules. Undefined for any
+ * other, or for an "&" that starts no reference.
+ */
+function referenceAt(text: string, amp: number): string | undefined {
+  let end = amp + 1; // then the ";" ending the reference
+  if (text.charCodeAt(end) === 0x23 /* # */) {
+    const hex = (text.charCodeAt(end + 1) | 0x20) === 0x78; /* x */
+    const from = hex ? end + 2 : end + 1;
+    const limit = from + (hex ? 6 : 7);
+    end = from;
+    while (end < limit && (hex ? isHexDigit(text.charCodeAt(end)) : isDigit(text.charCodeAt(end)))) end++;
+    if (end === from || text.charCodeAt(end) !== 0x3b) return undefined;
+    return fromCodePoint(replaceCodePoint(parseInt(text.slice(from, end), hex ? 16 : 10)));
+  }
+  while (isAlphanumeric(text.charCodeAt(end))) end++;
+  return text.charCodeAt(end) === 0x3b ? NAMED_REFERENCES.get(text.slice(amp + 1, end)) : undefined;
+}
+
+/**
+ * Whether an "&" that starts no reference referenceAt() reads is text as it stands, in HTML that tags are
+ * yet to be stripped from: decodeHTML reads no further than letters, digits and "#" and a ";" after them,
+ * and leaves those as they are, and no "<" follows them, whose tag, once stripped, could lengthen them.
+ */
+function isLiteralAmpersand(html: string, amp: number): boolean {
+  let end = amp + 1;
+  for (let c = html.charCodeAt(end); isAlphanumeric(c) || c === 0x23; c = html.charCodeAt(++end));
+  const after = html.charCodeAt(end);
+  if (after === 0x3c) return false;
+  if (end === amp + 1) return true;
+  const name = html.slice(amp, after === 0x3b ? end + 1 : end);
+  return decodeHTML(name) === name;
 }
 
 /** Cuts text to at most `limit` characters, at a word boundary when one is near, marking the cut with "…". */
@@ -177,44 +267,52 @@ function isNameChar(c: number): boolean {
 /**
  * Removes markup in one forward scan (regular expressions with lazy or `[^>]*` parts go quadratic on
  * input such as a thousand unclosed "<a"): every search starts where the last one ended, and a search
- * that finds nothing ends the scan, since nothing later could match either. A "<" followed by neither a
- * letter, "/" and a letter, "!" nor "?" starts no tag: it is text.
+ * that finds nothing ends the scan, since nothing later could match either.
  */
 function stripTags(html: string): string {
   let out = '';
   let i = 0;
   for (let lt = html.indexOf('<'); lt !== -1; lt = html.indexOf('<', i)) {
-    out += html.slice(i, lt);
-    const next = html.charCodeAt(lt + 1);
-    if (next === 0x21 /* ! */ || next === 0x3f /* ? */) {
-      // A comment ends at "-->"; a declaration or processing instruction at the next ">".
-      const isComment = html.startsWith('<!--', lt);
-      const end = isComment ? html.indexOf('-->', lt + 4) : html.indexOf('>', lt + 2);
-      if (end === -1) return out; // markup cut off at the end hides nothing a reader would see
-      i = end + (isComment ? 3 : 1);
-      continue;
-    }
-    const closing = next === 0x2f; // "</"
-    const start = closing ? lt + 2 : lt + 1;
-    if (!isAsciiLetter(html.charCodeAt(start))) {
-      out += '<'; // a lone "<", as in "a < b", is text
+    const end = markupEnd(html, lt);
+    if (end === lt) {
+      out += html.slice(i, lt + 1); // a lone "<", as in "a < b", is text
       i = lt + 1;
-      continue;
+    } else {
+      out += end < 0 ? `${html.slice(i, lt)} ` : html.slice(i, lt);
+      i = Math.abs(end);
     }
-    let upper = false;
-    let nameEnd = start;
-    for (let c = html.charCodeAt(nameEnd); isNameChar(c); c = html.charCodeAt(++nameEnd)) {
-      if (c <= 0x5a && c >= 0x41) upper = true;
-    }
-    const end = html.indexOf('>', nameEnd);
-    if (end === -1) return out;
-    i = end + 1;
-    const name = upper ? html.slice(start, nameEnd).toLowerCase() : html.slice(start, nameEnd);
-    const kind = TAG_KINDS.get(name);
-    if (kind === SEPARATING) out += ' ';
-    else if (kind === HIDDEN && !closing) i = skipElement(html, name, i);
   }
   return out + html.slice(i);
+}
+
+/**
+ * Where the markup that the "<" at `lt` starts ends: past a comment (at "-->"), a declaration or processing
+ * instruction (at ">"), a tag, or the end tag of an element whose content is hidden; at the end of the
+ * text when it is cut off (markup cut off at the end hides nothing a reader would see). Negated for a tag
+ * after which words stay apart; `lt` itself when the "<" is text: followed by neither a letter, "/" and a
+ * letter, "!" nor "?".
+ */
+function markupEnd(html: string, lt: number): number {
+  const next = html.charCodeAt(lt + 1);
+  if (next === 0x21 /* ! */ || next === 0x3f /* ? */) {
+    const isComment = html.startsWith('<!--', lt);
+    const end = isComment ? html.indexOf('-->', lt + 4) : html.indexOf('>', lt + 2);
+    return end === -1 ? html.length : end + (isComment ? 3 : 1);
+  }
+  const closing = next === 0x2f; // "</"
+  const start = closing ? lt + 2 : lt + 1;
+  if (!isAsciiLetter(html.charCodeAt(start))) return lt;
+  let upper = false;
+  let nameEnd = start;
+  for (let c = html.charCodeAt(nameEnd); isNameChar(c); c = html.charCodeAt(++nameEnd)) {
+    if (c <= 0x5a && c >= 0x41) upper = true;
+  }
+  const end = html.indexOf('>', nameEnd);
+  if (end === -1) return html.length;
+  const name = upper ? html.slice(start, nameEnd).toLowerCase() : html.slice(start, nameEnd);
+  const kind = TAG_KINDS.get(name);
+  if (kind === SEPARATING) return -(end + 1);
+  return kind === HIDDEN && !closing ? skipElement(html, name, end + 1) : end + 1;
 }
 
 /** Where the element `name`, opened before `from`, ends: after its end tag, or at the end of the text. */
