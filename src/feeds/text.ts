@@ -52,8 +52,9 @@ export function htmlToText(html: string): string {
  * The places with work to do come from native searches, each renewed only once the scan has passed what
  * it found: "<", "&", a character folding rewrites (FOLD_START) and two spaces in a row. A lone space
  * between two words, by far the most common gap, is no such place: the text between two places is copied
- * as one slice. Whitespace is carried as `pending` and put out as one space before the next text, never
- * first or last, which is what folding each run into one space and trimming come to.
+ * as one slice, with a space at either end (none first in the result, none twice in a row). Other
+ * whitespace is carried as `pending` and put out as one space before the next text unless a space is
+ * already last; with a final trim that is what folding each run into one space and trimming come to.
  *
  * Null for a reference this scan cannot read, rare in feeds: one that runs into a "<" (stripping the tag
  * first may complete it, as in "&am<b>p;"), or one that only decodeHTML reads and that changes the text
@@ -63,6 +64,7 @@ function readText(html: string, markup: boolean): string | null {
   const n = html.length;
   let out = '';
   let pending = false; // whitespace since the last text put out
+  let spaced = true; // nothing put out yet, or a space last: whitespace now would add nothing
   let copied = 0; // html before this index is settled
   let lt = markup ? indexOr(html, '<', 0) : n;
   let amp = markup ? indexOr(html, '&', 0) : n;
@@ -71,23 +73,22 @@ function readText(html: string, markup: boolean): string | null {
   for (;;) {
     const at = Math.min(lt, amp, special, spaces);
     if (at > copied) {
-      // Visible characters and lone spaces: a space at either end is whitespace around the text.
+      // Visible characters and lone spaces; one first is the space that whitespace before them makes.
       let from = copied;
-      let to = at;
       if (html.charCodeAt(from) === 0x20) {
-        from++;
-        pending = true;
+        if (spaced) from++;
+      } else if (pending && !spaced) {
+        out += ' ';
       }
-      const trailing = to > from && html.charCodeAt(to - 1) === 0x20;
-      if (trailing) to--;
-      if (to > from) {
-        out += pending && out !== '' ? ` ${html.slice(from, to)}` : html.slice(from, to);
-        pending = trailing;
+      if (at > from) {
+        out += html.slice(from, at);
+        spaced = html.charCodeAt(at - 1) === 0x20;
+        pending = false;
       }
       copied = at;
     }
-    // trim() finds nothing to trim, but flattens the chain of slices into one string, as the three passes'
-    // result was: what parseFeed returns is ready to store, rather than leave that copy to the caller.
+    // trim() drops the space a last slice may end with, and flattens the chain of slices into one string,
+    // as the three passes' result was: what parseFeed returns is ready to store, no copy left to the caller.
     if (at === n) return out.trim();
     if (at === lt) {
       const end = markupEnd(html, at);
@@ -107,8 +108,8 @@ function readText(html: string, markup: boolean): string | null {
       // Every value is one code point, whose kind its first unit tells (a high surrogate is visible).
       const kind = kindOf(value.charCodeAt(0));
       if (kind === VISIBLE) {
-        out += pending && out !== '' ? ` ${value}` : value;
-        pending = false;
+        out += pending && !spaced ? ` ${value}` : value;
+        spaced = pending = false;
       } else if (kind === WHITESPACE) {
         pending = true;
       }
