@@ -163,6 +163,26 @@ const NAMED_REFERENCES: ReadonlyMap<string, string> = new Map(
     .map((name): [string, string] => [name, decodeHTML(`&${name};`)]),
 );
 
+/**
+ * NAMED_REFERENCES whose names have up to five characters, keyed by a number made of the name (6 bits a
+ * character, none 0, so names of different lengths never share one): referenceAt() computes it while
+ * reading the name, and needs no string for it.
+ */
+const SHORT_REFERENCES: ReadonlyMap<number, string> = new Map(
+  [...NAMED_REFERENCES]
+    .filter(([name]) => name.length <= 5)
+    .map(([name, value]): [number, string] => {
+      let key = 0;
+      for (let i = 0; i < name.length; i++) key = key * 64 + nameCharCode(name.charCodeAt(i));
+      return [key, value];
+    }),
+);
+
+/** 1–62 for a letter or digit of a reference's name: a–z, A–Z, 0–9. */
+function nameCharCode(c: number): number {
+  return c <= 0x39 ? c - 0x30 + 53 : c <= 0x5a ? c - 0x41 + 27 : c - 0x61 + 1;
+}
+
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isHexDigit = (c: number): boolean => isDigit(c) || ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x66);
 const isAlphanumeric = (c: number): boolean => isAsciiLetter(c) || isDigit(c);
@@ -203,13 +223,22 @@ function referenceAt(text: string, amp: number): string | undefined {
     const hex = (text.charCodeAt(end + 1) | 0x20) === 0x78; /* x */
     const from = hex ? end + 2 : end + 1;
     const limit = from + (hex ? 6 : 7);
-    end = from;
-    while (end < limit && (hex ? isHexDigit(text.charCodeAt(end)) : isDigit(text.charCodeAt(end)))) end++;
+    let code = 0; // what parseInt() makes of the digits, read as they are passed
+    for (end = from; end < limit; end++) {
+      const c = text.charCodeAt(end);
+      const digit = isDigit(c) ? c - 0x30 : hex && isHexDigit(c) ? (c | 0x20) - 0x57 : -1;
+      if (digit === -1) break;
+      code = code * (hex ? 16 : 10) + digit;
+    }
     if (end === from || text.charCodeAt(end) !== 0x3b) return undefined;
-    return fromCodePoint(replaceCodePoint(parseInt(text.slice(from, end), hex ? 16 : 10)));
+    return fromCodePoint(replaceCodePoint(code));
   }
-  while (isAlphanumeric(text.charCodeAt(end))) end++;
-  return text.charCodeAt(end) === 0x3b ? NAMED_REFERENCES.get(text.slice(amp + 1, end)) : undefined;
+  let key = 0; // see SHORT_REFERENCES
+  for (let c = text.charCodeAt(end); isAlphanumeric(c); c = text.charCodeAt(++end)) {
+    key = key * 64 + nameCharCode(c);
+  }
+  if (text.charCodeAt(end) !== 0x3b) return undefined;
+  return end - amp - 1 <= 5 ? SHORT_REFERENCES.get(key) : NAMED_REFERENCES.get(text.slice(amp + 1, end));
 }
 
 /**
@@ -308,7 +337,7 @@ function markupEnd(html: string, lt: number): number {
   for (let c = html.charCodeAt(nameEnd); isNameChar(c); c = html.charCodeAt(++nameEnd)) {
     if (c <= 0x5a && c >= 0x41) upper = true;
   }
-  const end = html.indexOf('>', nameEnd);
+  const end = html.charCodeAt(nameEnd) === 0x3e ? nameEnd : html.indexOf('>', nameEnd); // "<p>" mostly
   if (end === -1) return html.length;
   const name = upper ? html.slice(start, nameEnd).toLowerCase() : html.slice(start, nameEnd);
   const kind = TAG_KINDS.get(name);
