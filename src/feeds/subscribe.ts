@@ -38,6 +38,11 @@ export interface SubscribeInput {
   siteUrl?: string | null | undefined;
   /** Skip discovery and the first fetch: the URL is a feed (OPML import); the poller fetches it. */
   trusted?: boolean;
+  /**
+   * Skip discovery, not the first fetch: the URL is a feed the caller's own discovery just found and read
+   * (the web app's "Follow"), so finding it again would only fetch it once more.
+   */
+  discovered?: boolean;
 }
 
 /**
@@ -54,7 +59,7 @@ export async function subscribe(
   let url = input.url.trim();
   let title = input.title?.trim() ?? '';
   let alternatives: { url: string; title: string }[] = [];
-  if (input.trusted !== true) {
+  if (input.trusted !== true && input.discovered !== true) {
     const { policy, maxBytes, connectTimeoutMs, requestTimeoutMs, userAgent } = deps.fetch;
     const found = await discoverFeeds(url, {
       policy,

@@ -73,8 +73,11 @@ await describeEachEngine('web app: feeds page', (ctx) => {
 
   test('a page that links to one feed is followed directly; one with several offers the choice', async () => {
     await client.post('/feeds/' + String((await subs())[0]?.id) + '/remove');
+    const fetchedBefore = server().requestsFor('/news.xml').length;
     const single = await client.post('/feeds', { url: server().url('/single') });
     assert.equal(single.headers.location, '/feeds?notice=added');
+    // Read once by discovery and once by the first fetch, which stores it: not discovered a second time.
+    assert.equal(server().requestsFor('/news.xml').length - fetchedBefore, 2);
     assert.deepEqual(
       (await subs()).map((s) => s.url),
       [server().url('/news.xml')],

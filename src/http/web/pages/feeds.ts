@@ -1,5 +1,7 @@
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { discoverFeeds } from '../../../feeds/discover.js';
+import { DISCOVERY_DEADLINE_MS, discoverFeeds } from '../../../feeds/discover.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../../feeds/fetch.js';
 import { SubscribeError, checkFilters, subscribe } from '../../../feeds/subscribe.js';
 import { accountById } from '../../../store/accounts.js';
 import { deleteOrphanFeeds } from '../../../store/feeds.js';
@@ -103,6 +105,13 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
       throw err;
     }
     const refreshDeps = deps.feeds();
+    // Discovery and the first fetch of a slow site can outlast the connection's idle timeout (60 s),
+    // which would cut the answer off: this one request may stay quiet as long as both may take.
+    allowQuiet(
+      request.raw.socket,
+      DISCOVERY_DEADLINE_MS + (refreshDeps.fetch.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + 15_000,
+    );
+    let discovered = false;
     if (field(body, 'chosen') === undefined) {
       // Discovery first: a page offering several feeds gets a choice before anything is subscribed.
       const { policy, maxBytes, connectTimeoutMs, requestTimeoutMs, userAgent } = refreshDeps.fetch;
@@ -118,7 +127,11 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
         const choices = found.candidates.map((c) => ({ url: c.url, title: c.title }));
         return sendPage(reply, 200, choicePage(viewer, form, choices));
       }
-      form.url = found.candidates[0]?.url ?? form.url;
+      const only = found.candidates[0];
+      if (only !== undefined) {
+        form.url = only.url;
+        discovered = true; // read just now: subscribing need not find it again
+      }
     }
     let created: boolean;
     try {
@@ -127,6 +140,7 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
         title: form.title,
         include: form.include,
         exclude: form.exclude,
+        discovered,
       });
       created = result.created;
     } catch (err) {
@@ -378,4 +392,10 @@ function feedRow(s: SubscriptionView, v: FeedsView): SafeHtml {
       </details>
     </div>
   </li>`;
+}
+
+/** Lets a connection stay idle for `ms` while its request is handled (injected requests have no timeouts). */
+function allowQuiet(socket: Socket, ms: number): void {
+  const timeouts: Partial<Pick<Socket, 'setTimeout'>> = socket;
+  timeouts.setTimeout?.(ms);
 }
