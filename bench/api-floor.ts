@@ -35,17 +35,14 @@ import {
   waitUntilReady,
 } from './processes.js';
 import { fmt, load, log } from './report.js';
+import { envInt } from './env.js';
+import { distinctSaves } from './posts.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 const CEILING = join(ROOT, 'bench', 'ceiling.ts');
 const FLOOR = join(ROOT, 'bench', 'floor-server.ts');
 
-const envInt = (name: string, fallback: number): number => {
-  const v = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a positive integer`);
-  return v;
-};
 const ROUNDS = envInt('BENCH_ROUNDS', 5);
 const DURATION = envInt('BENCH_DURATION', 5);
 const WARMUP = 2;
@@ -92,29 +89,11 @@ function cpuUs(pid: number | undefined): number {
   return (ticks / CLK_TCK) * 1e6;
 }
 
-let postCounter = 0;
 const RUN_ID = `${process.pid}-${Date.now().toString(36)}`;
 
 /** POSTs that each save a distinct URL, so every request is a real insert. */
 function postOptions(url: string, duration: number): Options {
-  return {
-    url,
-    connections: CONNECTIONS,
-    pipelining: 1,
-    timeout: 10,
-    duration,
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        setupRequest: (req) => {
-          const n = ++postCounter;
-          const target = encodeURIComponent(`https://example.com/bench/${RUN_ID}/${n}`);
-          return { ...req, body: `url=${target}&title=Bench+article+${n}` };
-        },
-      },
-    ],
-  };
+  return { url, connections: CONNECTIONS, pipelining: 1, timeout: 10, duration, requests: distinctSaves() };
 }
 
 async function measure(label: string, target: Target, duration: number): Promise<Run> {

@@ -24,6 +24,8 @@ import {
   stopChild,
   waitUntilReady,
 } from './processes.js';
+import { envInt } from './env.js';
+import { distinctSaves } from './posts.js';
 
 type Engine = 'sqlite' | 'postgres';
 
@@ -31,11 +33,6 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 const CEILING = join(ROOT, 'bench', 'ceiling.ts');
 
-const envInt = (name: string, fallback: number): number => {
-  const v = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a positive integer`);
-  return v;
-};
 const ROUNDS = envInt('BENCH_ROUNDS', 3);
 const DURATION = envInt('BENCH_DURATION', 5);
 const WARMUP = 2;
@@ -81,25 +78,9 @@ function cannon(options: Options): Promise<Result> {
   });
 }
 
-let postCounter = 0;
-const RUN_ID = `${process.pid}-${Date.now().toString(36)}`;
-
 /** POSTs that each save a distinct URL, so every Tidings request is a real insert. */
 function postOptions(url: string): Options {
-  return {
-    url,
-    requests: [
-      {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        setupRequest: (req) => {
-          const n = ++postCounter;
-          const target = encodeURIComponent(`https://example.com/bench/${RUN_ID}/${n}`);
-          return { ...req, body: `url=${target}&title=Bench+article+${n}` };
-        },
-      },
-    ],
-  };
+  return { url, requests: distinctSaves() };
 }
 
 async function measure(label: string, options: Options, duration: number): Promise<Result> {

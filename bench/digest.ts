@@ -24,16 +24,12 @@ import pg from 'pg';
 import type { MeasureResult, RunConfig, SeedResult } from './digest-run.js';
 import { fmt, load, log, mb } from './report.js';
 import { type Cleanup, runBench, runScript } from './processes.js';
+import { envInt } from './env.js';
 
 type Engine = 'sqlite' | 'postgres';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-const envInt = (name: string, fallback: number): number => {
-  const v = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a positive integer`);
-  return v;
-};
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
 const SIZES = (process.env.BENCH_SIZES ?? '2500,5000,10000')
   .split(',')

@@ -29,6 +29,7 @@ import { parseAtomFeed, parseRssFeed } from 'feedsmith';
 import Parser from 'rss-parser';
 import { parseFeed } from '../src/feeds/parse.js';
 import { atomDocument, itemsForSize, rssDocument } from './feeds-corpus.js';
+import { envInt } from './env.js';
 
 export interface ParseCell {
   parser: ParserName;
@@ -52,11 +53,6 @@ export interface ParseSummary {
 
 export type ParserName = 'tidings' | 'feedsmith' | 'rss-parser';
 
-const envInt = (name: string, fallback: number): number => {
-  const v = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a positive integer`);
-  return v;
-};
 const ROUNDS = envInt('BENCH_ROUNDS', 15);
 const LAPS = envInt('BENCH_LAPS', 3);
 const TARGET_BYTES = envInt('BENCH_PARSE_BYTES', 5_000_000);

@@ -29,17 +29,13 @@ import { feedUrl } from './feeds-corpus.js';
 import type { MeasureResult, PollConfig, SetupResult } from './feeds-poll.js';
 import { fmt, load, log, mb } from './report.js';
 import { type Cleanup, firstLine, freshDatabase, runBench, runScript, stopChild } from './processes.js';
+import { envInt } from './env.js';
 
 type Engine = 'sqlite' | 'postgres';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BENCH = join(ROOT, 'bench');
 
-const envInt = (name: string, fallback: number): number => {
-  const v = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(v) || v < 1) throw new Error(`${name} must be a positive integer`);
-  return v;
-};
 const PARTS = (process.env.BENCH_PARTS ?? 'parse,poll').split(',');
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
 const FEEDS = envInt('BENCH_FEEDS', 10_000);
