@@ -79,7 +79,18 @@ const flush = (): void => {
   for (const p of batch) p.resolve();
 };
 
-const app = Fastify({ loggerInstance: pino(pino.destination({ dest: '/dev/null', sync: false })) });
+// One log line per request, written when it completes, as Tidings writes it (Fastify's own logging
+// writes two: "incoming request" and "request completed").
+const app = Fastify({
+  loggerInstance: pino(pino.destination({ dest: '/dev/null', sync: false })),
+  disableRequestLogging: true,
+});
+app.addHook('onResponse', (req, reply, done) => {
+  const url = req.url.replace(/([?&]apiKey=)[^&]*/, '$1***');
+  const fields = { method: req.method, url, status: reply.statusCode, ms: reply.elapsedTime, ip: req.ip };
+  req.log.info(fields, 'request');
+  done();
+});
 app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
   done(null, parse(body.toString()));
 });
