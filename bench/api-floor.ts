@@ -12,8 +12,8 @@
  * CPU time per request (utime + stime of its process, from /proc/PID/stat, over the run) and the ratios
  * minimal / ceiling and Tidings / ceiling (of the medians, and per round). There is no bar: exit 0.
  *
- * Measured when this was written, on a 2-vCPU VM: minimal 0.36–0.41 and Tidings 0.35–0.38 of the
- * ceiling, both ~57–73 µs of server CPU per POST, the ceiling ~17–20 µs.
+ * Measured when this was written, on a 2-vCPU VM (BENCHMARKS.md): minimal 0.34–0.41 and Tidings
+ * 0.34–0.38 of the ceiling, both ~57–73 µs of server CPU per POST, the ceiling ~17–20 µs.
  *
  * Environment: BENCH_ROUNDS (5), BENCH_DURATION seconds per run (5), BENCH_CONNECTIONS (10).
  * Writes .bench/api-floor.json. Linux only (/proc).

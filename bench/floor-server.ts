@@ -52,6 +52,9 @@ const insert = db.prepare(
    values (?, ?, ?, ?, 'api', ?, ?) on conflict do nothing returning id`,
 );
 const bump = db.prepare('update accounts set queue_version = queue_version + 1 where id = ?');
+// Prepared once, as Tidings' statement cache keeps them.
+const begin = db.prepare('begin immediate');
+const commit = db.prepare('commit');
 
 interface Pending {
   accountId: number;
@@ -67,10 +70,10 @@ const flush = (): void => {
   pending = [];
   const now = new Date().toISOString();
   try {
-    db.exec('begin immediate');
+    begin.run();
     for (const id of new Set(batch.map((p) => p.accountId))) bump.run(id);
     for (const p of batch) insert.all(p.accountId, p.url, p.url, p.title, now, now);
-    db.exec('commit');
+    commit.run();
   } catch (err) {
     if (db.inTransaction) db.exec('rollback');
     for (const p of batch) p.reject(err instanceof Error ? err : new Error('the transaction failed'));
