@@ -27,7 +27,7 @@
 import { performance } from 'node:perf_hooks';
 import { parseAtomFeed, parseRssFeed } from 'feedsmith';
 import Parser from 'rss-parser';
-import { parseFeed } from '../src/feeds/parse.js';
+import { parseFeed } from '../src/feeds/parse/parse.js';
 import { atomDocument, itemsForSize, rssDocument } from './feeds-corpus.js';
 import { envInt } from './env.js';
 

@@ -20,7 +20,7 @@ import { loadConfig } from '../src/config.js';
 import { feedDeps } from '../src/feeds/deps.js';
 import { type PollSummary, pollOnce } from '../src/feeds/poller.js';
 import type { RefreshDeps } from '../src/feeds/refresh.js';
-import { subscribe } from '../src/feeds/subscribe.js';
+import { subscribe } from '../src/feeds/subscribe/subscribe.js';
 import { createLogger } from '../src/logger.js';
 import { createAccount } from '../src/store/accounts.js';
 import { openStore } from '../src/store/db.js';

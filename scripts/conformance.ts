@@ -15,9 +15,9 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Feed, parseFeed } from '../src/feeds/parse.js';
-import { foldWhitespace, htmlToText, truncate } from '../src/feeds/text.js';
-import { SUMMARY_LIMIT } from '../src/feeds/entry.js';
+import { type Feed, parseFeed } from '../src/feeds/parse/parse.js';
+import { foldWhitespace, htmlToText, truncate } from '../src/lib/text.js';
+import { SUMMARY_LIMIT } from '../src/feeds/parse/entry.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const corpora = resolve(repoRoot, '../shared/corpora');

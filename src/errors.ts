@@ -1,49 +1,39 @@
 /**
- * Every error a client can see, with its HTTP status and its stable numeric code.
- * Codes are part of the public API (docs/api.md): never renumber one, only add.
+ * What went wrong, as Tidings itself sees it. Services and pipelines throw a TidingsError with a kind and
+ * a message for a person; each transport maps the kind to its own answer in one place: the API's
+ * `{code, message}` (src/http/errors.ts), the web page's message (src/http/web/errors.ts) and the CLI's
+ * exit code (src/cli/run.ts). Nothing below the transports knows about HTTP statuses or exit codes.
  */
-export const errorCatalog = {
-  url_missing: { status: 400, code: 40001 },
-  url_invalid: { status: 400, code: 40002 },
-  url_too_long: { status: 400, code: 40003 },
-  title_invalid: { status: 400, code: 40004 },
-  body_malformed: { status: 400, code: 40005 },
-  key_missing: { status: 401, code: 40101 },
-  key_invalid: { status: 401, code: 40102 },
-  not_found: { status: 404, code: 40401 },
-  method_not_allowed: { status: 405, code: 40501 },
-  queue_full: { status: 409, code: 40901 },
-  body_too_large: { status: 413, code: 41301 },
-  request_too_large: { status: 431, code: 43101 },
-  rate_limited: { status: 429, code: 42901 },
-  bad_request: { status: 400, code: 40000 },
-  internal: { status: 500, code: 50001 },
-  unavailable: { status: 503, code: 50301 },
-} as const satisfies Record<string, { status: number; code: number }>;
+export type ErrorKind =
+  /** A save without a URL. */
+  | 'url_missing'
+  /** A URL that is not an absolute http(s) URL, or that cannot be queued. */
+  | 'url_invalid'
+  /** A URL longer than the queue takes. */
+  | 'url_too_long'
+  /** A title that is not valid text or is too long. */
+  | 'title_invalid'
+  /** The account's queue holds as many items as it may. */
+  | 'queue_full'
+  /** The account the caller was authorised for no longer exists. */
+  | 'account_gone'
+  /** A value the caller gave is not valid: a setting, a name, an e-mail address, a filter, a file. */
+  | 'invalid_input'
+  /** What the caller named (an account, a subscription, a digest, a key) does not exist for it. */
+  | 'not_found'
+  /** A remote source (a feed, a page) could not be read or is not what was asked for. */
+  | 'source_failed';
 
-export type ErrorKind = keyof typeof errorCatalog;
-
-/** A failure that is the client's to see: its kind picks the status and code, its message is shown as is. */
-export class AppError extends Error {
-  override name = 'AppError';
+export class TidingsError extends Error {
+  override name = 'TidingsError';
   constructor(
     readonly kind: ErrorKind,
     message: string,
-    /** Response headers that belong to this error, such as Allow or Retry-After. */
-    readonly headers: Readonly<Record<string, string>> = {},
+    options?: ErrorOptions,
   ) {
-    super(message);
-  }
-
-  get status(): number {
-    return errorCatalog[this.kind].status;
-  }
-
-  get code(): number {
-    return errorCatalog[this.kind].code;
+    super(message, options);
   }
 }
 
-export function errorBody(kind: ErrorKind, message: string): { code: number; message: string } {
-  return { code: errorCatalog[kind].code, message };
-}
+export const isTidingsError = (err: unknown, kind?: ErrorKind): err is TidingsError =>
+  err instanceof TidingsError && (kind === undefined || err.kind === kind);

@@ -1,6 +1,11 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
-import { requestSerializers } from './http/logging.js';
+import { redactUrl } from './lib/redact.js';
+
+/** Serializers for any log line that carries a request: never the raw URL. */
+const requestSerializers = {
+  req: (req: { method?: string; url?: string }) => ({ method: req.method, url: redactUrl(req.url ?? '') }),
+};
 
 /** Lines wait until this many bytes are buffered, or at most FLUSH_MS. */
 const BUFFER_BYTES = 4096;

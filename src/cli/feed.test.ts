@@ -20,7 +20,7 @@ const cli = async (...args: string[]): Promise<Run> => {
 };
 
 const fixture = (name: string): string =>
-  fileURLToPath(new URL(`../feeds/testdata/${name}`, import.meta.url));
+  fileURLToPath(new URL(`../feeds/parse/testdata/${name}`, import.meta.url));
 
 let dir = '';
 before(async () => {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { type Feed, FeedParseError, parseFeed } from '../feeds/parse.js';
-import { resolveHttpUrl } from '../feeds/urls.js';
+import { type Feed, FeedParseError, parseFeed } from '../feeds/parse/parse.js';
+import { resolveHttpUrl } from '../feeds/parse/urls.js';
 import { type Io, UsageError } from './context.js';
 import { addCommand, filterCommand, listCommand, removeCommand } from './feedSubscriptions.js';
 

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { feedDeps } from '../feeds/deps.js';
-import { SubscribeError, checkFilters, subscribe } from '../feeds/subscribe.js';
+import { SubscribeError, checkFilters, subscribe } from '../feeds/subscribe/subscribe.js';
 import { createLogger } from '../logger.js';
 import { accountById } from '../store/accounts.js';
 import { deleteOrphanFeeds } from '../store/feeds.js';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { digestFeedUrl, ensureDigestToken, rotateDigestToken } from '../accounts/digestToken.js';
+import { digestFeedUrl, ensureDigestToken, rotateDigestToken } from '../digest/token.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
 
 /**

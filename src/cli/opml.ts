@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { feedDeps } from '../feeds/deps.js';
-import { OpmlError, generateOpml, parseOpml } from '../feeds/opml.js';
-import { importOpml } from '../feeds/subscribe.js';
+import { OpmlError, generateOpml, parseOpml } from '../feeds/subscribe/opml.js';
+import { importOpml } from '../feeds/subscribe/subscribe.js';
 import { createLogger } from '../logger.js';
 import { accountById } from '../store/accounts.js';
 import { subscriptionsByAccount } from '../store/subscriptions.js';

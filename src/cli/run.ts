@@ -1,7 +1,24 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
+import { type ErrorKind, TidingsError } from '../errors.js';
 import { type Io, UsageError } from './context.js';
 import { buildProgram } from './program.js';
+
+/**
+ * The CLI's answer to each kind of domain error, in one place: 2 for what the operator typed (wrong
+ * usage), 1 for a failure of something that was well asked for.
+ */
+const EXIT_CODES: Record<ErrorKind, number> = {
+  url_missing: 2,
+  url_invalid: 2,
+  url_too_long: 2,
+  title_invalid: 2,
+  invalid_input: 2,
+  source_failed: 2,
+  queue_full: 1,
+  account_gone: 1,
+  not_found: 1,
+};
 
 /**
  * Runs one command line (without the leading `node tidings`) and returns its exit code: 0 on success,
@@ -14,6 +31,10 @@ export async function runCli(args: readonly string[], io: Io): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    if (err instanceof TidingsError) {
+      io.err(`tidings: ${err.message}`);
+      return EXIT_CODES[err.kind];
+    }
     if (err instanceof UsageError || err instanceof ConfigError) {
       io.err(`tidings: ${err.message}`);
       return err instanceof UsageError ? err.exitCode : 2;

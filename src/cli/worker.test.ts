@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { subscribe } from '../feeds/subscribe.js';
+import { subscribe } from '../feeds/subscribe/subscribe.js';
 import { type Store, openStore } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
 import {

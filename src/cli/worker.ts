@@ -4,7 +4,7 @@ import { feedDeps } from '../feeds/deps.js';
 import { pollOnce } from '../feeds/poller.js';
 import { createLogger } from '../logger.js';
 import { migrateToLatest } from '../store/migrate.js';
-import { startWorkers, stopWorkers } from '../workers.js';
+import { startWorkers, stopWorkers } from './workers.js';
 import { type Io, openServerStore, withStore } from './context.js';
 
 export function workerCommands(program: Command, io: Io): void {

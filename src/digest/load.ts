@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { ensureDigestToken } from '../accounts/digestToken.js';
+import { ensureDigestToken } from './token.js';
 import { type Account, accountById } from '../store/accounts.js';
 import { digestItemsByDigest } from '../store/digestItems.js';
 import { type Digest, digestById } from '../store/digests.js';

@@ -1,4 +1,4 @@
-import { foldWhitespace, htmlToText, truncate } from '../feeds/text.js';
+import { foldWhitespace, htmlToText, truncate } from '../lib/text.js';
 
 /**
  * Everything a rendering of one digest needs, already resolved: the renderers (HTML email, plain text, web

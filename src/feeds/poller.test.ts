@@ -21,7 +21,7 @@ import {
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { pollOnce, startPoller } from './poller.js';
 import { refreshFeed } from './refresh.js';
-import { subscribe } from './subscribe.js';
+import { subscribe } from './subscribe/subscribe.js';
 
 /** Leases: a crashed worker's feeds are taken over, a live worker's are left alone, two workers share. */
 

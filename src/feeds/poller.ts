@@ -10,7 +10,7 @@ import {
   releaseFeed,
 } from '../store/feeds.js';
 import { type RefreshDeps, type RefreshOutcome, currentTime, refreshFeed } from './refresh.js';
-import { KeyedSemaphore, Semaphore } from './semaphore.js';
+import { KeyedSemaphore, Semaphore } from '../lib/semaphore.js';
 
 export interface PollerOptions {
   /** Feeds fetched at once by this process. */

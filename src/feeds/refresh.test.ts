@@ -11,7 +11,7 @@ import {
 } from '../test/feedFixtures.js';
 import { describeEachEngine, newAccount, testServer } from '../test/harness.js';
 import { pollOnce } from './poller.js';
-import { subscribe } from './subscribe.js';
+import { subscribe } from './subscribe/subscribe.js';
 
 /** Items of a feed becoming queue items: what is queued, when, for whom, and only once. */
 

@@ -12,10 +12,10 @@ import {
 } from '../store/feeds.js';
 import type { Database } from '../store/schema.js';
 import { subscriptionsByFeed } from '../store/subscriptions.js';
-import { type Addition, backfillAdditions, queueAdditions, subscriber } from './backfill.js';
-import { type FetchOptions, type FetchResult, fetchFeed } from './fetch.js';
+import { type Addition, backfillAdditions, queueAdditions, subscriber } from './queueing.js';
+import { type FetchOptions, type FetchResult, fetchFeed } from '../fetch/fetch.js';
 import { passesFilters } from './filters.js';
-import { type Feed, type FeedItem, FeedParseError, parseFeed } from './parse.js';
+import { type Feed, type FeedItem, FeedParseError, parseFeed } from './parse/parse.js';
 import { intervalFromPosts, nextFetchAfterError, nextFetchAfterSuccess } from './schedule.js';
 
 export interface RefreshDeps {

@@ -18,7 +18,7 @@ import {
 } from '../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { pollOnce } from './poller.js';
-import { SubscribeError, subscribe } from './subscribe.js';
+import { SubscribeError, subscribe } from './subscribe/subscribe.js';
 
 /** What each HTTP answer does to a feed's row: validators, moves, gone, waiting, backing off. */
 

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { revokeApiKey } from '../store/apiKeys.js';
 import { describeEachEngine, newAccount, testServer } from '../test/harness.js';
-import { errorCatalog } from '../errors.js';
+import { API_ERRORS as errorCatalog } from './errors.js';
 
 const A = '/api/v1/articles';
 const B = '/api';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Authenticated, authenticate } from '../accounts/service.js';
-import { AppError } from '../errors.js';
+import { ApiError } from './errors.js';
 import { type AddOutcome, addSavedUrl } from '../queue/add.js';
 import type { Store } from '../store/db.js';
 import { touchApiKey } from '../store/apiKeys.js';
@@ -66,7 +66,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
     }
     const wait = deps.limiter.recordFailure(request.ip);
     if (wait > 0) {
-      throw new AppError(
+      throw new ApiError(
         'rate_limited',
         `too many requests with a missing or invalid API key; retry in ${wait} s`,
         {
@@ -76,10 +76,10 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
     }
     if (raw === undefined || raw === '') {
       const where = variant.keyInBody ? 'in the URL query (or the body)' : 'in the URL query';
-      throw new AppError('key_missing', `an API key is required: pass ${variant.keyParam} ${where}`);
+      throw new ApiError('key_missing', `an API key is required: pass ${variant.keyParam} ${where}`);
     }
-    if (Array.isArray(raw)) throw new AppError('key_invalid', `${variant.keyParam} is given more than once`);
-    throw new AppError('key_invalid', 'the API key is not valid (it may have been revoked)');
+    if (Array.isArray(raw)) throw new ApiError('key_invalid', `${variant.keyParam} is given more than once`);
+    throw new ApiError('key_invalid', 'the API key is not valid (it may have been revoked)');
   }
 
   /** last_used_at is informational: written at most once a minute per key, never on every request. */
@@ -123,7 +123,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
         if (params.error !== undefined) throw params.error;
         const url = params.fields.get('url');
         if (url === undefined && params.ignored !== undefined) {
-          throw new AppError(
+          throw new ApiError(
             'url_missing',
             `url is required; ${params.ignored}, so its parameters were ignored`,
           );

@@ -1,7 +1,7 @@
 import { MIMEType, TextDecoder } from 'node:util';
 import busboy from 'busboy';
 import iconv from 'iconv-lite';
-import { AppError } from '../errors.js';
+import { ApiError } from './errors.js';
 
 /** The API's parameters as read from a request body. */
 export interface BodyParams {
@@ -9,7 +9,7 @@ export interface BodyParams {
   /** Why the body's parameters were ignored, when they were; shown in a "url is required" message. */
   ignored?: string;
   /** A body that was read but is unacceptable (a file part, a non-string field…); reported after auth. */
-  error?: AppError;
+  error?: ApiError;
 }
 
 const FIELDS = new Set(['url', 'title', 'api_key', 'apiKey']);
@@ -18,7 +18,7 @@ const MAX_PARTS = 32;
 const ignored = (reason: string): BodyParams => ({ fields: new Map(), ignored: reason });
 const malformed = (message: string): BodyParams => ({
   fields: new Map(),
-  error: new AppError('body_malformed', message),
+  error: new ApiError('body_malformed', message),
 });
 
 /**
@@ -158,29 +158,29 @@ function readMultipart(contentType: string, body: Buffer): Promise<BodyParams> {
       return;
     }
     const fields = new Map<string, string>();
-    let error: AppError | undefined;
+    let error: ApiError | undefined;
     parser.on('field', (name, value, info) => {
       if (!FIELDS.has(name)) return;
-      if (info.valueTruncated) error ??= new AppError('body_malformed', `${name} is too long`);
-      else if (fields.has(name)) error ??= new AppError('body_malformed', `${name} is given more than once`);
+      if (info.valueTruncated) error ??= new ApiError('body_malformed', `${name} is too long`);
+      else if (fields.has(name)) error ??= new ApiError('body_malformed', `${name} is given more than once`);
       else fields.set(name, value);
     });
     parser.on('file', (name, stream) => {
       // A truncated part errors on the file stream as well as on the parser: unhandled, it would kill the process.
       stream.on('error', () => undefined);
       stream.resume();
-      error ??= new AppError(
+      error ??= new ApiError(
         'body_malformed',
         `file uploads are not accepted (part "${name.slice(0, 100)}")`,
       );
     });
     parser.on(
       'partsLimit',
-      () => (error ??= new AppError('body_malformed', `at most ${MAX_PARTS} parts are read`)),
+      () => (error ??= new ApiError('body_malformed', `at most ${MAX_PARTS} parts are read`)),
     );
     parser.on(
       'fieldsLimit',
-      () => (error ??= new AppError('body_malformed', `at most ${MAX_PARTS} fields are read`)),
+      () => (error ??= new ApiError('body_malformed', `at most ${MAX_PARTS} fields are read`)),
     );
     parser.on('error', () => finish(ignored('the body is not valid multipart/form-data')));
     parser.on('close', () => finish(error === undefined ? { fields } : { fields: new Map(), error }));

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { accountIdByDigestToken, digestFeedUrl } from '../accounts/digestToken.js';
+import { accountIdByDigestToken, digestFeedUrl } from '../digest/token.js';
 import { renderAtom } from '../digest/render/atom.js';
 import { renderWebPage } from '../digest/render/html.js';
 import { digestView } from '../digest/view.js';
-import { AppError } from '../errors.js';
+import { ApiError } from './errors.js';
 import { accountById } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { digestItemsByDigest, digestItemsByDigests } from '../store/digestItems.js';
@@ -113,8 +113,8 @@ function queryToken(request: FastifyRequest): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
-const digestNotFound = (): AppError =>
-  new AppError('not_found', 'no such digest, or the link is not valid (its token may have been replaced)');
+const digestNotFound = (): ApiError =>
+  new ApiError('not_found', 'no such digest, or the link is not valid (its token may have been replaced)');
 
-const feedNotFound = (): AppError =>
-  new AppError('not_found', 'no such feed, or the link is not valid (its token may have been replaced)');
+const feedNotFound = (): ApiError =>
+  new ApiError('not_found', 'no such feed, or the link is not valid (its token may have been replaced)');

@@ -1,5 +1,56 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { AppError, type ErrorKind, errorCatalog } from '../errors.js';
+import { type ErrorKind, TidingsError } from '../errors.js';
+
+/**
+ * Every error an API client can see, with its HTTP status and its stable numeric code.
+ * Codes are part of the public API (docs/api.md): never renumber one, only add.
+ */
+export const API_ERRORS = {
+  url_missing: { status: 400, code: 40001 },
+  url_invalid: { status: 400, code: 40002 },
+  url_too_long: { status: 400, code: 40003 },
+  title_invalid: { status: 400, code: 40004 },
+  body_malformed: { status: 400, code: 40005 },
+  key_missing: { status: 401, code: 40101 },
+  key_invalid: { status: 401, code: 40102 },
+  not_found: { status: 404, code: 40401 },
+  method_not_allowed: { status: 405, code: 40501 },
+  queue_full: { status: 409, code: 40901 },
+  body_too_large: { status: 413, code: 41301 },
+  request_too_large: { status: 431, code: 43101 },
+  rate_limited: { status: 429, code: 42901 },
+  bad_request: { status: 400, code: 40000 },
+  internal: { status: 500, code: 50001 },
+  unavailable: { status: 503, code: 50301 },
+} as const satisfies Record<string, { status: number; code: number }>;
+
+export type ApiErrorKind = keyof typeof API_ERRORS;
+
+/** The API's answer to each kind of domain error: the one place where a TidingsError becomes HTTP. */
+const FROM_DOMAIN: Record<ErrorKind, ApiErrorKind> = {
+  url_missing: 'url_missing',
+  url_invalid: 'url_invalid',
+  url_too_long: 'url_too_long',
+  title_invalid: 'title_invalid',
+  queue_full: 'queue_full',
+  account_gone: 'key_invalid',
+  invalid_input: 'bad_request',
+  not_found: 'not_found',
+  source_failed: 'bad_request',
+};
+
+/** A failure born in the HTTP transport itself (a missing key, a malformed body), with its own headers. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly kind: ApiErrorKind,
+    message: string,
+    /** Response headers that belong to this error, such as Allow or Retry-After. */
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
 
 export interface ErrorResponse {
   status: number;
@@ -26,7 +77,7 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 
 /** Fastify's own errors, by code, as what the client did wrong. */
-const FASTIFY_ERRORS: Record<string, [ErrorKind, string]> = {
+const FASTIFY_ERRORS: Record<string, [ApiErrorKind, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: ['body_too_large', 'the request body is larger than 64 KiB'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['bad_request', 'the Content-Length does not match the body'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['bad_request', 'the Content-Type header is not a valid media type'],
@@ -46,8 +97,8 @@ const errorCode = (err: unknown): string | undefined =>
  * are logged in full and answered with a generic 500 that reveals nothing.
  */
 export function toErrorResponse(err: unknown, log: FastifyBaseLogger): ErrorResponse {
-  if (err instanceof AppError)
-    return { status: err.status, headers: err.headers, body: { code: err.code, message: err.message } };
+  if (err instanceof ApiError) return { ...fromKind(err.kind, err.message), headers: err.headers };
+  if (err instanceof TidingsError) return fromKind(FROM_DOMAIN[err.kind], err.message);
   const code = errorCode(err);
   const known = code === undefined ? undefined : FASTIFY_ERRORS[code];
   if (known !== undefined) return fromKind(known[0], known[1]);
@@ -70,8 +121,8 @@ export function toErrorResponse(err: unknown, log: FastifyBaseLogger): ErrorResp
   return fromKind('internal', 'internal error; the details are in the server log');
 }
 
-export function fromKind(kind: ErrorKind, message: string): ErrorResponse {
-  return { status: errorCatalog[kind].status, headers: {}, body: { code: errorCatalog[kind].code, message } };
+export function fromKind(kind: ApiErrorKind, message: string): ErrorResponse {
+  return { status: API_ERRORS[kind].status, headers: {}, body: { code: API_ERRORS[kind].code, message } };
 }
 
 export function sendErrorResponse(reply: FastifyReply, res: ErrorResponse): FastifyReply {

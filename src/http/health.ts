@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../errors.js';
+import { ApiError } from './errors.js';
 import { type Store, pingStore } from '../store/db.js';
 
 const READY_TIMEOUT_MS = 2000;
@@ -19,7 +19,7 @@ export function registerHealth(app: FastifyInstance, store: Store): void {
       await Promise.race([pingStore(store), timeout]);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      throw new AppError('unavailable', `the database is not reachable: ${reason}`, { 'retry-after': '5' });
+      throw new ApiError('unavailable', `the database is not reachable: ${reason}`, { 'retry-after': '5' });
     } finally {
       clearTimeout(timer);
     }

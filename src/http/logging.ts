@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { LogController } from 'fastify';
-import { redactUrl } from './redact.js';
+import { redactUrl } from '../lib/redact.js';
 
 /**
  * One log line per request, written when it completes, with the URL's API key redacted. Fastify's
@@ -55,8 +55,3 @@ function redactedUrl(url: string): string {
   }
   return lastRedacted;
 }
-
-/** Serializers for any log line that carries a request: never the raw URL. */
-export const requestSerializers = {
-  req: (req: { method?: string; url?: string }) => ({ method: req.method, url: redactUrl(req.url ?? '') }),
-};

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { errorCatalog } from '../errors.js';
+import { API_ERRORS as errorCatalog } from './errors.js';
 import { MAX_TITLE_LENGTH, MAX_URL_LENGTH } from '../queue/url.js';
 
 const errorSchema = {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { errorCatalog } from '../errors.js';
+import { API_ERRORS as errorCatalog } from './errors.js';
 import { describeEachEngine, newAccount, testServer } from '../test/harness.js';
 import { InvalidKeyLimiter } from './invalidKeyLimiter.js';
 

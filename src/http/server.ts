@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { AppError } from '../errors.js';
+import { ApiError } from './errors.js';
 import type { Store } from '../store/db.js';
 import { API_METHODS, isApiPath, registerApi } from './api.js';
 import { registerDigestRoutes } from './digests.js';
@@ -91,11 +91,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   app.setNotFoundHandler((request, reply) => {
     if (wantsPage(request)) return webNotFound(request, reply);
     if (isApiPath(request.url)) {
-      throw new AppError('method_not_allowed', `${request.method} is not allowed here; use GET or POST`, {
+      throw new ApiError('method_not_allowed', `${request.method} is not allowed here; use GET or POST`, {
         allow: API_METHODS,
       });
     }
-    throw new AppError('not_found', `nothing at ${request.method} ${request.url.split('?')[0] ?? ''}`);
+    throw new ApiError('not_found', `nothing at ${request.method} ${request.url.split('?')[0] ?? ''}`);
   });
 
   registerHealth(app, deps.store);

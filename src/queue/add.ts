@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError } from '../errors.js';
+import { TidingsError } from '../errors.js';
 import type { Store } from '../store/db.js';
 import { bumpQueueVersion } from '../store/accounts.js';
 import { transaction } from '../store/precompiled.js';
@@ -58,7 +58,7 @@ export async function addSavedUrl(
 
 /**
  * The same path for a caller that already holds a transaction (feed ingest, which commits its items
- * and their queueing together). Throws the AppError a refused save fails with.
+ * and their queueing together). Throws the TidingsError a refused save fails with.
  */
 export async function addToQueue(
   trx: Kysely<Database>,
@@ -104,7 +104,7 @@ const MAX_BATCH = 200;
 /** How many more turns of the event loop a batch may wait while saves keep arriving. */
 const SETTLE_TURNS = 3;
 
-/** A save's answer: its outcome, or the error it fails with (an AppError for a refusal). */
+/** A save's answer: its outcome, or the error it fails with (a TidingsError for a refusal). */
 type Result = { outcome: AddOutcome } | { error: unknown };
 
 /**
@@ -220,7 +220,7 @@ class QueueWriter {
 async function apply(trx: Kysely<Database>, save: Save, state: QueueState): Promise<Result> {
   const { accountId } = save;
   if (state.version === null) {
-    return { error: new AppError('key_invalid', 'the account for this key no longer exists') };
+    return { error: new TidingsError('account_gone', 'the account for this key no longer exists') };
   }
 
   const dedupe = async (): Promise<AddOutcome | null> => {
@@ -239,7 +239,7 @@ async function apply(trx: Kysely<Database>, save: Save, state: QueueState): Prom
     const length = await queueLength(trx, accountId);
     if (length >= save.limit) {
       const message = `the queue already holds ${length} saved URLs (the limit is ${save.limit}); it empties with the next digest`;
-      return { error: new AppError('queue_full', message) };
+      return { error: new TidingsError('queue_full', message) };
     }
     state.bound = length;
   }

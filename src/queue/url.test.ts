@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AppError } from '../errors.js';
+import { TidingsError } from '../errors.js';
 import { MAX_PLAIN_KEY_LENGTH, checkTitle, checkUrl, normaliseUrl } from './url.js';
 
 const kind = (fn: () => unknown): string => {
   try {
     fn();
   } catch (err) {
-    if (err instanceof AppError) return err.kind;
+    if (err instanceof TidingsError) return err.kind;
     throw err;
   }
   return 'ok';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { AppError } from '../errors.js';
+import { TidingsError } from '../errors.js';
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_TITLE_LENGTH = 1000;
@@ -42,16 +42,16 @@ export interface CheckedUrl {
   key: string;
 }
 
-/** Validates a URL for the queue: absolute http(s), at most 2,048 characters. Throws AppError. */
+/** Validates a URL for the queue: absolute http(s), at most 2,048 characters. Throws a TidingsError. */
 export function checkUrl(raw: string | undefined): CheckedUrl {
-  if (raw === undefined) throw new AppError('url_missing', 'url is required');
+  if (raw === undefined) throw new TidingsError('url_missing', 'url is required');
   const url = raw.trim();
-  if (url === '') throw new AppError('url_missing', 'url is required and must not be empty');
+  if (url === '') throw new TidingsError('url_missing', 'url is required and must not be empty');
   if (CONTROL.test(url) || LONE_SURROGATE.test(url)) {
-    throw new AppError('url_invalid', 'url must not contain control characters or invalid Unicode');
+    throw new TidingsError('url_invalid', 'url must not contain control characters or invalid Unicode');
   }
   if (url.length > MAX_URL_LENGTH) {
-    throw new AppError(
+    throw new TidingsError(
       'url_too_long',
       `url is ${url.length} characters long; at most ${MAX_URL_LENGTH} are allowed`,
     );
@@ -60,12 +60,12 @@ export function checkUrl(raw: string | undefined): CheckedUrl {
   try {
     parsed = new URL(url);
   } catch {
-    throw new AppError('url_invalid', 'url must be an absolute http or https URL');
+    throw new TidingsError('url_invalid', 'url must be an absolute http or https URL');
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new AppError('url_invalid', `url must use http or https, not ${parsed.protocol.slice(0, -1)}`);
+    throw new TidingsError('url_invalid', `url must use http or https, not ${parsed.protocol.slice(0, -1)}`);
   }
-  if (parsed.hostname === '') throw new AppError('url_invalid', 'url must name a host');
+  if (parsed.hostname === '') throw new TidingsError('url_invalid', 'url must name a host');
   return { url, key: urlKey(normaliseUrl(parsed)) };
 }
 
@@ -113,14 +113,14 @@ function codePoints(s: string): number {
   return n;
 }
 
-/** A title: optional, trimmed, whitespace runs folded; missing or blank → the URL. Throws AppError. */
+/** A title: optional, trimmed, whitespace runs folded; missing or blank → the URL. Throws a TidingsError. */
 export function checkTitle(raw: string | undefined, url: string): string {
   if (raw === undefined) return url;
   const title = raw.replace(CONTROL_OR_SPACE, ' ').replace(LONE_SURROGATE_G, '\ufffd').trim();
   if (title === '') return url;
   const length = codePoints(title);
   if (length > MAX_TITLE_LENGTH) {
-    throw new AppError(
+    throw new TidingsError(
       'title_invalid',
       `title is ${length} characters long; at most ${MAX_TITLE_LENGTH} are allowed`,
     );

@@ -1,4 +1,4 @@
-import { truncate } from '../../feeds/text.js';
+import { truncate } from '../../lib/text.js';
 import type { DigestView } from '../view.js';
 
 const HTML_SPECIAL = /[&<>"']/;

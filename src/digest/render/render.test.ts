@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { parseFeed } from '../../feeds/parse.js';
+import { parseFeed } from '../../feeds/parse/parse.js';
 import { feedItem, sampleDigest, savedItem } from '../../test/digestFixtures.js';
 import { digestView } from '../view.js';
 import { renderAtom, xmlSafe } from './atom.js';

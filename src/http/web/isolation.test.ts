@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { ensureDigestToken } from '../../accounts/digestToken.js';
+import { ensureDigestToken } from '../../digest/token.js';
 import { issueKey } from '../../accounts/service.js';
 import { addSavedUrl } from '../../queue/add.js';
 import { apiKeysByAccount } from '../../store/apiKeys.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { DateTime } from 'luxon';
-import { ensureDigestToken } from '../../../accounts/digestToken.js';
+import { ensureDigestToken } from '../../../digest/token.js';
 import { digestLinks } from '../../../digest/view.js';
 import { accountById } from '../../../store/accounts.js';
 import { type Digest, digestCount, digestsPage } from '../../../store/digests.js';

@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { DISCOVERY_DEADLINE_MS, discoverFeeds } from '../../../feeds/discover.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../../feeds/fetch.js';
-import { SubscribeError, checkFilters, subscribe } from '../../../feeds/subscribe.js';
+import { DISCOVERY_DEADLINE_MS, discoverFeeds } from '../../../feeds/subscribe/discover.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../../fetch/fetch.js';
+import { SubscribeError, checkFilters, subscribe } from '../../../feeds/subscribe/subscribe.js';
 import { accountById } from '../../../store/accounts.js';
 import { deleteOrphanFeeds } from '../../../store/feeds.js';
 import {
@@ -13,6 +13,7 @@ import {
   updateSubscriptionFilters,
 } from '../../../store/subscriptions.js';
 import type { WebSession } from '../../../store/webSessions.js';
+import { sentence } from '../errors.js';
 import {
   type WebDeps,
   WebError,
@@ -196,10 +197,6 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     return seeOther(reply, '/feeds?notice=removed');
   });
 }
-
-/** A message from discovery or subscribing, as a sentence. */
-const sentence = (message: string): string =>
-  `${message.charAt(0).toUpperCase()}${message.slice(1)}${/[.!?]$/.test(message) ? '' : '.'}`;
 
 function choicePage(viewer: Viewer, form: AddForm, choices: { url: string; title: string }[]): SafeHtml {
   return page({

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { digestFeedUrl, ensureDigestToken, rotateDigestToken } from '../../../accounts/digestToken.js';
+import { digestFeedUrl, ensureDigestToken, rotateDigestToken } from '../../../digest/token.js';
 import { issueKey } from '../../../accounts/service.js';
 import { displayPrefix } from '../../../accounts/keys.js';
 import {

@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { MAX_OPML_BYTES, OpmlError, generateOpml, parseOpml } from '../../../feeds/opml.js';
-import { importOpml } from '../../../feeds/subscribe.js';
+import { MAX_OPML_BYTES, OpmlError, generateOpml, parseOpml } from '../../../feeds/subscribe/opml.js';
+import { importOpml } from '../../../feeds/subscribe/subscribe.js';
 import { accountById } from '../../../store/accounts.js';
 import { subscriptionsByAccount } from '../../../store/subscriptions.js';
 import {

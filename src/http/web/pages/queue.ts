@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, type ErrorKind } from '../../../errors.js';
 import { type AddOutcome, addSavedUrl } from '../../../queue/add.js';
 import { removeQueuedItem } from '../../../queue/remove.js';
 import { type Account, accountById } from '../../../store/accounts.js';
@@ -19,6 +18,7 @@ import {
   seeOther,
   viewerOf,
 } from '../context.js';
+import { webRefusal } from '../errors.js';
 import { type SafeHtml, html, safeHref } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { ago, localTime, timeElement } from '../time.js';
@@ -31,24 +31,6 @@ const NOTICES: Record<string, string> = {
   already_queued: 'That link is already in your queue.',
   removed: 'Removed from your queue.',
 } satisfies Record<AddOutcome | 'removed', string>;
-
-/** What a refused save means, in plain words. */
-function refusal(kind: ErrorKind, queueLimit: number): string | null {
-  switch (kind) {
-    case 'url_missing':
-      return 'Enter the address of the page to save.';
-    case 'url_invalid':
-      return 'That is not the address of a web page. It must start with http:// or https://, like https://example.com/article.';
-    case 'url_too_long':
-      return 'That address is too long: at most 2,048 characters.';
-    case 'title_invalid':
-      return 'That title is too long: at most 1,000 characters.';
-    case 'queue_full':
-      return `Your queue is full: it holds ${queueLimit.toLocaleString('en')} links, the most it may. It empties when your next digest is built; removing links makes room now.`;
-    default:
-      return null;
-  }
-}
 
 interface AddForm {
   url: string;
@@ -92,9 +74,13 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
         { limit: deps.config.queueLimit },
       );
     } catch (err) {
-      const message = err instanceof AppError ? refusal(err.kind, deps.config.queueLimit) : null;
-      if (message === null || !(err instanceof AppError)) throw err;
-      return sendPage(reply, err.status, await render(session, 0, { url, title, error: message }));
+      const refused = webRefusal(err, deps.config);
+      if (refused === null) throw err;
+      return sendPage(
+        reply,
+        refused.status,
+        await render(session, 0, { url, title, error: refused.message }),
+      );
     }
     return seeOther(reply, `/queue?notice=${outcome}`);
   });

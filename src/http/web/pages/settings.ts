@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ensureDigestToken } from '../../../accounts/digestToken.js';
+import { ensureDigestToken } from '../../../digest/token.js';
 import { changeAccountSettings } from '../../../accounts/service.js';
 import { MAX_ITEMS_LIMIT, canonicalZone, settingsSchema, storedDays } from '../../../accounts/settings.js';
 import { buildDigestNow } from '../../../digest/build.js';

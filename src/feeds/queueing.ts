@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AppError } from '../errors.js';
+import { TidingsError } from '../errors.js';
 import { addToQueue } from '../queue/add.js';
 import { recentFeedItems } from '../store/feedItems.js';
 import { lockFeed } from '../store/feeds.js';
@@ -118,7 +118,7 @@ async function queueItem(
     return outcome === 'added';
   } catch (err) {
     // A full queue or a URL the queue refuses skips this item for this account; the feed goes on.
-    if (!(err instanceof AppError)) throw err;
+    if (!(err instanceof TidingsError)) throw err;
     deps.log.debug({ feedId, accountId, reason: err.kind }, 'feed item not queued');
     return false;
   }

@@ -1,7 +1,7 @@
 import type { JsonFeed } from 'feedsmith';
 import { type EntryFields, type Markup, type ReadContext, toFeedItem } from './entry.js';
 import type { Feed } from './model.js';
-import { foldWhitespace } from './text.js';
+import { foldWhitespace } from '../../lib/text.js';
 import { resolveHttpUrl } from './urls.js';
 
 type Item = JsonFeed.Item<string>;

@@ -8,8 +8,8 @@ import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import pino from 'pino';
-import type { Store } from '../store/db.js';
-import type { FeedRow } from '../store/feeds.js';
+import type { Store } from '../../store/db.js';
+import type { FeedRow } from '../../store/feeds.js';
 import {
   feedRow,
   hoursAgo,
@@ -20,11 +20,11 @@ import {
   serveFeed,
   testRefreshDeps,
   waitFor,
-} from '../test/feedFixtures.js';
-import { FeedServer } from '../test/feedServer.js';
-import { describeEachEngine, newAccount } from '../test/harness.js';
-import { type Poller, startPoller } from './poller.js';
-import { subscribe } from './subscribe.js';
+} from '../../test/feedFixtures.js';
+import { FeedServer } from '../../test/feedServer.js';
+import { describeEachEngine, newAccount } from '../../test/harness.js';
+import { type Poller, startPoller } from '../poller.js';
+import { subscribe } from '../subscribe/subscribe.js';
 
 /**
  * Feeds that try to hurt the worker: slow, endless, huge, compressed bombs, broken or booby-trapped XML,

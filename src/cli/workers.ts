@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import { digestDeps } from './digest/deps.js';
-import { startDigestWorker } from './digest/worker.js';
-import { feedDeps } from './feeds/deps.js';
-import { startPoller } from './feeds/poller.js';
-import type { Store } from './store/db.js';
+import type { Config } from '../config.js';
+import { digestDeps } from '../digest/deps.js';
+import { startDigestWorker } from '../digest/worker.js';
+import { feedDeps } from '../feeds/deps.js';
+import { startPoller } from '../feeds/poller.js';
+import type { Store } from '../store/db.js';
 
 /** Background work that runs until stopped: in `serve` (unless disabled) and in `worker`. */
 export interface Worker {

@@ -1,17 +1,17 @@
 import type { OpmlOutline } from './opml.js';
-import { type FeedRow, claimFeed, feedById, findOrCreateFeed } from '../store/feeds.js';
+import { type FeedRow, claimFeed, feedById, findOrCreateFeed } from '../../store/feeds.js';
 import {
   type SubscriptionRow,
   createSubscription,
   subscriptionById,
   updateSubscriptionFilters,
-} from '../store/subscriptions.js';
-import { fillSubscription } from './backfill.js';
+} from '../../store/subscriptions.js';
+import { fillSubscription } from '../queueing.js';
 import { discoverFeeds } from './discover.js';
-import { FilterError, compileFilter } from './filters.js';
-import { DEFAULT_POLLER_OPTIONS, workerId } from './poller.js';
-import { type RefreshDeps, currentTime, refreshFeed } from './refresh.js';
-import { resolveHttpUrl } from './urls.js';
+import { FilterError, compileFilter } from '../filters.js';
+import { DEFAULT_POLLER_OPTIONS, workerId } from '../poller.js';
+import { type RefreshDeps, currentTime, refreshFeed } from '../refresh.js';
+import { resolveHttpUrl } from '../parse/urls.js';
 
 /** Why a subscription could not be made, in plain words for the person who asked. */
 export class SubscribeError extends Error {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type TestContext, describe, test } from 'node:test';
 import fc from 'fast-check';
-import { FeedServer, type Handler } from '../test/feedServer.js';
+import { FeedServer, type Handler } from '../../test/feedServer.js';
 import {
   COMMON_FEED_PATHS,
   type DiscoverOptions,

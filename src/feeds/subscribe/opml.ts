@@ -1,6 +1,6 @@
 import { decodeHTMLStrict, escapeUTF8 } from 'entities';
 import { XMLParser } from 'fast-xml-parser';
-import { decodeFeedBytes } from './decode.js';
+import { decodeFeedBytes } from '../parse/decode.js';
 
 /**
  * OPML subscription lists: reading one another feed reader exported, and writing Tidings' own.

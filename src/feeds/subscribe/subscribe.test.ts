@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Store, openStore } from '../store/db.js';
-import { createSubscription, subscriptionById } from '../store/subscriptions.js';
+import { type Store, openStore } from '../../store/db.js';
+import { createSubscription, subscriptionById } from '../../store/subscriptions.js';
 import {
   HOUR,
   type FixtureItem,
@@ -15,10 +15,10 @@ import {
   serveFeed,
   testRefreshDeps,
   waitFor,
-} from '../test/feedFixtures.js';
-import { describeEachEngine, newAccount } from '../test/harness.js';
-import { pollOnce } from './poller.js';
-import { refreshFeed } from './refresh.js';
+} from '../../test/feedFixtures.js';
+import { describeEachEngine, newAccount } from '../../test/harness.js';
+import { pollOnce } from '../poller.js';
+import { refreshFeed } from '../refresh.js';
 import { subscribe } from './subscribe.js';
 
 /** Subscribing: filters with the row, the deps' clock, and the backfill window exactly once, whoever fetches. */

@@ -1,10 +1,10 @@
 import { decodeHTMLAttribute } from 'entities';
-import type { NetworkPolicy } from './address.js';
-import { decodeFeedBytes } from './decode.js';
-import { formatDuration } from './failure.js';
-import { type FetchOk, type FetchOptions, type FetchResult, fetchFeed } from './fetch.js';
-import { type Feed, FeedParseError, parseFeed } from './parse.js';
-import { nestedBase, resolveHttpUrl } from './urls.js';
+import type { NetworkPolicy } from '../../fetch/address.js';
+import { decodeFeedBytes } from '../parse/decode.js';
+import { formatDuration } from '../../fetch/failure.js';
+import { type FetchOk, type FetchOptions, type FetchResult, fetchFeed } from '../../fetch/fetch.js';
+import { type Feed, FeedParseError, parseFeed } from '../parse/parse.js';
+import { nestedBase, resolveHttpUrl } from '../parse/urls.js';
 
 export interface DiscoverOptions {
   policy: NetworkPolicy;
