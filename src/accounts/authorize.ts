@@ -2,6 +2,9 @@ import { TidingsError } from '../errors.js';
 import type { AccountId } from '../lib/authorized.js';
 import type { Store } from '../store/db.js';
 import { accountById } from '../store/accounts.js';
+import { type KeyCredential, credentialByPrefix } from '../store/apiKeys.js';
+import { exclusive } from '../store/precompiled.js';
+import { keyMatches, keyPrefix } from './keys.js';
 
 export type { AccountId } from '../lib/authorized.js';
 
@@ -20,4 +23,45 @@ export const grantAccount = (id: number): AccountId => id as AccountId;
 export async function operatorAccount(store: Store, id: number): Promise<AccountId> {
   if ((await accountById(store.db, id)) === null) throw new TidingsError('not_found', `no account ${id}`);
   return grantAccount(id);
+}
+
+export interface Authenticated {
+  accountId: AccountId;
+  keyId: number;
+  queueVersion: number;
+}
+
+/** Checks a presented API key; null when it is malformed, unknown or revoked. */
+export async function authenticate(store: Store, presented: string): Promise<Authenticated | null> {
+  const prefix = keyPrefix(presented);
+  if (prefix === null) return null;
+  const cred = await lookUpCredential(store, prefix);
+  if (cred === null || !keyMatches(presented, cred.keyHash)) return null;
+  return { accountId: grantAccount(cred.accountId), keyId: cred.keyId, queueVersion: cred.queueVersion };
+}
+
+/**
+ * Look-ups of one key prefix that arrive in the same turn of the event loop share one query, started
+ * (in the check phase) after all of them arrived: each request still sees the database as it is after
+ * the request came in, and nothing is answered from memory. Under load, concurrent requests with the
+ * same key (one client, one script) then cost one query between them instead of one each.
+ */
+const pendingLookups = new WeakMap<Store, Map<string, Promise<KeyCredential | null>>>();
+
+function lookUpCredential(store: Store, prefix: string): Promise<KeyCredential | null> {
+  let pending = pendingLookups.get(store);
+  if (pending === undefined) {
+    pending = new Map();
+    pendingLookups.set(store, pending);
+  }
+  let lookup = pending.get(prefix);
+  if (lookup === undefined) {
+    const batch = pending;
+    lookup = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      batch.delete(prefix); // later requests start a new query
+      return exclusive(store.db, (db) => credentialByPrefix(db, prefix));
+    });
+    pending.set(prefix, lookup);
+  }
+  return lookup;
 }

@@ -7,14 +7,13 @@ import {
   createAccount,
   updateAccountSettings,
 } from '../store/accounts.js';
-import { type ApiKeyInfo, type KeyCredential, createApiKey, credentialByPrefix } from '../store/apiKeys.js';
+import { type ApiKeyInfo, createApiKey } from '../store/apiKeys.js';
 import { claimOnce } from '../store/meta.js';
 import { transaction } from '../store/precompiled.js';
 import type { Database } from '../store/schema.js';
 import { nextSlotAfter } from '../digest/schedule.js';
-import { generateKey, keyMatches, keyPrefix } from './keys.js';
+import { generateKey } from './keys.js';
 import { DEFAULT_SCHEDULE, type SettingsChange, canonicalZone, scheduleOf } from './settings.js';
-import { exclusive } from '../store/precompiled.js';
 
 export interface AccountInput {
   name: string;
@@ -94,47 +93,6 @@ export async function ensureFirstAccount(store: Store): Promise<{ account: Accou
     const { account, apiKey } = await insertAccountWithKey(trx, checkAccountInput({ name: 'default' }));
     return { account, apiKey };
   });
-}
-
-export interface Authenticated {
-  accountId: number;
-  keyId: number;
-  queueVersion: number;
-}
-
-/** Checks a presented API key; null when it is malformed, unknown or revoked. */
-export async function authenticate(store: Store, presented: string): Promise<Authenticated | null> {
-  const prefix = keyPrefix(presented);
-  if (prefix === null) return null;
-  const cred = await lookUpCredential(store, prefix);
-  if (cred === null || !keyMatches(presented, cred.keyHash)) return null;
-  return { accountId: cred.accountId, keyId: cred.keyId, queueVersion: cred.queueVersion };
-}
-
-/**
- * Look-ups of one key prefix that arrive in the same turn of the event loop share one query, started
- * (in the check phase) after all of them arrived: each request still sees the database as it is after
- * the request came in, and nothing is answered from memory. Under load, concurrent requests with the
- * same key (one client, one script) then cost one query between them instead of one each.
- */
-const pendingLookups = new WeakMap<Store, Map<string, Promise<KeyCredential | null>>>();
-
-function lookUpCredential(store: Store, prefix: string): Promise<KeyCredential | null> {
-  let pending = pendingLookups.get(store);
-  if (pending === undefined) {
-    pending = new Map();
-    pendingLookups.set(store, pending);
-  }
-  let lookup = pending.get(prefix);
-  if (lookup === undefined) {
-    const batch = pending;
-    lookup = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      batch.delete(prefix); // later requests start a new query
-      return exclusive(store.db, (db) => credentialByPrefix(db, prefix));
-    });
-    pending.set(prefix, lookup);
-  }
-  return lookup;
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { authenticate } from '../accounts/service.js';
+import { authenticate } from '../accounts/authorize.js';
 import { describeEachEngine } from '../test/harness.js';
 import { runCli } from './run.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Authenticated, authenticate } from '../accounts/service.js';
+import { type Authenticated, authenticate } from '../accounts/authorize.js';
 import { ApiError } from './errors.js';
 import { type AddOutcome, addSavedUrl } from '../queue/add.js';
 import type { Store } from '../store/db.js';

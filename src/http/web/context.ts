@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import type { DigestDeps } from '../../digest/deps.js';
 import type { RefreshDeps } from '../../feeds/refresh.js';
 import type { Store } from '../../store/db.js';
-import type { WebSession } from '../../store/webSessions.js';
+import type { Session as WebSession } from '../../accounts/sessions.js';
 import type { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
 import type { SafeHtml } from './html.js';
 import type { Viewer } from './layout.js';

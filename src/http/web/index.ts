@@ -25,7 +25,8 @@ import { registerQueue } from './pages/queue.js';
 import { registerSave } from './pages/save.js';
 import { registerSettings } from './pages/settings.js';
 import { registerSignIn } from './pages/signIn.js';
-import { clearCookie, findSession, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
+import { findSession } from '../../accounts/sessions.js';
+import { clearCookie, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
 import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
 
 export interface WebOptions {

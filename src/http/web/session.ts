@@ -1,27 +1,6 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Authenticated } from '../../accounts/service.js';
-import type { Store } from '../../store/db.js';
-import { exclusive } from '../../store/precompiled.js';
-import {
-  type WebSession,
-  createWebSession,
-  deleteEndedWebSessions,
-  deleteWebSession,
-  extendWebSession,
-  liveWebSession,
-} from '../../store/webSessions.js';
-
-/**
- * Web sessions live in the database (table web_sessions): every instance sees them, signing out ends
- * one everywhere at once, and revoking the API key a browser signed in with signs that browser out.
- * The cookie holds 256 random bits; the table holds only their SHA-256. A session lasts 30 days from
- * its last use (moved on at most once a day, so reading pages does not write on every request).
- */
-export const SESSION_DAYS = 30;
-const DAY_MS = 24 * 60 * 60 * 1000;
-const SESSION_MS = SESSION_DAYS * DAY_MS;
 
 /** Secure cookies (and the __Host- prefix, which requires them) when the instance is served over https. */
 export const isSecure = (baseUrl: string): boolean => baseUrl.toLowerCase().startsWith('https:');
@@ -32,9 +11,6 @@ export const sessionCookieName = (secure: boolean): string =>
 /** The sign-in form's own CSRF cookie (double submit: there is no session yet to bind a token to). */
 export const signInCookieName = (secure: boolean): string =>
   secure ? '__Host-tidings_signin' : 'tidings_signin';
-
-export const randomToken = (): string => randomBytes(32).toString('base64url');
-const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /** Constant-time comparison of two tokens (different lengths are simply unequal). */
 export function tokensMatch(presented: string, expected: string): boolean {
@@ -72,48 +48,3 @@ export function setCookie(
 export const clearCookie = (reply: FastifyReply, secure: boolean, name: string): void => {
   setCookie(reply, secure, name, '', 0);
 };
-
-/** Opens a session for an account signed in with a key; the token is for the cookie only. */
-export async function openSession(
-  store: Store,
-  auth: Authenticated,
-  now: Date,
-): Promise<{ token: string; maxAgeSeconds: number }> {
-  const token = randomToken();
-  await store.db.transaction().execute(async (trx) => {
-    // Sign-ins are rare: a good moment to forget sessions that have ended.
-    await deleteEndedWebSessions(trx, now.toISOString());
-    await createWebSession(trx, auth.accountId, {
-      id: hashToken(token),
-      keyId: auth.keyId,
-      csrfToken: randomToken(),
-      createdAt: now.toISOString(),
-      expiresAt: new Date(now.getTime() + SESSION_MS).toISOString(),
-    });
-  });
-  return { token, maxAgeSeconds: SESSION_MS / 1000 };
-}
-
-/**
- * The live session a cookie token names, or null. When the session has gone a day without being moved
- * on, its end is moved to 30 days from now and `renewed` says the cookie should be set again.
- */
-export async function findSession(
-  store: Store,
-  token: string,
-  now: Date,
-): Promise<{ session: WebSession; renewed: boolean } | null> {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-  const id = hashToken(token);
-  const session = await exclusive(store.db, (db) => liveWebSession(db, id, now.toISOString()));
-  if (session === null) return null;
-  const left = Date.parse(session.expiresAt) - now.getTime();
-  if (left > SESSION_MS - DAY_MS) return { session, renewed: false };
-  const expiresAt = new Date(now.getTime() + SESSION_MS).toISOString();
-  await extendWebSession(store.db, session.accountId, id, expiresAt);
-  return { session: { ...session, expiresAt }, renewed: true };
-}
-
-export async function closeSession(store: Store, session: WebSession): Promise<void> {
-  await deleteWebSession(store.db, session.id);
-}

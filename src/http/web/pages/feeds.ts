@@ -12,7 +12,7 @@ import {
   subscriptionsByAccount,
   updateSubscriptionFilters,
 } from '../../../store/subscriptions.js';
-import type { WebSession } from '../../../store/webSessions.js';
+import type { Session as WebSession } from '../../../accounts/sessions.js';
 import { sentence } from '../errors.js';
 import {
   type WebDeps,

@@ -9,7 +9,7 @@ import {
   revokeAccountApiKey,
 } from '../../../store/apiKeys.js';
 import { accountById } from '../../../store/accounts.js';
-import type { WebSession } from '../../../store/webSessions.js';
+import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
   type WebDeps,
   WebError,

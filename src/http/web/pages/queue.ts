@@ -4,7 +4,7 @@ import { removeQueuedItem } from '../../../queue/remove.js';
 import { type Account, accountById } from '../../../store/accounts.js';
 import { exclusive } from '../../../store/precompiled.js';
 import { type QueuedItem, queueItemsPage, queueLength } from '../../../store/queueItems.js';
-import type { WebSession } from '../../../store/webSessions.js';
+import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
   type WebDeps,
   WebError,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { authenticate, issueKey } from '../../../accounts/service.js';
-import type { WebSession } from '../../../store/webSessions.js';
+import { authenticate } from '../../../accounts/authorize.js';
+import { issueKey } from '../../../accounts/service.js';
+import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
   type WebDeps,
   WebError,

@@ -6,7 +6,7 @@ import { buildDigestNow } from '../../../digest/build.js';
 import { digestLinks } from '../../../digest/view.js';
 import { type Account, accountById } from '../../../store/accounts.js';
 import { digestOfAccount } from '../../../store/digests.js';
-import type { WebSession } from '../../../store/webSessions.js';
+import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
   type WebDeps,
   WebError,

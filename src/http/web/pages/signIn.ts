@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate } from '../../../accounts/service.js';
+import { authenticate } from '../../../accounts/authorize.js';
+import { SESSION_DAYS, closeSession, openSession, randomToken } from '../../../accounts/sessions.js';
 import {
   type WebDeps,
   field,
@@ -14,11 +15,7 @@ import { type SafeHtml, html } from '../html.js';
 import { page } from '../layout.js';
 import {
   clearCookie,
-  closeSession,
   isSecure,
-  openSession,
-  SESSION_DAYS,
-  randomToken,
   readCookie,
   sessionCookieName,
   setCookie,
