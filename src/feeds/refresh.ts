@@ -97,6 +97,10 @@ export async function refreshFeed(deps: RefreshDeps, feed: FeedRow, owner: strin
   }
 }
 
+/**
+ * A feed that answered: parse it, then in one transaction under the lease remember its items, queue the
+ * new ones (queueing.ts) and schedule the next fetch.
+ */
 async function ingest(
   deps: RefreshDeps,
   feed: FeedRow,
@@ -149,7 +153,10 @@ async function ingest(
   }
 }
 
-/** Remembers every item the feed shows; the new ones, oldest first (queues list a feed's items in the order they were published). */
+/**
+ * Remembers every item the feed shows; returns the new ones, oldest first (so that queues list a feed's
+ * items in the order they were published).
+ */
 async function rememberItems(
   db: Kysely<Database>,
   feed: FeedRow,
