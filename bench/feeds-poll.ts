@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/config.js';
 import { feedDeps } from '../src/feeds/deps.js';
 import { type PollSummary, pollOnce } from '../src/feeds/poller.js';
-import type { RefreshDeps } from '../src/feeds/refresh.js';
+import type { RefreshDeps } from '../src/feeds/deps.js';
 import { subscribe } from '../src/feeds/subscribe/subscribe.js';
 import { createLogger } from '../src/logger.js';
 import { createAccount } from '../src/store/accounts.js';

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createAccountWithKey, issueKey } from '../src/accounts/service.js';
-import { addSavedUrl, addToQueue } from '../src/queue/add.js';
+import { addSavedUrl } from '../src/queue/add.js';
+import { checkItem, enqueue } from '../src/queue/enqueue.js';
 import { openStore } from '../src/store/db.js';
 import { createDigest } from '../src/store/digests.js';
 import { findOrCreateFeed } from '../src/store/feeds.js';
@@ -50,10 +51,10 @@ await store.db.transaction().execute(async (trx) => {
   });
   await createSubscription(trx, account.id, { feedId: feed.id, title: 'Weekly letters', at });
   for (const [n, title] of ['On walking', 'Notes from the coast'].entries()) {
-    await addToQueue(
+    await enqueue(
       trx,
       account.id,
-      { url: `https://letters.example/${n + 1}`, title, source: 'feed', feedId: feed.id },
+      [checkItem({ url: `https://letters.example/${n + 1}`, title, source: 'feed', feedId: feed.id })],
       { limit: 100 },
     );
   }

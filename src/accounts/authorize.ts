@@ -2,7 +2,7 @@ import { TidingsError } from '../errors.js';
 import type { AccountId } from '../lib/authorized.js';
 import type { Store } from '../store/db.js';
 import { accountById } from '../store/accounts.js';
-import { type KeyCredential, credentialByPrefix } from '../store/apiKeys.js';
+import { type KeyCredential, credentialByPrefix, touchApiKey } from '../store/apiKeys.js';
 import { exclusive } from '../store/precompiled.js';
 import { keyMatches, keyPrefix } from './keys.js';
 
@@ -64,4 +64,9 @@ function lookUpCredential(store: Store, prefix: string): Promise<KeyCredential |
     pending.set(prefix, lookup);
   }
   return lookup;
+}
+
+/** Notes when an authenticated key was last used (informational: the caller decides how often). */
+export async function noteKeyUse(store: Store, auth: Authenticated, at: Date): Promise<void> {
+  await touchApiKey(store.db, auth.keyId, at.toISOString());
 }

@@ -3,7 +3,7 @@ import type { Store } from '../store/db.js';
 import {
   type Account,
   accountById,
-  bumpQueueVersion,
+  lockQueue,
   createAccount,
   updateAccountSettings,
 } from '../store/accounts.js';
@@ -108,7 +108,7 @@ export async function changeAccountSettings(
 ): Promise<Account | null> {
   return transaction(store.db, async (trx) => {
     // The row lock first, as digest builds take it: a build in progress sees the settings before or after.
-    if ((await bumpQueueVersion(trx, accountId)) === null) return null;
+    if ((await lockQueue(trx, accountId)) === null) return null;
     const account = await accountById(trx, accountId);
     if (account === null) return null;
     const rescheduled =

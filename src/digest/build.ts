@@ -5,7 +5,7 @@ import {
   type Account,
   accountById,
   advanceDigestSchedule,
-  bumpQueueVersion,
+  lockQueue,
   claimDueAccounts,
   recordDigestBuilt,
   scheduleAccount,
@@ -105,8 +105,7 @@ async function buildScheduled(deps: DigestDeps, claimed: Account, owner: string)
     return await transaction(deps.store.db, async (trx) => {
       // First the lock on the account row (every queue writer and settings change takes it first too),
       // then the settings as they are now, then the lease check.
-      if ((await bumpQueueVersion(trx, accountId)) === null)
-        return { status: 'no_account', accountId } as const;
+      if ((await lockQueue(trx, accountId)) === null) return { status: 'no_account', accountId } as const;
       const account = await accountById(trx, accountId);
       if (account === null) return { status: 'no_account', accountId } as const;
       const schedule = scheduleOf(account);
@@ -129,7 +128,7 @@ async function buildScheduled(deps: DigestDeps, claimed: Account, owner: string)
 export async function buildDigestNow(deps: DigestDeps, accountId: number): Promise<BuildOutcome> {
   const now = deps.now();
   return transaction(deps.store.db, async (trx) => {
-    if ((await bumpQueueVersion(trx, accountId)) === null) return { status: 'no_account', accountId };
+    if ((await lockQueue(trx, accountId)) === null) return { status: 'no_account', accountId };
     const account = await accountById(trx, accountId);
     if (account === null) return { status: 'no_account', accountId };
     return buildLocked(trx, deps, account, localDateOf(now, scheduleOf(account).zone), now, true);

@@ -1,7 +1,23 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { FetchOptions } from '../fetch/fetch.js';
 import type { Store } from '../store/db.js';
-import type { RefreshDeps } from './refresh.js';
+
+/** What fetching feeds and queueing their items needs. */
+export interface RefreshDeps {
+  store: Store;
+  log: Logger;
+  /** Network policy, size limit, timeouts, User-Agent. */
+  fetch: Omit<FetchOptions, 'etag' | 'lastModified'>;
+  /** A new subscription gets the items published this many hours before it was made, or later. */
+  backfillHours: number;
+  queueLimit: number;
+  /** The clock; the system's by default. */
+  now?: () => Date;
+}
+
+/** The time by the deps' clock. */
+export const currentTime = (deps: Pick<RefreshDeps, 'now'>): Date => (deps.now ?? (() => new Date()))();
 
 /** What fetching and ingesting feeds needs, from the configuration. */
 export function feedDeps(config: Config, store: Store, log: Logger): RefreshDeps {

@@ -9,7 +9,8 @@ import {
   nextDueAt,
   releaseFeed,
 } from '../store/feeds.js';
-import { type RefreshDeps, type RefreshOutcome, currentTime, refreshFeed } from './refresh.js';
+import { type RefreshDeps, currentTime } from './deps.js';
+import { type RefreshOutcome, refreshFeed } from './refresh.js';
 import { KeyedSemaphore, Semaphore } from '../lib/semaphore.js';
 
 export interface PollerOptions {

@@ -1,127 +1,68 @@
 import type { Kysely } from 'kysely';
 import { TidingsError } from '../errors.js';
-import { addToQueue } from '../queue/add.js';
+import { type QueueInput, type QueueItem, checkItem, enqueue } from '../queue/enqueue.js';
 import { recentFeedItems } from '../store/feedItems.js';
-import { lockFeed } from '../store/feeds.js';
-import type { Database, Timestamp } from '../store/schema.js';
-import { type SubscriptionRow, markBackfilled, subscriptionById } from '../store/subscriptions.js';
+import { type FeedRow, lockFeed } from '../store/feeds.js';
+import type { Database } from '../store/schema.js';
+import {
+  type SubscriptionRow,
+  markBackfilled,
+  subscriptionById,
+  subscriptionsByFeed,
+} from '../store/subscriptions.js';
+import { type RefreshDeps, currentTime } from './deps.js';
 import { type Filter, compileFilter, passesFilters } from './filters.js';
-import { type RefreshDeps, currentTime } from './refresh.js';
+import type { FeedItem } from './parse/parse.js';
 
 /**
- * Items going to queues: the new items of a fetch for the subscriptions that had their first fill, and
- * the backfill window for those that have not. Both run in a transaction that holds the feed's row lock
- * (lockFeed), so a subscription's first fill happens exactly once, whichever worker stores the feed's
- * first fetch and whenever the subscription was made.
+ * Which item goes to which queue: the new items of a fetch go to the subscriptions that had their first
+ * fill, and a subscription without it gets its backfill window instead. Both run in a transaction that
+ * holds the feed's row lock (lockFeed), so a subscription's first fill happens exactly once, whichever
+ * worker stores the feed's first fetch and whenever the subscription was made.
+ *
+ * The shapes between a feed entry and a queue row: the parser's `FeedItem` (or, for a backfill window,
+ * the remembered feed_items row) becomes a `QueueInput` for each subscriber whose filters it passes; the
+ * queue checks it into a `QueueItem` and writes it as a queue_items row (see src/queue/enqueue.ts).
  */
 
 const HOUR = 3_600_000;
 
-/** An item to queue: from a fetch, or from what Tidings remembers of the feed. */
-export interface QueueCandidate {
-  url: string | null;
-  title: string;
-  summary: string;
-  publishedAt: Timestamp | null;
-}
-
-export interface Addition {
-  accountId: number;
-  item: QueueCandidate;
-}
-
-/** A subscription with its filters compiled. */
-export interface Subscriber {
-  row: SubscriptionRow;
-  include: Filter | null;
-  exclude: Filter | null;
-}
-
-/** A stored filter that no longer compiles (set before a stricter check existed) is ignored, and logged. */
-export function subscriber(deps: RefreshDeps, row: SubscriptionRow): Subscriber {
-  return { row, include: safeFilter(deps, row, 'include'), exclude: safeFilter(deps, row, 'exclude') };
-}
-
-function safeFilter(deps: RefreshDeps, row: SubscriptionRow, which: 'include' | 'exclude'): Filter | null {
-  try {
-    return compileFilter(which === 'include' ? row.include_filter : row.exclude_filter);
-  } catch (err) {
-    deps.log.warn({ err, subscriptionId: row.id, which }, 'ignoring an invalid subscription filter');
-    return null;
-  }
-}
-
 /**
- * The backfill window of every subscriber that has not had its first fill, each marked as filled: the
- * remembered items of the feed published at most `backfillHours` before the subscription was made, or
- * later (the items of the fetch being stored included, when called from it), that pass its filters.
+ * Queues the new items of a fetch (`fresh`, oldest first; already remembered) for the subscriptions that
+ * had their first fill: on the feed's first successful fetch, those published within the backfill window
+ * (undated ones are only remembered: nothing says they are recent); afterwards, every new item unless its
+ * date is older than the window before the last success (an archive the feed suddenly republishes must
+ * not flood queues). A subscription without its first fill gets the backfill window instead, this fetch
+ * included. Returns how many were added (not already waiting).
  */
-export async function backfillAdditions(
+export async function queueNewItems(
   deps: RefreshDeps,
   db: Kysely<Database>,
-  feedId: number,
-  subscribers: readonly Subscriber[],
-): Promise<Addition[]> {
-  const at = currentTime(deps).toISOString();
-  const additions: Addition[] = [];
-  for (const s of subscribers) {
-    if (s.row.backfilled_at !== null || !(await markBackfilled(db, s.row.id, at))) continue;
-    const since = new Date(Date.parse(s.row.created_at) - deps.backfillHours * HOUR).toISOString();
-    for (const item of await recentFeedItems(db, feedId, since)) {
-      if (item.url === null || !passesFilters(item, s.include, s.exclude)) continue;
-      additions.push({
-        accountId: s.row.account_id,
-        item: { url: item.url, title: item.title, summary: item.summary, publishedAt: item.published_at },
+  feed: FeedRow,
+  fresh: readonly FeedItem[],
+  now: Date,
+): Promise<number> {
+  const firstFetch = feed.last_success_at === null;
+  const since =
+    (firstFetch ? now.getTime() : Date.parse(feed.last_success_at ?? '')) - deps.backfillHours * HOUR;
+  const subscribers = (await subscriptionsByFeed(db, feed.id)).map((row) => subscriber(deps, row));
+  const filled = subscribers.filter((s) => s.row.backfilled_at !== null);
+  const offers = new Offers(deps, feed.id);
+  for (const item of fresh) {
+    const date = item.published?.getTime() ?? (firstFetch ? null : now.getTime());
+    if (item.url === null || date === null || date < since) continue;
+    for (const s of filled) {
+      if (!passesFilters(item, s.include, s.exclude)) continue;
+      offers.offer(s.row.account_id, {
+        url: item.url,
+        title: item.title,
+        summary: item.summary,
+        publishedAt: item.published?.toISOString() ?? null,
       });
     }
   }
-  return additions;
-}
-
-/** Queues the additions through the queue's one path; how many were added (not already waiting). */
-export async function queueAdditions(
-  deps: RefreshDeps,
-  db: Kysely<Database>,
-  feedId: number,
-  additions: Addition[],
-): Promise<number> {
-  // In account order: two workers adding to the same accounts then lock them in the same order.
-  additions.sort((a, b) => a.accountId - b.accountId);
-  let queued = 0;
-  for (const { accountId, item } of additions) {
-    if (await queueItem(deps, db, accountId, feedId, item)) queued++;
-  }
-  return queued;
-}
-
-async function queueItem(
-  deps: RefreshDeps,
-  db: Kysely<Database>,
-  accountId: number,
-  feedId: number,
-  item: QueueCandidate,
-): Promise<boolean> {
-  try {
-    const outcome = await addToQueue(
-      db,
-      accountId,
-      {
-        url: item.url ?? undefined,
-        title: item.title || undefined,
-        source: 'feed',
-        feedId,
-        summary: item.summary || null,
-        publishedAt: item.publishedAt,
-      },
-      { limit: deps.queueLimit },
-    );
-    return outcome === 'added';
-  } catch (err) {
-    // A full queue or a URL the queue refuses skips this item for this account; the feed goes on.
-    if (!(err instanceof TidingsError)) throw err;
-    deps.log.debug({ feedId, accountId, reason: err.kind }, 'feed item not queued');
-    return false;
-  }
+  await offerBackfills(deps, db, feed.id, subscribers, offers);
+  return offers.enqueue(db);
 }
 
 /**
@@ -138,8 +79,117 @@ export async function fillSubscription(
     if (feed?.lastSuccessAt == null) return 'unfetched';
     const row = await subscriptionById(trx, subscription.account_id, subscription.id);
     if (row === null || row.backfilled_at !== null) return 'already_filled';
-    const additions = await backfillAdditions(deps, trx, row.feed_id, [subscriber(deps, row)]);
-    await queueAdditions(deps, trx, row.feed_id, additions);
+    const offers = new Offers(deps, row.feed_id);
+    await offerBackfills(deps, trx, row.feed_id, [subscriber(deps, row)], offers);
+    await offers.enqueue(trx);
     return 'filled';
   });
+}
+
+/**
+ * Offers the backfill window of every subscriber that has not had its first fill, each marked as filled:
+ * the remembered items of the feed published at most `backfillHours` before the subscription was made,
+ * or later (the items of the fetch being stored included, when called from it), that pass its filters.
+ */
+async function offerBackfills(
+  deps: RefreshDeps,
+  db: Kysely<Database>,
+  feedId: number,
+  subscribers: readonly Subscriber[],
+  offers: Offers,
+): Promise<void> {
+  const at = currentTime(deps).toISOString();
+  for (const s of subscribers) {
+    if (s.row.backfilled_at !== null || !(await markBackfilled(db, s.row.id, at))) continue;
+    const since = new Date(Date.parse(s.row.created_at) - deps.backfillHours * HOUR).toISOString();
+    for (const item of await recentFeedItems(db, feedId, since)) {
+      if (item.url === null || !passesFilters(item, s.include, s.exclude)) continue;
+      offers.offer(s.row.account_id, {
+        url: item.url,
+        title: item.title,
+        summary: item.summary,
+        publishedAt: item.published_at,
+      });
+    }
+  }
+}
+
+/** A subscription with its filters compiled. */
+interface Subscriber {
+  row: SubscriptionRow;
+  include: Filter | null;
+  exclude: Filter | null;
+}
+
+/** A stored filter that no longer compiles (set before a stricter check existed) is ignored, and logged. */
+function subscriber(deps: RefreshDeps, row: SubscriptionRow): Subscriber {
+  return { row, include: safeFilter(deps, row, 'include'), exclude: safeFilter(deps, row, 'exclude') };
+}
+
+function safeFilter(deps: RefreshDeps, row: SubscriptionRow, which: 'include' | 'exclude'): Filter | null {
+  try {
+    return compileFilter(which === 'include' ? row.include_filter : row.exclude_filter);
+  } catch (err) {
+    deps.log.warn({ err, subscriptionId: row.id, which }, 'ignoring an invalid subscription filter');
+    return null;
+  }
+}
+
+/**
+ * A feed's items offered to queues in one transaction, per account in the order offered. A URL or a title
+ * the queue refuses, or a full queue, skips that item for that account (logged); the feed goes on.
+ */
+class Offers {
+  private readonly byAccount = new Map<number, QueueItem[]>();
+
+  constructor(
+    private readonly deps: RefreshDeps,
+    private readonly feedId: number,
+  ) {}
+
+  offer(
+    accountId: number,
+    entry: { url: string; title: string; summary: string; publishedAt: string | null },
+  ) {
+    const input: QueueInput = {
+      url: entry.url,
+      title: entry.title || undefined,
+      source: 'feed',
+      feedId: this.feedId,
+      summary: entry.summary || null,
+      publishedAt: entry.publishedAt,
+    };
+    let item: QueueItem;
+    try {
+      item = checkItem(input);
+    } catch (err) {
+      if (!(err instanceof TidingsError)) throw err;
+      this.skipped(accountId, err);
+      return;
+    }
+    const items = this.byAccount.get(accountId);
+    if (items === undefined) this.byAccount.set(accountId, [item]);
+    else items.push(item);
+  }
+
+  /**
+   * Queues what was offered, one `enqueue` per account in account order (two workers adding to the same
+   * accounts then lock them in the same order); how many items were added (not already waiting).
+   */
+  async enqueue(db: Kysely<Database>): Promise<number> {
+    let added = 0;
+    for (const accountId of [...this.byAccount.keys()].sort((a, b) => a - b)) {
+      const items = this.byAccount.get(accountId) ?? [];
+      const { results } = await enqueue(db, accountId, items, { limit: this.deps.queueLimit });
+      for (const r of results) {
+        if ('outcome' in r) added += r.outcome === 'added' ? 1 : 0;
+        else this.skipped(accountId, r.error);
+      }
+    }
+    return added;
+  }
+
+  private skipped(accountId: number, err: TidingsError): void {
+    this.deps.log.debug({ feedId: this.feedId, accountId, reason: err.kind }, 'feed item not queued');
+  }
 }

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
-import type { Store } from '../store/db.js';
 import { createFeedItemIfNew } from '../store/feedItems.js';
 import {
   type FeedFetchUpdate,
@@ -11,27 +9,11 @@ import {
   updateFeedAfterFetch,
 } from '../store/feeds.js';
 import type { Database } from '../store/schema.js';
-import { subscriptionsByFeed } from '../store/subscriptions.js';
-import { type Addition, backfillAdditions, queueAdditions, subscriber } from './queueing.js';
-import { type FetchOptions, type FetchResult, fetchFeed } from '../fetch/fetch.js';
-import { passesFilters } from './filters.js';
+import { type FetchResult, fetchFeed } from '../fetch/fetch.js';
+import { type RefreshDeps, currentTime } from './deps.js';
 import { type Feed, type FeedItem, FeedParseError, parseFeed } from './parse/parse.js';
+import { queueNewItems } from './queueing.js';
 import { intervalFromPosts, nextFetchAfterError, nextFetchAfterSuccess } from './schedule.js';
-
-export interface RefreshDeps {
-  store: Store;
-  log: Logger;
-  /** Network policy, size limit, timeouts, User-Agent. */
-  fetch: Omit<FetchOptions, 'etag' | 'lastModified'>;
-  /** A new subscription gets the items published this many hours before it was made, or later. */
-  backfillHours: number;
-  queueLimit: number;
-  /** The clock; the system's by default. */
-  now?: () => Date;
-}
-
-/** The time by the deps' clock. */
-export const currentTime = (deps: Pick<RefreshDeps, 'now'>): Date => (deps.now ?? (() => new Date()))();
 
 export type RefreshOutcome =
   | { status: 'updated'; newItems: number; queued: number }
@@ -41,7 +23,6 @@ export type RefreshOutcome =
   /** Another worker took the feed over (our lease had expired); nothing was written. */
   | { status: 'lease_lost' };
 
-const HOUR = 3_600_000;
 const MAX_ITEM_KEY_LENGTH = 500;
 
 /** Item keys are indexed: a guid longer than an index entry may hold is stored as its hash. */
@@ -116,6 +97,10 @@ export async function refreshFeed(deps: RefreshDeps, feed: FeedRow, owner: strin
   }
 }
 
+/**
+ * A feed that answered: parse it, then in one transaction under the lease remember its items, queue the
+ * new ones (queueing.ts) and schedule the next fetch.
+ */
 async function ingest(
   deps: RefreshDeps,
   feed: FeedRow,
@@ -154,14 +139,14 @@ async function ingest(
     error: null,
   };
   try {
-    const counts = await deps.store.db.transaction().execute(async (trx) => {
-      // First, so that a subscription's first fill (see backfill.ts) never runs beside this transaction.
+    return await deps.store.db.transaction().execute(async (trx) => {
+      // First, so that a subscription's first fill (see queueing.ts) never runs beside this transaction.
       if ((await lockFeed(trx, feed.id, owner)) === undefined) throw new LeaseLost();
-      const c = await rememberAndQueue(deps, trx, feed, parsed.items, now);
+      const fresh = await rememberItems(trx, feed, parsed.items, now);
+      const queued = await queueNewItems(deps, trx, feed, fresh, now);
       if (!(await updateFeedAfterFetch(trx, feed.id, owner, update))) throw new LeaseLost();
-      return c;
+      return { status: 'updated', newItems: fresh.length, queued } as const;
     });
-    return { status: 'updated', ...counts };
   } catch (err) {
     if (err instanceof LeaseLost) return { status: 'lease_lost' };
     throw err;
@@ -169,24 +154,16 @@ async function ingest(
 }
 
 /**
- * Remembers every item the feed shows and queues the new ones for the subscriptions that had their first
- * fill: on the feed's first successful fetch, those published within the backfill window (undated ones
- * are only remembered: nothing says they are recent); afterwards, every new item unless its date is older
- * than the window before the last success (an archive the feed suddenly republishes must not flood
- * queues). A subscription without its first fill gets the backfill window instead, this fetch included.
+ * Remembers every item the feed shows; returns the new ones, oldest first (so that queues list a feed's
+ * items in the order they were published).
  */
-async function rememberAndQueue(
-  deps: RefreshDeps,
+async function rememberItems(
   db: Kysely<Database>,
   feed: FeedRow,
   items: readonly FeedItem[],
   now: Date,
-): Promise<{ newItems: number; queued: number }> {
-  const firstFetch = feed.last_success_at === null;
-  const since =
-    (firstFetch ? now.getTime() : Date.parse(feed.last_success_at ?? '')) - deps.backfillHours * HOUR;
+): Promise<FeedItem[]> {
   const fresh: FeedItem[] = [];
-  // Oldest first, so that queues list a feed's items in the order they were published.
   for (const item of [...items].reverse()) {
     const isNew = await createFeedItemIfNew(db, feed.id, {
       itemKey: boundedKey(item.id),
@@ -198,25 +175,7 @@ async function rememberAndQueue(
     });
     if (isNew) fresh.push(item);
   }
-  const subscribers = (await subscriptionsByFeed(db, feed.id)).map((row) => subscriber(deps, row));
-  const filled = subscribers.filter((s) => s.row.backfilled_at !== null);
-  const additions: Addition[] = [];
-  for (const item of fresh) {
-    const date = item.published?.getTime() ?? (firstFetch ? null : now.getTime());
-    if (item.url === null || date === null || date < since) continue;
-    const candidate = {
-      url: item.url,
-      title: item.title,
-      summary: item.summary,
-      publishedAt: item.published?.toISOString() ?? null,
-    };
-    for (const s of filled) {
-      if (passesFilters(item, s.include, s.exclude))
-        additions.push({ accountId: s.row.account_id, item: candidate });
-    }
-  }
-  additions.push(...(await backfillAdditions(deps, db, feed.id, subscribers)));
-  return { newItems: fresh.length, queued: await queueAdditions(deps, db, feed.id, additions) };
+  return fresh;
 }
 
 async function recordError(

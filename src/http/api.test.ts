@@ -1,32 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { revokeApiKey } from '../store/apiKeys.js';
-import { describeEachEngine, newAccount, testServer } from '../test/harness.js';
-import { API_ERRORS as errorCatalog } from './errors.js';
-
-const A = '/api/v1/articles';
-const B = '/api';
-
-function assertError(
-  res: LightMyRequestResponse,
-  status: number,
-  code?: number,
-): { code: number; message: string } {
-  assert.equal(res.statusCode, status, res.body);
-  assert.match(String(res.headers['content-type']), /^application\/json/);
-  const body = res.json<{ code: number; message: string }>();
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'message']);
-  assert.equal(typeof body.code, 'number');
-  assert.ok(body.message.length > 0);
-  if (code !== undefined) assert.equal(body.code, code, body.message);
-  return body;
-}
-
-const codes = Object.fromEntries(Object.entries(errorCatalog).map(([k, v]) => [k, v.code])) as Record<
-  keyof typeof errorCatalog,
-  number
->;
+import type { FastifyInstance } from 'fastify';
+import { A, B, assertError, codes, listQueue, startApi } from '../test/apiClient.js';
+import { describeEachEngine, newAccount } from '../test/harness.js';
 
 await describeEachEngine('saved-URL API', (ctx) => {
   let app: FastifyInstance;
@@ -34,16 +10,10 @@ await describeEachEngine('saved-URL API', (ctx) => {
   let accountId: number;
   const a = (): string => `${A}?apiKey=${key}`;
   const b = (): string => `${B}?api_key=${key}`;
-  const list = async (path = a()): Promise<{ url: string; title: string }[]> => {
-    const res = await app.inject({ method: 'GET', url: path });
-    assert.equal(res.statusCode, 200, res.body);
-    return res.json();
-  };
+  const list = (path = a()): Promise<{ url: string; title: string }[]> => listQueue(app, path);
 
   before(async () => {
-    app = testServer(ctx.store(), { queueLimit: 50 });
-    await app.ready();
-    ({ apiKey: key, id: accountId } = await newAccount(ctx.store()));
+    ({ app, key, accountId } = await startApi(ctx));
   });
   after(() => app.close());
 
@@ -238,89 +208,6 @@ await describeEachEngine('saved-URL API', (ctx) => {
     assert.equal((await list()).length, before + 2, 'http and https are different URLs');
   });
 
-  test('401 for a missing or invalid key on both variants and both methods', async () => {
-    const bad = `tdg_${'0'.repeat(76)}`;
-    for (const method of ['GET', 'POST'] as const) {
-      const payload = method === 'POST' ? { url: 'https://example.com/' } : undefined;
-      assertError(await app.inject({ method, url: A, payload }), 401, codes.key_missing);
-      assertError(await app.inject({ method, url: B, payload }), 401, codes.key_missing);
-      assertError(await app.inject({ method, url: `${A}?apiKey=`, payload }), 401, codes.key_missing);
-      assertError(await app.inject({ method, url: `${A}?apiKey=${bad}`, payload }), 401, codes.key_invalid);
-      assertError(await app.inject({ method, url: `${B}?api_key=${bad}`, payload }), 401, codes.key_invalid);
-      assertError(await app.inject({ method, url: `${A}?apiKey=nonsense`, payload }), 401, codes.key_invalid);
-      // Each variant reads only its own parameter name.
-      assertError(await app.inject({ method, url: `${A}?api_key=${key}`, payload }), 401, codes.key_missing);
-      assertError(await app.inject({ method, url: `${B}?apiKey=${key}`, payload }), 401, codes.key_missing);
-    }
-    const tampered = key.slice(0, -1) + (key.endsWith('0') ? '1' : '0');
-    assertError(await app.inject({ method: 'GET', url: `${A}?apiKey=${tampered}` }), 401, codes.key_invalid);
-  });
-
-  test('variant B takes api_key from the body when the query has none; variant A never does', async () => {
-    const res = await app.inject({
-      method: 'POST',
-      url: B,
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: `api_key=${key}&url=https%3A%2F%2Fexample.com%2Fbody-key`,
-    });
-    assert.equal(res.body, '{"message":"success"}');
-    const json = await app.inject({
-      method: 'POST',
-      url: B,
-      payload: { api_key: key, url: 'https://example.com/json-key' },
-    });
-    assert.equal(json.body, '{"message":"success"}');
-    const aBody = await app.inject({
-      method: 'POST',
-      url: A,
-      payload: { apiKey: key, url: 'https://example.com/a-body' },
-    });
-    assertError(aBody, 401, codes.key_missing);
-    const mismatched = await app.inject({
-      method: 'POST',
-      url: B,
-      headers: { 'content-type': 'application/json' },
-      payload: `api_key=${key}&url=https%3A%2F%2Fexample.com%2Fignored`,
-    });
-    assertError(mismatched, 401, codes.key_missing);
-    const urls = (await list()).map((i) => i.url);
-    assert.ok(urls.includes('https://example.com/body-key') && urls.includes('https://example.com/json-key'));
-    assert.ok(!urls.includes('https://example.com/a-body') && !urls.includes('https://example.com/ignored'));
-  });
-
-  test('a revoked key is refused at once', async () => {
-    const other = await newAccount(ctx.store());
-    const ok = await app.inject({ method: 'GET', url: `${A}?apiKey=${other.apiKey}` });
-    assert.equal(ok.statusCode, 200);
-    const keyId = (
-      await ctx
-        .store()
-        .db.selectFrom('api_keys')
-        .select('id')
-        .where('account_id', '=', other.id)
-        .executeTakeFirstOrThrow()
-    ).id;
-    assert.equal(await revokeApiKey(ctx.store().db, keyId), true);
-    assertError(
-      await app.inject({ method: 'GET', url: `${A}?apiKey=${other.apiKey}` }),
-      401,
-      codes.key_invalid,
-    );
-  });
-
-  test('accounts never see each other’s queues', async () => {
-    const other = await newAccount(ctx.store());
-    await app.inject({
-      method: 'POST',
-      url: `${B}?api_key=${other.apiKey}`,
-      payload: { url: 'https://private.example/' },
-    });
-    assert.deepEqual(await list(`${B}?api_key=${other.apiKey}`), [
-      { url: 'https://private.example/', title: 'https://private.example/' },
-    ]);
-    assert.ok(!(await list()).some((i) => i.url === 'https://private.example/'));
-  });
-
   test('a GET after a POST sees the change (the response cache is invalidated)', async () => {
     const first = await list();
     const again = await list();
@@ -365,65 +252,5 @@ await describeEachEngine('saved-URL API', (ctx) => {
     const items = await list(path);
     assert.equal(items.length, 50);
     assert.equal(items[3]?.title, 'retitled');
-  });
-
-  test('405 with Allow for other methods; 404 for unknown paths; all JSON', async () => {
-    for (const method of ['PUT', 'DELETE', 'PATCH'] as const) {
-      for (const path of [a(), b(), `${A}/`]) {
-        const res = await app.inject({ method, url: path, payload: { url: 'https://example.com/' } });
-        assertError(res, 405, codes.method_not_allowed);
-        assert.equal(res.headers.allow, 'GET, HEAD, POST, OPTIONS');
-      }
-    }
-    assertError(await app.inject({ method: 'GET', url: '/api/v2/articles' }), 404, codes.not_found);
-    assertError(await app.inject({ method: 'POST', url: '/apis' }), 404, codes.not_found);
-    // (/ is the web app's; an unknown path without Accept: text/html still gets the API's JSON 404)
-    assertError(await app.inject({ method: 'GET', url: '/nothing-here' }), 404, codes.not_found);
-  });
-
-  test('trailing slashes and HEAD work like the plain path and GET', async () => {
-    assert.equal((await app.inject({ method: 'GET', url: `${A}/?apiKey=${key}` })).statusCode, 200);
-    const head = await app.inject({ method: 'HEAD', url: b() });
-    assert.equal(head.statusCode, 200);
-    assert.equal(head.body, '');
-  });
-
-  test('a body over 64 KiB is 413 and saves nothing', async () => {
-    const res = await app.inject({
-      method: 'POST',
-      url: a(),
-      payload: { url: 'https://example.com/huge', title: 'x'.repeat(70 * 1024) },
-    });
-    assertError(res, 413, codes.body_too_large);
-    assert.ok(!(await list()).some((i) => i.url === 'https://example.com/huge'));
-  });
-
-  test('CORS: preflight is answered and every API response allows any origin without credentials', async () => {
-    const pre = await app.inject({
-      method: 'OPTIONS',
-      url: A,
-      headers: {
-        origin: 'https://news.example',
-        'access-control-request-method': 'POST',
-        'access-control-request-headers': 'content-type',
-      },
-    });
-    assert.equal(pre.statusCode, 204);
-    assert.equal(pre.headers['access-control-allow-origin'], '*');
-    assert.match(String(pre.headers['access-control-allow-methods']), /POST/);
-    assert.match(String(pre.headers['access-control-allow-headers']), /content-type/i);
-    assert.equal(pre.headers['access-control-allow-credentials'], undefined);
-    const err = await app.inject({ method: 'GET', url: B, headers: { origin: 'https://news.example' } });
-    assert.equal(err.headers['access-control-allow-origin'], '*');
-    const ok = await app.inject({ method: 'GET', url: b(), headers: { origin: 'https://news.example' } });
-    assert.equal(ok.headers['access-control-allow-origin'], '*');
-  });
-
-  test('/openapi.json describes both variants', async () => {
-    const res = await app.inject({ method: 'GET', url: '/openapi.json' });
-    assert.equal(res.statusCode, 200);
-    const doc = res.json<{ openapi: string; paths: Record<string, unknown> }>();
-    assert.match(doc.openapi, /^3\./);
-    assert.ok(A in doc.paths && B in doc.paths);
   });
 });

@@ -1,11 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Authenticated, authenticate } from '../accounts/authorize.js';
+import { type Authenticated, authenticate, noteKeyUse } from '../accounts/authorize.js';
 import { ApiError } from './errors.js';
 import { type AddOutcome, addSavedUrl } from '../queue/add.js';
+import { savedUrls } from '../queue/reads.js';
 import type { Store } from '../store/db.js';
-import { touchApiKey } from '../store/apiKeys.js';
-import { exclusive } from '../store/precompiled.js';
-import { savedUrlsByAccount } from '../store/queueItems.js';
 import { readBodyParams } from './body.js';
 import type { InvalidKeyLimiter } from './invalidKeyLimiter.js';
 import type { QueueCache } from './queueCache.js';
@@ -61,7 +59,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
     const raw = query[variant.keyParam] ?? (variant.keyInBody ? bodyKey : undefined);
     const auth = typeof raw === 'string' && raw !== '' ? await authenticate(deps.store, raw) : null;
     if (auth !== null) {
-      await noteKeyUse(auth.keyId);
+      await noteUse(auth);
       return auth;
     }
     const wait = deps.limiter.recordFailure(request.ip);
@@ -83,18 +81,17 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   }
 
   /** last_used_at is informational: written at most once a minute per key, never on every request. */
-  async function noteKeyUse(keyId: number): Promise<void> {
+  async function noteUse(auth: Authenticated): Promise<void> {
     const t = Date.now();
-    if (t - (lastTouched.get(keyId) ?? 0) < KEY_TOUCH_INTERVAL_MS) return;
-    lastTouched.set(keyId, t);
-    await touchApiKey(deps.store.db, keyId, new Date(t).toISOString());
+    if (t - (lastTouched.get(auth.keyId) ?? 0) < KEY_TOUCH_INTERVAL_MS) return;
+    lastTouched.set(auth.keyId, t);
+    await noteKeyUse(deps.store, auth, new Date(t));
   }
 
   async function queueBody(auth: Authenticated): Promise<Buffer> {
     const cached = deps.cache.get(auth.accountId, auth.queueVersion);
     if (cached !== undefined) return cached;
-    const items = await exclusive(deps.store.db, (db) => savedUrlsByAccount(db, auth.accountId));
-    const body = Buffer.from(JSON.stringify(items));
+    const body = Buffer.from(JSON.stringify(await savedUrls(deps.store, auth.accountId)));
     deps.cache.set(auth.accountId, auth.queueVersion, body);
     return body;
   }

@@ -1,17 +1,18 @@
+import type { AccountId } from '../lib/authorized.js';
 import type { Store } from '../store/db.js';
-import { bumpQueueVersion } from '../store/accounts.js';
+import { lockQueue } from '../store/accounts.js';
 import { transaction } from '../store/precompiled.js';
 import { deleteQueueItems } from '../store/queueItems.js';
 
 /**
  * Takes one item out of the account's queue; false when the account has no such item waiting (another
- * account's, or one that has gone into a digest). The queue's version is bumped in the same transaction,
- * first, as every change to a queue does: it locks the account's row against a digest build, and the
- * API's cached GET answers are keyed by it.
+ * account's, or one that has gone into a digest). The queue's lock is taken first, in the same
+ * transaction, as every change to a queue does: it orders the change against a digest build, and
+ * advances the version the API's cached GET answers are keyed by.
  */
-export async function removeQueuedItem(store: Store, accountId: number, itemId: number): Promise<boolean> {
+export async function removeQueuedItem(store: Store, accountId: AccountId, itemId: number): Promise<boolean> {
   return transaction(store.db, async (trx) => {
-    if ((await bumpQueueVersion(trx, accountId)) === null) return false;
+    if ((await lockQueue(trx, accountId)) === null) return false;
     return (await deleteQueueItems(trx, accountId, [itemId])) > 0;
   });
 }

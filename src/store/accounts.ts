@@ -105,17 +105,26 @@ export async function accountCount(db: Kysely<Database>): Promise<number> {
   return row.n;
 }
 
-const bumpQuery = precompile((db, p: { accountId: number }) =>
+const lockQuery = precompile((db, p: { accountId: number; changes: number }) =>
   db
     .updateTable('accounts')
-    .set((eb) => ({ queue_version: eb('queue_version', '+', 1) }))
+    .set((eb) => ({ queue_version: eb('queue_version', '+', p.changes) }))
     .where('id', '=', p.accountId)
     .returning('queue_version'),
 );
 
-/** Marks a change to the account's queue and returns the new version (on PostgreSQL, also locks the row). */
-export async function bumpQueueVersion(db: Kysely<Database>, accountId: number): Promise<number | null> {
-  const { rows } = await bumpQuery(db, { accountId });
+/**
+ * Takes the lock on the account's queue for the rest of the transaction (on PostgreSQL its row lock;
+ * SQLite serialises writers anyway) and advances the queue's version by `changes`, the number of changes
+ * offered to it. Every change to a queue takes it first: it orders writers to one queue across instances
+ * and keys the API's cached answers. Returns the new version; null when there is no such account.
+ */
+export async function lockQueue(
+  db: Kysely<Database>,
+  accountId: number,
+  changes = 1,
+): Promise<number | null> {
+  const { rows } = await lockQuery(db, { accountId, changes });
   return rows[0]?.queue_version ?? null;
 }
 

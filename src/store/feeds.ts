@@ -41,15 +41,14 @@ export async function findOrCreateFeed(
 export async function claimDueFeeds(
   db: Kysely<Database>,
   engine: Engine,
-  input: { owner: string; now: Timestamp; leaseUntil: Timestamp; limit: number; all?: boolean },
+  input: { owner: string; now: Timestamp; leaseUntil: Timestamp; limit: number },
 ): Promise<FeedRow[]> {
-  const due = input.all === true ? sql`true` : sql`next_fetch_at <= ${input.now}`;
   const lock = engine === 'postgres' ? sql`for update skip locked` : sql``;
   const result = await sql<FeedRow>`
     update feeds set lease_owner = ${input.owner}, lease_until = ${input.leaseUntil}
     where id in (
       select id from feeds
-      where status = 'active' and ${due} and (lease_until is null or lease_until < ${input.now})
+      where status = 'active' and next_fetch_at <= ${input.now} and (lease_until is null or lease_until < ${input.now})
       order by next_fetch_at, id
       limit ${input.limit}
       ${lock}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeEachEngine } from '../test/harness.js';
-import { bumpQueueVersion } from './accounts.js';
+import { lockQueue } from './accounts.js';
 import { exclusive, transaction } from './precompiled.js';
 import { queueLength } from './queueItems.js';
 
@@ -39,7 +39,7 @@ await describeEachEngine('precompiled queries and transactions', (ctx) => {
   test('a transaction commits precompiled and built queries together', async () => {
     const id = await newAccountId();
     const result = await transaction(ctx.store().db, async (trx) => {
-      const bumped = await bumpQueueVersion(trx, id); // precompiled: runs directly on SQLite
+      const bumped = await lockQueue(trx, id); // precompiled: runs directly on SQLite
       await trx.updateTable('accounts').set({ name: 'renamed' }).where('id', '=', id).execute(); // built
       return bumped;
     });
@@ -52,7 +52,7 @@ await describeEachEngine('precompiled queries and transactions', (ctx) => {
     const id = await newAccountId();
     await assert.rejects(
       transaction(ctx.store().db, async (trx) => {
-        await bumpQueueVersion(trx, id);
+        await lockQueue(trx, id);
         await trx.updateTable('accounts').set({ name: 'lost' }).where('id', '=', id).execute();
         throw new Error('boom');
       }),
@@ -60,14 +60,14 @@ await describeEachEngine('precompiled queries and transactions', (ctx) => {
     );
     assert.equal(await version(id), 0);
     assert.equal(await nameOf(id), 'p');
-    assert.equal(await bumpQueueVersion(ctx.store().db, id), 1);
+    assert.equal(await lockQueue(ctx.store().db, id), 1);
   });
 
   test('a failing statement inside rolls the whole transaction back', async () => {
     const id = await newAccountId();
     await assert.rejects(
       transaction(ctx.store().db, async (trx) => {
-        await bumpQueueVersion(trx, id);
+        await lockQueue(trx, id);
         // Violates the foreign key to accounts.
         await trx
           .insertInto('api_keys')
@@ -94,7 +94,7 @@ await describeEachEngine('precompiled queries and transactions', (ctx) => {
               .where('id', '=', id)
               .executeTakeFirstOrThrow()
           ).queue_version;
-          const after = await bumpQueueVersion(trx, id);
+          const after = await lockQueue(trx, id);
           assert.equal(after, before + 1); // no other transaction's bump in between
         }),
       ),

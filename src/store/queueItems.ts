@@ -66,63 +66,36 @@ export async function queueLength(db: Kysely<Database>, accountId: number): Prom
   return (await lengthQuery(db, { accountId })).rows[0]?.n ?? 0;
 }
 
-// A type, not an interface: precompile's parameters must be a plain record.
-type NewItemParams = {
-  accountId: number;
+/**
+ * A validated, normalised item for the queue (see src/queue/enqueue.ts). A type, not an interface:
+ * precompile's parameters must be a plain record.
+ */
+export type NewQueueItem = {
   url: string;
   urlKey: string;
   title: string;
   source: QueueSource;
+  /** What a feed item brings along; null for saved URLs. */
   feedId: number | null;
   summary: string | null;
   publishedAt: string | null;
-  at: string;
 };
 
-const newItemRow = (p: NewItemParams) => ({
-  account_id: p.accountId,
-  url: p.url,
-  url_key: p.urlKey,
-  title: p.title,
-  source: p.source,
-  feed_id: p.feedId,
-  summary: p.summary,
-  published_at: p.publishedAt,
-  created_at: p.at,
-  updated_at: p.at,
-});
-
-export interface NewQueueItem {
-  url: string;
-  urlKey: string;
-  title: string;
-  source: QueueSource;
-  /** What a feed item brings along; absent (null) for saved URLs. */
-  feedId?: number | null;
-  summary?: string | null;
-  publishedAt?: string | null;
-}
-
-const feedFields = (item: NewQueueItem) => ({
-  feedId: item.feedId ?? null,
-  summary: item.summary ?? null,
-  publishedAt: item.publishedAt ?? null,
-});
-
-const insertQuery = precompile((db, p: NewItemParams) => db.insertInto('queue_items').values(newItemRow(p)));
-
-export async function createQueueItem(
-  db: Kysely<Database>,
-  accountId: number,
-  item: NewQueueItem,
-): Promise<void> {
-  await insertQuery(db, { accountId, ...item, ...feedFields(item), at: now() });
-}
-
-const insertIfAbsentQuery = precompile((db, p: NewItemParams) =>
+const insertIfAbsentQuery = precompile((db, p: NewQueueItem & { accountId: number; at: string }) =>
   db
     .insertInto('queue_items')
-    .values(newItemRow(p))
+    .values({
+      account_id: p.accountId,
+      url: p.url,
+      url_key: p.urlKey,
+      title: p.title,
+      source: p.source,
+      feed_id: p.feedId,
+      summary: p.summary,
+      published_at: p.publishedAt,
+      created_at: p.at,
+      updated_at: p.at,
+    })
     .onConflict((oc) => oc.columns(['account_id', 'url_key']).doNothing())
     .returning('id'),
 );
@@ -133,12 +106,7 @@ export async function createQueueItemIfAbsent(
   accountId: number,
   item: NewQueueItem,
 ): Promise<boolean> {
-  const { rows } = await insertIfAbsentQuery(db, {
-    accountId,
-    ...item,
-    ...feedFields(item),
-    at: now(),
-  });
+  const { rows } = await insertIfAbsentQuery(db, { accountId, ...item, at: now() });
   return rows.length > 0;
 }
 

@@ -1,6 +1,7 @@
 import type { DigestDeps } from '../digest/deps.js';
 import { MailError, type MailMessage, type Mailer, type SentMail } from '../digest/mail.js';
-import { addSavedUrl, addToQueue } from '../queue/add.js';
+import { addSavedUrl } from '../queue/add.js';
+import { checkItem, enqueue } from '../queue/enqueue.js';
 import type { Store } from '../store/db.js';
 import { type DigestItem, digestItemsByDigest } from '../store/digestItems.js';
 import type { Digest } from '../store/digests.js';
@@ -97,17 +98,19 @@ export async function queueFeedItem(
     at,
   });
   await store.db.transaction().execute((trx) =>
-    addToQueue(
+    enqueue(
       trx,
       accountId,
-      {
-        url: item.url,
-        title: item.title,
-        source: 'feed',
-        feedId: feed.id,
-        summary: item.summary ?? null,
-        publishedAt: item.published ?? null,
-      },
+      [
+        checkItem({
+          url: item.url,
+          title: item.title,
+          source: 'feed',
+          feedId: feed.id,
+          summary: item.summary ?? null,
+          publishedAt: item.published ?? null,
+        }),
+      ],
       { limit: 10_000 },
     ),
   );

@@ -10,7 +10,8 @@ import { fillSubscription } from '../queueing.js';
 import { discoverFeeds } from './discover.js';
 import { FilterError, compileFilter } from '../filters.js';
 import { DEFAULT_POLLER_OPTIONS, workerId } from '../poller.js';
-import { type RefreshDeps, currentTime, refreshFeed } from '../refresh.js';
+import { type RefreshDeps, currentTime } from '../deps.js';
+import { refreshFeed } from '../refresh.js';
 import { resolveHttpUrl } from '../parse/urls.js';
 
 /** Why a subscription could not be made, in plain words for the person who asked. */

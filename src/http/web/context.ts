@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { DigestDeps } from '../../digest/deps.js';
-import type { RefreshDeps } from '../../feeds/refresh.js';
+import type { RefreshDeps } from '../../feeds/deps.js';
 import type { Store } from '../../store/db.js';
 import type { Session as WebSession } from '../../accounts/sessions.js';
 import type { InvalidKeyLimiter } from '../invalidKeyLimiter.js';

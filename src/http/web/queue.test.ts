@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { addSavedUrl, addToQueue } from '../../queue/add.js';
+import { addSavedUrl } from '../../queue/add.js';
+import { checkItem, enqueue } from '../../queue/enqueue.js';
 import { findOrCreateFeed } from '../../store/feeds.js';
 import { createSubscription } from '../../store/subscriptions.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
@@ -107,10 +108,17 @@ await describeEachEngine('web app: queue page', (ctx) => {
           at,
         });
         await createSubscription(trx, reader.id, { feedId: feed.id, title: 'My <own> name', at });
-        await addToQueue(
+        await enqueue(
           trx,
           reader.id,
-          { url: 'https://feeds.example/post', title: 'A post', source: 'feed', feedId: feed.id },
+          [
+            checkItem({
+              url: 'https://feeds.example/post',
+              title: 'A post',
+              source: 'feed',
+              feedId: feed.id,
+            }),
+          ],
           { limit: 10 },
         );
       });

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
+import { type Account, accountOf } from '../../../accounts/profile.js';
 import { type AddOutcome, addSavedUrl } from '../../../queue/add.js';
+import { type QueuedItem, queuedItemsPage } from '../../../queue/reads.js';
 import { removeQueuedItem } from '../../../queue/remove.js';
-import { type Account, accountById } from '../../../store/accounts.js';
-import { exclusive } from '../../../store/precompiled.js';
-import { type QueuedItem, queueItemsPage, queueLength } from '../../../store/queueItems.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
   type WebDeps,
@@ -41,11 +40,11 @@ interface AddForm {
 /** The queue: what waits for the next digest; add a URL; remove an item. */
 export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
   async function render(session: WebSession, start: number, form: AddForm, notice?: string) {
-    const { account, total, items } = await exclusive(deps.store.db, async (db) => ({
-      account: await accountById(db, session.accountId),
-      total: await queueLength(db, session.accountId),
-      items: await queueItemsPage(db, session.accountId, { offset: start, limit: QUEUE_PAGE_SIZE }),
-    }));
+    const account = await accountOf(deps.store, session.accountId);
+    const { total, items } = await queuedItemsPage(deps.store, session.accountId, {
+      offset: start,
+      limit: QUEUE_PAGE_SIZE,
+    });
     if (account === null) throw new WebError(404, 'This account no longer exists.');
     const viewer = viewerOf(session);
     if (viewer === null) throw new Error('no viewer for a session');

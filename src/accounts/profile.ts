@@ -1,0 +1,10 @@
+import type { AccountId } from '../lib/authorized.js';
+import type { Store } from '../store/db.js';
+import { type Account, accountById } from '../store/accounts.js';
+
+export type { Account } from '../store/accounts.js';
+
+/** The account as it is now (its settings, its digest schedule); null when it no longer exists. */
+export function accountOf(store: Store, accountId: AccountId): Promise<Account | null> {
+  return accountById(store.db, accountId);
+}

@@ -1,0 +1,32 @@
+import type { AccountId } from '../lib/authorized.js';
+import type { Store } from '../store/db.js';
+import { exclusive } from '../store/precompiled.js';
+import {
+  type QueuedItem,
+  type SavedUrl,
+  queueItemsPage,
+  queueLength,
+  savedUrlsByAccount,
+} from '../store/queueItems.js';
+
+export type { QueuedItem, SavedUrl } from '../store/queueItems.js';
+
+/** The account's queue, oldest first, as the API lists it: `[{url, title}]`. */
+export function savedUrls(store: Store, accountId: AccountId): Promise<SavedUrl[]> {
+  return exclusive(store.db, (db) => savedUrlsByAccount(db, accountId));
+}
+
+/**
+ * A page of the account's queue in the order digests take it (oldest first), each item with the reader's
+ * name for its feed, and the queue's length: what the web app's queue page shows.
+ */
+export function queuedItemsPage(
+  store: Store,
+  accountId: AccountId,
+  page: { offset: number; limit: number },
+): Promise<{ total: number; items: QueuedItem[] }> {
+  return exclusive(store.db, async (db) => ({
+    total: await queueLength(db, accountId),
+    items: await queueItemsPage(db, accountId, page),
+  }));
+}
