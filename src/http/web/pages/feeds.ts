@@ -1,19 +1,19 @@
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
-import { DISCOVERY_DEADLINE_MS, discoverFeeds } from '../../../feeds/subscribe/discover.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../../../fetch/fetch.js';
-import { SubscribeError, checkFilters, subscribe } from '../../../feeds/subscribe/subscribe.js';
-import { accountById } from '../../../store/accounts.js';
-import { deleteOrphanFeeds } from '../../../store/feeds.js';
-import {
-  type SubscriptionView,
-  deleteSubscription,
-  renameSubscription,
-  subscriptionsByAccount,
-  updateSubscriptionFilters,
-} from '../../../store/subscriptions.js';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
-import { sentence } from '../errors.js';
+import {
+  type Followed,
+  changeFilters,
+  followFeed,
+  followOrChoose,
+  followTimeLimitMs,
+  listSubscriptions,
+  renameFollowed,
+  unsubscribe,
+} from '../../../accounts/subscriptions.js';
+import { isTidingsError } from '../../../errors.js';
+import type { SubscriptionView } from '../../../store/subscriptions.js';
+import { sentence, webRefusal } from '../errors.js';
 import {
   type WebDeps,
   WebError,
@@ -41,6 +41,8 @@ const NOTICES: Record<string, string> = {
 };
 
 const TITLE_MAX = 200;
+const TOO_LONG = `That name is too long: at most ${TITLE_MAX} characters.`;
+const NO_SUCH_FEED = 'You follow no such feed.';
 
 interface AddForm {
   url: string;
@@ -52,25 +54,51 @@ interface AddForm {
 
 const EMPTY_ADD: AddForm = { url: '', title: '', include: '', exclude: '' };
 
+/**
+ * What the page says when the subscriptions service refuses: a filter that cannot run (the only input
+ * these forms give that the service checks) in the filter's words; an unknown subscription as a 404 page;
+ * the rest as the web's one mapping says. Null for anything else, which the caller rethrows.
+ */
+function refusal(err: unknown, deps: WebDeps): string | null {
+  if (isTidingsError(err, 'not_found')) throw new WebError(404, NO_SUCH_FEED);
+  if (isTidingsError(err, 'invalid_input')) return `Filters: ${err.message}.`;
+  return webRefusal(err, deps.config)?.message ?? null;
+}
+
 /** Feeds: subscribe (with a choice when a page offers several feeds), status, filters, rename, remove. */
 export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
   async function view(
     session: WebSession,
     extra: { form?: AddForm; notice?: string | undefined; error?: string },
   ): Promise<SafeHtml> {
-    const subs = await subscriptionsByAccount(deps.store.db, session.accountId);
-    const account = await accountById(deps.store.db, session.accountId);
+    const list = await listSubscriptions(deps.store, session.accountId);
     const viewer = viewerOf(session);
-    if (viewer === null || account === null) throw new WebError(404, 'This account no longer exists.');
+    if (viewer === null || list === null) throw new WebError(404, 'This account no longer exists.');
     return feedsPage({
       viewer,
-      subs,
-      zone: account.timezone,
+      subs: list.subscriptions,
+      zone: list.timezone,
       now: deps.now(),
       form: extra.form ?? EMPTY_ADD,
       notice: extra.notice,
       error: extra.error,
     });
+  }
+
+  /** The Feeds page again with a refusal (400), or the error rethrown when it is not one. */
+  async function refused(
+    reply: FastifyReply,
+    session: WebSession,
+    err: unknown,
+    form?: AddForm,
+  ): Promise<FastifyReply> {
+    const error = refusal(err, deps);
+    if (error === null) throw err;
+    return sendPage(
+      reply,
+      400,
+      await view(session, form === undefined ? { error } : { form: { ...form, error } }),
+    );
   }
 
   scope.get('/feeds', async (request, reply) => {
@@ -97,58 +125,28 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     const refuse = async (error: string) =>
       sendPage(reply, 400, await view(session, { form: { ...form, error } }));
     if (form.url === '') return refuse('Enter the address of a feed, or of a web page that links to one.');
-    if (form.title.length > TITLE_MAX)
-      return refuse(`That name is too long: at most ${TITLE_MAX} characters.`);
-    try {
-      checkFilters(form.include, form.exclude);
-    } catch (err) {
-      if (err instanceof SubscribeError) return refuse(`Filters: ${err.message}.`);
-      throw err;
-    }
-    const refreshDeps = deps.feeds();
+    if (form.title.length > TITLE_MAX) return refuse(TOO_LONG);
+    const feeds = deps.feeds();
     // Discovery and the first fetch of a slow site can outlast the connection's idle timeout (60 s),
     // which would cut the answer off: this one request may stay quiet as long as both may take.
-    allowQuiet(
-      request.raw.socket,
-      DISCOVERY_DEADLINE_MS + (refreshDeps.fetch.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + 15_000,
-    );
-    let discovered = false;
-    if (field(body, 'chosen') === undefined) {
-      // Discovery first: a page offering several feeds gets a choice before anything is subscribed.
-      const { policy, maxBytes, connectTimeoutMs, requestTimeoutMs, userAgent } = refreshDeps.fetch;
-      const found = await discoverFeeds(form.url, {
-        policy,
-        maxBytes,
-        fetchOptions: { connectTimeoutMs, requestTimeoutMs, userAgent },
-      });
-      if (found.kind !== 'found') return refuse(sentence(found.message));
-      if (found.candidates.length > 1) {
-        const viewer = viewerOf(session);
-        if (viewer === null) throw new Error('no viewer for a session');
-        const choices = found.candidates.map((c) => ({ url: c.url, title: c.title }));
-        return sendPage(reply, 200, choicePage(viewer, form, choices));
-      }
-      const only = found.candidates[0];
-      if (only !== undefined) {
-        form.url = only.url;
-        discovered = true; // read just now: subscribing need not find it again
-      }
-    }
-    let created: boolean;
+    allowQuiet(request.raw.socket, followTimeLimitMs(feeds));
+    const input = { url: form.url, title: form.title, include: form.include, exclude: form.exclude };
+    let result: Followed;
     try {
-      const result = await subscribe(refreshDeps, session.accountId, {
-        url: form.url,
-        title: form.title,
-        include: form.include,
-        exclude: form.exclude,
-        discovered,
-      });
-      created = result.created;
+      // A feed picked from the choice is followed as it is; else a page offering several gets a choice.
+      result =
+        field(body, 'chosen') === undefined
+          ? await followOrChoose(feeds, session.accountId, input)
+          : { kind: 'subscribed', ...(await followFeed(feeds, session.accountId, input)) };
     } catch (err) {
-      if (err instanceof SubscribeError) return refuse(sentence(err.message));
-      throw err;
+      return refused(reply, session, err, form);
     }
-    return seeOther(reply, `/feeds?notice=${created ? 'added' : 'already'}`);
+    if (result.kind === 'subscribed') {
+      return seeOther(reply, `/feeds?notice=${result.created ? 'added' : 'already'}`);
+    }
+    const viewer = viewerOf(session);
+    if (viewer === null) throw new Error('no viewer for a session');
+    return sendPage(reply, 200, choicePage(viewer, form, result.choices));
   });
 
   scope.post('/feeds/:id/rename', async (request, reply) => {
@@ -156,13 +154,12 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     checkCsrf(request, session);
     const id = idParam(request);
     const title = (field(formOf(request), 'title') ?? '').trim();
-    if (id === null) throw new WebError(404, 'You follow no such feed.');
-    if (title.length > TITLE_MAX) {
-      const error = `That name is too long: at most ${TITLE_MAX} characters.`;
-      return sendPage(reply, 400, await view(session, { error }));
-    }
-    if (!(await renameSubscription(deps.store.db, session.accountId, id, title === '' ? null : title))) {
-      throw new WebError(404, 'You follow no such feed.');
+    if (id === null) throw new WebError(404, NO_SUCH_FEED);
+    if (title.length > TITLE_MAX) return sendPage(reply, 400, await view(session, { error: TOO_LONG }));
+    try {
+      await renameFollowed(deps.store, session.accountId, id, title);
+    } catch (err) {
+      return refused(reply, session, err);
     }
     return seeOther(reply, '/feeds?notice=renamed');
   });
@@ -171,17 +168,15 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     checkCsrf(request, session);
     const id = idParam(request);
-    if (id === null) throw new WebError(404, 'You follow no such feed.');
+    if (id === null) throw new WebError(404, NO_SUCH_FEED);
     const body = formOf(request);
-    let filters: { include: string | null; exclude: string | null };
     try {
-      filters = checkFilters(field(body, 'include') ?? '', field(body, 'exclude') ?? '');
+      await changeFilters(deps.store, session.accountId, id, {
+        include: field(body, 'include') ?? '',
+        exclude: field(body, 'exclude') ?? '',
+      });
     } catch (err) {
-      if (!(err instanceof SubscribeError)) throw err;
-      return sendPage(reply, 400, await view(session, { error: `Filters: ${err.message}.` }));
-    }
-    if (!(await updateSubscriptionFilters(deps.store.db, session.accountId, id, filters))) {
-      throw new WebError(404, 'You follow no such feed.');
+      return refused(reply, session, err);
     }
     return seeOther(reply, '/feeds?notice=filtered');
   });
@@ -190,10 +185,12 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     checkCsrf(request, session);
     const id = idParam(request);
-    if (id === null || !(await deleteSubscription(deps.store.db, session.accountId, id))) {
-      throw new WebError(404, 'You follow no such feed.');
+    if (id === null) throw new WebError(404, NO_SUCH_FEED);
+    try {
+      await unsubscribe(deps.store, session.accountId, id);
+    } catch (err) {
+      return refused(reply, session, err);
     }
-    await deleteOrphanFeeds(deps.store.db);
     return seeOther(reply, '/feeds?notice=removed');
   });
 }
