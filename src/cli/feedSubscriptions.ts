@@ -28,9 +28,8 @@ export function addCommand(feed: Command, io: Io): void {
         await withStore(io, async (store, config) => {
           const accountId = await operatorAccount(store, id);
           const deps = feedDeps(config, store, createLogger(config.logLevel));
-          const { include, exclude } = opts;
-          const input = { url, title: opts.title, include, exclude };
-          const result = await followFeed(deps, accountId, input);
+          const { title: name, include, exclude } = opts;
+          const result = await followFeed(deps, accountId, { url, title: name, include, exclude });
           const title = result.subscription.title ?? result.feed.title;
           if (opts.json === true) {
             io.out(JSON.stringify({ id: result.subscription.id, url: result.feed.url, title }));
