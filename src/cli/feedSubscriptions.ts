@@ -1,21 +1,10 @@
 import type { Command } from 'commander';
+import { operatorAccount } from '../accounts/authorize.js';
+import { changeFilters, followFeed, listSubscriptions, unsubscribe } from '../accounts/subscriptions.js';
+import { TidingsError } from '../errors.js';
 import { feedDeps } from '../feeds/deps.js';
-import { SubscribeError, checkFilters, subscribe } from '../feeds/subscribe/subscribe.js';
 import { createLogger } from '../logger.js';
-import { accountById } from '../store/accounts.js';
-import { deleteOrphanFeeds } from '../store/feeds.js';
-import {
-  deleteSubscription,
-  subscriptionById,
-  subscriptionsByAccount,
-  updateSubscriptionFilters,
-} from '../store/subscriptions.js';
-import type { Store } from '../store/db.js';
-import { type Io, UsageError, parseId, withStore } from './context.js';
-
-async function requireAccount(store: Store, accountId: number): Promise<void> {
-  if ((await accountById(store.db, accountId)) === null) throw new UsageError(`no account ${accountId}`);
-}
+import { type Io, parseId, withStore } from './context.js';
 
 export function addCommand(feed: Command, io: Io): void {
   feed
@@ -35,18 +24,12 @@ export function addCommand(feed: Command, io: Io): void {
         url: string,
         opts: { account: string; title?: string; include?: string; exclude?: string; json?: boolean },
       ) => {
-        const accountId = parseId(opts.account, '--account');
-        try {
-          checkFilters(opts.include, opts.exclude); // a bad filter is a usage error (2), as with `feed filter`
-        } catch (err) {
-          throw err instanceof SubscribeError ? new UsageError(err.message, 2) : err;
-        }
+        const id = parseId(opts.account, '--account');
         await withStore(io, async (store, config) => {
-          await requireAccount(store, accountId);
+          const accountId = await operatorAccount(store, id);
           const deps = feedDeps(config, store, createLogger(config.logLevel));
-          const result = await subscribe(deps, accountId, { url, ...opts }).catch((err: unknown) => {
-            throw err instanceof SubscribeError ? new UsageError(err.message) : err;
-          });
+          const { title: name, include, exclude } = opts;
+          const result = await followFeed(deps, accountId, { url, title: name, include, exclude });
           const title = result.subscription.title ?? result.feed.title;
           if (opts.json === true) {
             io.out(JSON.stringify({ id: result.subscription.id, url: result.feed.url, title }));
@@ -69,10 +52,12 @@ export function listCommand(feed: Command, io: Io): void {
     .requiredOption('--account <id>', 'account ID')
     .option('--json', 'one JSON line per feed')
     .action(async (opts: { account: string; json?: boolean }) => {
-      const accountId = parseId(opts.account, '--account');
+      const id = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
-        await requireAccount(store, accountId);
-        const subs = await subscriptionsByAccount(store.db, accountId);
+        const accountId = await operatorAccount(store, id);
+        const list = await listSubscriptions(store, accountId);
+        if (list === null) throw new TidingsError('not_found', `no account ${id}`);
+        const subs = list.subscriptions;
         if (opts.json === true) {
           for (const s of subs) io.out(JSON.stringify(s));
           return;
@@ -98,13 +83,11 @@ export function removeCommand(feed: Command, io: Io): void {
     .requiredOption('--account <id>', 'account ID')
     .argument('<id>', 'subscription ID, from `tidings feed list`')
     .action(async (idArg: string, opts: { account: string }) => {
-      const accountId = parseId(opts.account, '--account');
+      const account = parseId(opts.account, '--account');
       const id = parseId(idArg, 'ID');
       await withStore(io, async (store) => {
-        if (!(await deleteSubscription(store.db, accountId, id))) {
-          throw new UsageError(`account ${accountId} has no feed subscription ${id}`);
-        }
-        await deleteOrphanFeeds(store.db);
+        const accountId = await operatorAccount(store, account);
+        await unsubscribe(store, accountId, id);
         io.out(`Removed feed subscription ${id} of account ${accountId}.`);
       });
     });
@@ -119,18 +102,14 @@ export function filterCommand(feed: Command, io: Io): void {
     .option('--include <terms>', 'queue only items matching one of these words, phrases or /regexes/')
     .option('--exclude <terms>', 'never queue items matching one of these')
     .action(async (idArg: string, opts: { account: string; include?: string; exclude?: string }) => {
-      const accountId = parseId(opts.account, '--account');
+      const account = parseId(opts.account, '--account');
       const id = parseId(idArg, 'ID');
       await withStore(io, async (store) => {
-        const sub = await subscriptionById(store.db, accountId, id);
-        if (sub === null) throw new UsageError(`account ${accountId} has no feed subscription ${id}`);
-        let filters: { include: string | null; exclude: string | null };
-        try {
-          filters = checkFilters(opts.include ?? sub.include_filter, opts.exclude ?? sub.exclude_filter);
-        } catch (err) {
-          throw err instanceof SubscribeError ? new UsageError(err.message, 2) : err;
-        }
-        await updateSubscriptionFilters(store.db, accountId, id, filters);
+        const accountId = await operatorAccount(store, account);
+        const filters = await changeFilters(store, accountId, id, {
+          include: opts.include,
+          exclude: opts.exclude,
+        });
         io.out(
           `Filters of subscription ${id}: include ${filters.include ?? '(all)'}; exclude ${filters.exclude ?? '(none)'}.`,
         );

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { operatorAccount } from '../accounts/authorize.js';
+import { exportSubscriptions, importSubscriptions } from '../accounts/opml.js';
+import { TidingsError } from '../errors.js';
 import { feedDeps } from '../feeds/deps.js';
-import { OpmlError, generateOpml, parseOpml } from '../feeds/subscribe/opml.js';
-import { importOpml } from '../feeds/subscribe/subscribe.js';
+import { type OpmlOutline, parseOpml } from '../feeds/subscribe/opml.js';
 import { createLogger } from '../logger.js';
-import { accountById } from '../store/accounts.js';
-import { subscriptionsByAccount } from '../store/subscriptions.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
 
 export function opmlCommands(program: Command, io: Io): void {
@@ -17,19 +17,12 @@ export function opmlCommands(program: Command, io: Io): void {
     .requiredOption('--account <id>', 'account ID')
     .argument('<file>', 'OPML file, as exported by another feed reader')
     .action(async (file: string, opts: { account: string }) => {
-      const accountId = parseId(opts.account, '--account');
-      let outlines;
-      try {
-        outlines = parseOpml(await readFile(file));
-      } catch (err) {
-        if (err instanceof OpmlError) throw new UsageError(`${file}: ${err.message}`);
-        throw new UsageError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
-      }
+      const id = parseId(opts.account, '--account');
+      const outlines = await readOpmlFile(file);
       await withStore(io, async (store, config) => {
-        if ((await accountById(store.db, accountId)) === null)
-          throw new UsageError(`no account ${accountId}`);
+        const accountId = await operatorAccount(store, id);
         const deps = feedDeps(config, store, createLogger(config.logLevel));
-        const { added, known, refused } = await importOpml(deps, accountId, outlines);
+        const { added, known, refused } = await importSubscriptions(deps, accountId, outlines);
         io.out(
           `Imported ${added} feeds (${known} already followed, ${refused.length} refused); they are fetched on the next poll.`,
         );
@@ -42,13 +35,27 @@ export function opmlCommands(program: Command, io: Io): void {
     .description("print an account's subscriptions as OPML 2.0")
     .requiredOption('--account <id>', 'account ID')
     .action(async (opts: { account: string }) => {
-      const accountId = parseId(opts.account, '--account');
+      const id = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
-        const account = await accountById(store.db, accountId);
-        if (account === null) throw new UsageError(`no account ${accountId}`);
-        const subs = await subscriptionsByAccount(store.db, accountId);
-        const feeds = subs.map((s) => ({ url: s.url, title: s.title, siteUrl: s.siteUrl, folder: s.folder }));
-        io.out(generateOpml(feeds, { title: `Tidings subscriptions of ${account.name}` }).trimEnd());
+        const document = await exportSubscriptions(store, await operatorAccount(store, id));
+        if (document === null) throw new TidingsError('not_found', `no account ${id}`);
+        io.out(document.trimEnd());
       });
     });
+}
+
+/** The file the operator named, read as OPML; a file that cannot be read or is not OPML fails (1), named. */
+async function readOpmlFile(file: string): Promise<OpmlOutline[]> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    return parseOpml(bytes);
+  } catch (err) {
+    if (err instanceof TidingsError) throw new UsageError(`${file}: ${err.message}`);
+    throw err;
+  }
 }

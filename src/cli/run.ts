@@ -14,7 +14,7 @@ const EXIT_CODES: Record<ErrorKind, number> = {
   url_too_long: 2,
   title_invalid: 2,
   invalid_input: 2,
-  source_failed: 2,
+  source_failed: 1,
   queue_full: 1,
   account_gone: 1,
   not_found: 1,

@@ -1,4 +1,5 @@
 import { RE2JS } from 're2js';
+import { TidingsError } from '../errors.js';
 
 /**
  * Per-subscription include / exclude filters. A filter is a list of terms separated by commas or new
@@ -12,10 +13,6 @@ import { RE2JS } from 're2js';
  * text is bounded (FILTER_TITLE_CHARS, FILTER_SUMMARY_CHARS).
  */
 
-export class FilterError extends Error {
-  override name = 'FilterError';
-}
-
 /** A compiled filter, or one of its terms: whether it matches a text. */
 export type Filter = (text: string) => boolean;
 type Term = Filter;
@@ -26,12 +23,12 @@ const MAX_FILTER_LENGTH = 2000;
 export const FILTER_TITLE_CHARS = 300;
 export const FILTER_SUMMARY_CHARS = 1000;
 
-/** Compiles a filter; null for an empty one. Throws FilterError for a regular expression RE2 cannot run. */
+/** Compiles a filter; null for an empty one. Throws TidingsError invalid_input for a regular expression RE2 cannot run. */
 export function compileFilter(source: string | null | undefined): Term | null {
   const text = (source ?? '').trim();
   if (text === '') return null;
   if (text.length > MAX_FILTER_LENGTH)
-    throw new FilterError(`a filter is at most ${MAX_FILTER_LENGTH} characters`);
+    throw new TidingsError('invalid_input', `a filter is at most ${MAX_FILTER_LENGTH} characters`);
   const terms = splitTerms(text).map(compileTerm);
   return (haystack) => terms.some((t) => t(haystack));
 }
@@ -59,7 +56,8 @@ function compileTerm(term: string): Term {
         /^error parsing regexp: /,
         '',
       );
-      throw new FilterError(
+      throw new TidingsError(
+        'invalid_input',
         `not a valid regular expression ${term}: ${reason} (filters run RE2 syntax, in time linear in the ` +
           'text: no look-arounds such as (?=…) or (?<=…), no back-references such as \\1)',
       );

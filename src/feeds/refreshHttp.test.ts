@@ -18,7 +18,8 @@ import {
 } from '../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { pollOnce } from './poller.js';
-import { SubscribeError, subscribe } from './subscribe/subscribe.js';
+import { isTidingsError } from '../errors.js';
+import { subscribe } from './subscribe/subscribe.js';
 
 /** What each HTTP answer does to a feed's row: validators, moves, gone, waiting, backing off. */
 
@@ -195,7 +196,7 @@ await describeEachEngine('feed refresh over HTTP', (ctx) => {
     const started = Date.now();
     await assert.rejects(
       subscribe(testRefreshDeps(ctx.store(), { requestTimeoutMs: 500 }), account.id, { url }),
-      (err: unknown) => err instanceof SubscribeError && /took longer than 500 ms$/.test(err.message),
+      (err: unknown) => isTidingsError(err, 'source_failed') && /took longer than 500 ms$/.test(err.message),
     );
     assert.ok(Date.now() - started < 5000);
     assert.deepEqual(await subscriptionsByAccount(ctx.store().db, account.id), []);

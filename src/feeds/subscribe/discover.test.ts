@@ -9,8 +9,8 @@ import {
   type FeedCandidate,
   MAX_LINKED_CANDIDATES,
   discoverFeeds,
-  feedLinks,
 } from './discover.js';
+import { feedLinks } from './links.js';
 
 const options: DiscoverOptions = {
   policy: { allowPrivate: true },

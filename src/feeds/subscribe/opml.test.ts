@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import iconv from 'iconv-lite';
-import { MAX_OPML_BYTES, type OpmlFeed, OpmlError, generateOpml, parseOpml } from './opml.js';
+import { isTidingsError } from '../../errors.js';
+import { MAX_OPML_BYTES, type OpmlFeed, generateOpml, parseOpml } from './opml.js';
 
 const opml = (body: string, head = '<head><title>Subscriptions</title></head>'): string =>
   `<?xml version="1.0" encoding="UTF-8"?>\n<opml version="2.0">${head}<body>${body}</body></opml>\n`;
@@ -9,7 +10,7 @@ const opml = (body: string, head = '<head><title>Subscriptions</title></head>'):
 const rejects = (input: Buffer | string, message: RegExp): void => {
   assert.throws(
     () => parseOpml(input),
-    (err: unknown) => err instanceof OpmlError && message.test(err.message),
+    (err: unknown) => isTidingsError(err, 'invalid_input') && message.test(err.message),
   );
 };
 
@@ -115,7 +116,7 @@ describe('parseOpml', () => {
     rejects(Buffer.alloc(0), /empty/);
   });
 
-  test('malformed XML is an OpmlError', () => {
+  test('malformed XML is invalid input', () => {
     rejects(opml('<outline text="unfinished xmlUrl="https://x.example/"/>'), /could not be read as XML/);
     rejects(
       '<opml version="2.0"><body><outline text="x" xmlUrl="https://x.example/',
@@ -156,7 +157,7 @@ describe('parseOpml', () => {
     rejects(opml('') + padding, /more than the 5 MiB allowed/);
   });
 
-  test('nesting deeper than the parser allows is an OpmlError, not a stack overflow', () => {
+  test('nesting deeper than the parser allows is invalid input, not a stack overflow', () => {
     const depth = 1000;
     rejects(opml(`${'<outline text="f">'.repeat(depth)}${'</outline>'.repeat(depth)}`), /nested/i);
   });

@@ -1,5 +1,6 @@
 import { decodeHTMLStrict, escapeUTF8 } from 'entities';
 import { XMLParser } from 'fast-xml-parser';
+import { TidingsError } from '../../errors.js';
 import { decodeFeedBytes } from '../parse/decode.js';
 
 /**
@@ -44,10 +45,9 @@ export const MAX_OPML_BYTES = 5 * 1024 * 1024;
 
 export const FOLDER_SEPARATOR = ' / ';
 
-/** Why a file could not be read as OPML; the message is meant for the person importing it. */
-export class OpmlError extends Error {
-  override name = 'OpmlError';
-}
+/** Why a file could not be read as OPML (invalid_input); the message is meant for the person importing it. */
+const opmlError = (message: string, options?: ErrorOptions): TidingsError =>
+  new TidingsError('invalid_input', message, options);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -72,7 +72,7 @@ const parser = new XMLParser({
 /**
  * The feeds of an OPML subscription list, flattened in document order. Outlines without an xmlUrl are
  * folders: their text (or title) becomes part of the folder of the feeds inside them; an untitled one adds
- * nothing. The same feed listed in two folders is returned twice. Throws OpmlError, and only that.
+ * nothing. The same feed listed in two folders is returned twice. Throws TidingsError invalid_input, and only that.
  */
 export function parseOpml(input: Buffer | string): OpmlOutline[] {
   try {
@@ -81,21 +81,21 @@ export function parseOpml(input: Buffer | string): OpmlOutline[] {
     collectOutlines(childOutlines(firstOf(opml['body'])), [], outlines);
     return outlines;
   } catch (err) {
-    if (err instanceof OpmlError) throw err;
+    if (err instanceof TidingsError) throw err;
     // Uploads are whatever a person picked: anything that slipped through is still a file we cannot read.
-    throw new OpmlError(`not a readable OPML file: ${messageOf(err)}`, { cause: err });
+    throw opmlError(`not a readable OPML file: ${messageOf(err)}`, { cause: err });
   }
 }
 
 function readText(input: Buffer | string): string {
   const size = typeof input === 'string' ? Buffer.byteLength(input) : input.byteLength;
   if (size > MAX_OPML_BYTES) {
-    throw new OpmlError(`the file is ${mebibytes(size)}, more than the ${mebibytes(MAX_OPML_BYTES)} allowed`);
+    throw opmlError(`the file is ${mebibytes(size)}, more than the ${mebibytes(MAX_OPML_BYTES)} allowed`);
   }
   // Bytes are decoded as feeds are: byte order mark, then the XML declaration's encoding, then UTF-8, then
   // windows-1252, which old exports written as ISO-8859-1 without saying so need.
   const text = typeof input === 'string' ? input.replace(/^\uFEFF/, '') : decodeFeedBytes(input).text;
-  if (text.trim() === '') throw new OpmlError('the file is empty');
+  if (text.trim() === '') throw opmlError('the file is empty');
   return text;
 }
 
@@ -109,11 +109,11 @@ function opmlElement(text: string): Record<string, unknown> {
   try {
     document = parser.parse(text);
   } catch (err) {
-    throw new OpmlError(`the OPML file could not be read as XML (${messageOf(err)})`, { cause: err });
+    throw opmlError(`the OPML file could not be read as XML (${messageOf(err)})`, { cause: err });
   }
   const root = isRecord(document) ? Object.keys(document)[0] : undefined;
-  if (root === undefined) throw new OpmlError('not an OPML file: no XML element found');
-  if (root !== 'opml') throw new OpmlError(`not an OPML file: the document is <${root}>, not <opml>`);
+  if (root === undefined) throw opmlError('not an OPML file: no XML element found');
+  if (root !== 'opml') throw opmlError(`not an OPML file: the document is <${root}>, not <opml>`);
   // <opml/> and <opml></opml> parse as "": a document with nothing in it.
   const opml = firstOf(isRecord(document) ? document['opml'] : undefined);
   if (!isRecord(opml)) return {};
@@ -131,7 +131,7 @@ const CLOSED_ROOT = /<\/opml\s*>(?:\s|<!--[\s\S]*?-->)*$/i;
 function requireClosedRoot(text: string, opml: Record<string, unknown>): void {
   const hasContent = Object.keys(opml).some((key) => !key.startsWith('@'));
   if (hasContent && !CLOSED_ROOT.test(text.slice(-4096))) {
-    throw new OpmlError('the OPML file ends before </opml>: it looks cut short');
+    throw opmlError('the OPML file ends before </opml>: it looks cut short');
   }
 }
 

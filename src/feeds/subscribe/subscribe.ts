@@ -1,5 +1,7 @@
+import { TidingsError } from '../../errors.js';
 import type { OpmlOutline } from './opml.js';
 import { type FeedRow, claimFeed, feedById, findOrCreateFeed } from '../../store/feeds.js';
+import { transaction } from '../../store/precompiled.js';
 import {
   type SubscriptionRow,
   createSubscription,
@@ -8,15 +10,16 @@ import {
 } from '../../store/subscriptions.js';
 import { fillSubscription } from '../queueing.js';
 import { discoverFeeds } from './discover.js';
-import { FilterError, compileFilter } from '../filters.js';
+import { compileFilter } from '../filters.js';
 import { DEFAULT_POLLER_OPTIONS, workerId } from '../poller.js';
 import { type RefreshDeps, currentTime } from '../deps.js';
 import { refreshFeed } from '../refresh.js';
 import { resolveHttpUrl } from '../parse/urls.js';
 
-/** Why a subscription could not be made, in plain words for the person who asked. */
-export class SubscribeError extends Error {
-  override name = 'SubscribeError';
+/** A feed discovery found and read: the URL to subscribe to, and its title. */
+export interface FoundFeed {
+  url: string;
+  title: string;
 }
 
 export interface Subscribed {
@@ -25,7 +28,7 @@ export interface Subscribed {
   /** False when the account already followed this feed. */
   created: boolean;
   /** Other feeds the page offered, for a chooser. */
-  alternatives: { url: string; title: string }[];
+  alternatives: FoundFeed[];
 }
 
 export interface SubscribeInput {
@@ -40,16 +43,18 @@ export interface SubscribeInput {
   /** Skip discovery and the first fetch: the URL is a feed (OPML import); the poller fetches it. */
   trusted?: boolean;
   /**
-   * Skip discovery, not the first fetch: the URL is a feed the caller's own discovery just found and read
-   * (the web app's "Follow"), so finding it again would only fetch it once more.
+   * Skip discovery, not the first fetch: the feed the caller's own findFeeds just found and read (`url` is
+   * then ignored), so finding it again would only fetch it once more.
    */
-  discovered?: boolean;
+  found?: FoundFeed | undefined;
 }
 
 /**
  * Subscribes an (already authorised) account to a feed: discovers the feed behind a page, records the
- * subscription with its filters, and queues what the backfill window allows: for a feed Tidings already
- * polls, from the items it knows; for a new feed, by fetching it now.
+ * subscription with its filters (the feed, the subscription and its filters in one transaction), and
+ * queues what the backfill window allows: for a feed Tidings already polls, from the items it knows; for
+ * a new feed, by fetching it now. Throws TidingsError: invalid_input for a bad filter or (trusted) a URL
+ * that is not http(s), source_failed when no feed can be found or read at the URL.
  */
 export async function subscribe(
   deps: RefreshDeps,
@@ -57,62 +62,75 @@ export async function subscribe(
   input: SubscribeInput,
 ): Promise<Subscribed> {
   const filters = checkFilters(input.include, input.exclude);
-  let url = input.url.trim();
-  let title = input.title?.trim() ?? '';
-  let alternatives: { url: string; title: string }[] = [];
-  if (input.trusted !== true && input.discovered !== true) {
-    const { policy, maxBytes, connectTimeoutMs, requestTimeoutMs, userAgent } = deps.fetch;
-    const found = await discoverFeeds(url, {
-      policy,
-      maxBytes,
-      fetchOptions: { connectTimeoutMs, requestTimeoutMs, userAgent },
-    });
-    if (found.kind !== 'found') throw new SubscribeError(found.message);
-    const [first, ...rest] = found.candidates;
-    if (first === undefined) throw new SubscribeError(`no feed found at ${url}`);
-    url = first.url;
-    title ||= first.title;
-    alternatives = rest.map((c) => ({ url: c.url, title: c.title }));
-  } else if (!/^https?:\/\//i.test(url)) {
-    throw new SubscribeError(`not an http(s) feed URL: ${url}`);
-  }
+  let found: FoundFeed;
+  let alternatives: FoundFeed[] = [];
+  if (input.found !== undefined) found = input.found;
+  else if (input.trusted === true) found = { url: httpUrl(input.url), title: '' };
+  else [found, ...alternatives] = await findFeeds(deps, input.url);
+  const { url } = found;
+  const title = input.title?.trim() || found.title;
   const at = currentTime(deps).toISOString();
-  const feed = await findOrCreateFeed(deps.store.db, {
-    url,
-    title: title || url,
-    // Only an absolute http(s) URL: an imported file is whatever another program (or person) wrote.
-    siteUrl: resolveHttpUrl(input.siteUrl ?? undefined, null),
-    at,
+  const { feed, subscription, created } = await transaction(deps.store.db, async (trx) => {
+    const row = await findOrCreateFeed(trx, {
+      url,
+      title: title || url,
+      // Only an absolute http(s) URL: an imported file is whatever another program (or person) wrote.
+      siteUrl: resolveHttpUrl(input.siteUrl ?? undefined, null),
+      at,
+    });
+    const made = await createSubscription(trx, accountId, {
+      feedId: row.id,
+      title: input.title?.trim() || null,
+      folder: input.folder ?? null,
+      ...filters,
+      at,
+    });
+    // Following the feed already: filters given again replace its own.
+    if (!made.created && (filters.include !== null || filters.exclude !== null)) {
+      await updateSubscriptionFilters(trx, accountId, made.subscription.id, filters);
+    }
+    return { feed: row, ...made };
   });
-  const { subscription, created } = await createSubscription(deps.store.db, accountId, {
-    feedId: feed.id,
-    title: input.title?.trim() || null,
-    folder: input.folder ?? null,
-    ...filters,
-    at,
-  });
-  // Following the feed already: filters given again replace its own.
-  if (!created && (filters.include !== null || filters.exclude !== null)) {
-    await updateSubscriptionFilters(deps.store.db, accountId, subscription.id, filters);
-  }
   if (subscription.backfilled_at === null) await firstFill(deps, subscription, input.trusted === true);
   const fresh = (await feedById(deps.store.db, feed.id)) ?? feed;
   const sub = (await subscriptionById(deps.store.db, accountId, subscription.id)) ?? subscription;
   return { subscription: sub, feed: fresh, created, alternatives };
 }
 
-/** Validates include / exclude filters; empty ones become null. */
+/**
+ * The feeds behind a URL (a feed, or a web page linking to feeds), each fetched and read, in the page's
+ * order. Throws TidingsError source_failed, in words for the person who asked, when there is none.
+ */
+export async function findFeeds(
+  deps: Pick<RefreshDeps, 'fetch'>,
+  input: string,
+): Promise<[FoundFeed, ...FoundFeed[]]> {
+  const { policy, maxBytes, connectTimeoutMs, requestTimeoutMs, userAgent } = deps.fetch;
+  const found = await discoverFeeds(input, {
+    policy,
+    maxBytes,
+    fetchOptions: { connectTimeoutMs, requestTimeoutMs, userAgent },
+  });
+  if (found.kind !== 'found') throw new TidingsError('source_failed', found.message);
+  const [first, ...rest] = found.candidates.map((c) => ({ url: c.url, title: c.title }));
+  if (first === undefined) throw new TidingsError('source_failed', `no feed found at ${input.trim()}`);
+  return [first, ...rest];
+}
+
+/** A trusted URL (an OPML file's): taken as it is, but only http(s). */
+function httpUrl(input: string): string {
+  const url = input.trim();
+  if (!/^https?:\/\//i.test(url)) throw new TidingsError('invalid_input', `not an http(s) feed URL: ${url}`);
+  return url;
+}
+
+/** Validates include / exclude filters (invalid_input when one cannot run); empty ones become null. */
 export function checkFilters(
   include: string | null | undefined,
   exclude: string | null | undefined,
 ): { include: string | null; exclude: string | null } {
-  try {
-    compileFilter(include);
-    compileFilter(exclude);
-  } catch (err) {
-    if (err instanceof FilterError) throw new SubscribeError(err.message);
-    throw err;
-  }
+  compileFilter(include);
+  compileFilter(exclude);
   return { include: include?.trim() || null, exclude: exclude?.trim() || null };
 }
 
@@ -164,7 +182,7 @@ export async function importOpml(
       if (r.created) result.added++;
       else result.known++;
     } catch (err) {
-      if (!(err instanceof SubscribeError)) throw err;
+      if (!(err instanceof TidingsError)) throw err;
       result.refused.push({ url: o.url, message: err.message });
     }
   }

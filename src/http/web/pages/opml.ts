@@ -1,9 +1,8 @@
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { MAX_OPML_BYTES, OpmlError, generateOpml, parseOpml } from '../../../feeds/subscribe/opml.js';
-import { importOpml } from '../../../feeds/subscribe/subscribe.js';
-import { accountById } from '../../../store/accounts.js';
-import { subscriptionsByAccount } from '../../../store/subscriptions.js';
+import { exportSubscriptions, importSubscriptions } from '../../../accounts/opml.js';
+import { TidingsError } from '../../../errors.js';
+import { MAX_OPML_BYTES, parseOpml } from '../../../feeds/subscribe/opml.js';
 import {
   MultipartForm,
   SignInRequired,
@@ -73,15 +72,13 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
 
   scope.get('/feeds/export.opml', async (request, reply) => {
     const session = requireSession(request);
-    const account = await accountById(deps.store.db, session.accountId);
-    if (account === null) throw new WebError(404, 'This account no longer exists.');
-    const subs = await subscriptionsByAccount(deps.store.db, session.accountId);
-    const feeds = subs.map((s) => ({ url: s.url, title: s.title, siteUrl: s.siteUrl, folder: s.folder }));
+    const document = await exportSubscriptions(deps.store, session.accountId);
+    if (document === null) throw new WebError(404, 'This account no longer exists.');
     return reply
       .header('content-type', 'text/x-opml; charset=utf-8')
       .header('content-disposition', 'attachment; filename="tidings-feeds.opml"')
       .header('cache-control', 'no-store')
-      .send(generateOpml(feeds, { title: `Tidings subscriptions of ${account.name}` }));
+      .send(document);
   });
 
   scope.post(
@@ -103,12 +100,12 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
       try {
         outlines = parseOpml(file);
       } catch (err) {
-        if (err instanceof OpmlError)
+        if (err instanceof TidingsError)
           throw new WebError(400, `That file cannot be imported: ${err.message}.`);
         throw err;
       }
       // As `tidings opml import`: no discovery, no fetch now; the poller fetches the new feeds.
-      const { added, known, refused } = await importOpml(deps.feeds(), session.accountId, outlines);
+      const { added, known, refused } = await importSubscriptions(deps.feeds(), session.accountId, outlines);
       return seeOther(reply, `/feeds?notice=imported-${added}-${known}-${refused.length}`);
     },
   );

@@ -1,0 +1,155 @@
+import { TidingsError } from '../errors.js';
+import type { RefreshDeps } from '../feeds/refresh.js';
+import { DISCOVERY_DEADLINE_MS } from '../feeds/subscribe/discover.js';
+import {
+  type FoundFeed,
+  type Subscribed,
+  checkFilters,
+  findFeeds,
+  subscribe,
+} from '../feeds/subscribe/subscribe.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../fetch/fetch.js';
+import type { AccountId } from '../lib/authorized.js';
+import { accountById } from '../store/accounts.js';
+import type { Store } from '../store/db.js';
+import { deleteOrphanFeeds } from '../store/feeds.js';
+import { transaction } from '../store/precompiled.js';
+import {
+  type SubscriptionView,
+  deleteSubscription,
+  renameSubscription,
+  subscriptionById,
+  subscriptionsByAccount,
+  updateSubscriptionFilters,
+} from '../store/subscriptions.js';
+
+/**
+ * An account's feed subscriptions, for the CLI (`tidings feed …`) and the web's Feeds page alike: each rule
+ * lives here once. Errors are TidingsError: invalid_input for a filter that cannot run, source_failed when
+ * no feed can be found or read at an address, not_found for a subscription the account does not have.
+ */
+
+export interface SubscriptionList {
+  accountName: string;
+  /** The account's time zone, for showing fetch times. */
+  timezone: string;
+  subscriptions: SubscriptionView[];
+}
+
+/** The account's subscriptions with their feeds' status, oldest first; null when the account is gone. */
+export async function listSubscriptions(
+  store: Store,
+  accountId: AccountId,
+): Promise<SubscriptionList | null> {
+  const account = await accountById(store.db, accountId);
+  if (account === null) return null;
+  const subscriptions = await subscriptionsByAccount(store.db, accountId);
+  return { accountName: account.name, timezone: account.timezone, subscriptions };
+}
+
+export interface FollowInput {
+  /** A feed URL or a web page that links to feeds. */
+  url: string;
+  title?: string | undefined;
+  include?: string | undefined;
+  exclude?: string | undefined;
+}
+
+/**
+ * Follows the feed at a URL or behind a web page: the filters are checked, then discovery runs, then the
+ * first feed found is subscribed to (the first fetch, the backfill window queued); the others the page
+ * offers come back as `alternatives`.
+ */
+export async function followFeed(
+  deps: RefreshDeps,
+  accountId: AccountId,
+  input: FollowInput,
+): Promise<Subscribed> {
+  const [first, ...rest] = await discover(deps, input);
+  return follow(deps, accountId, input, first, rest);
+}
+
+export type Followed =
+  | ({ kind: 'subscribed' } & Subscribed)
+  /** The page offers several feeds: nothing is followed until one of them is picked. */
+  | { kind: 'choice'; choices: FoundFeed[] };
+
+/** As followFeed, but a page offering several feeds returns them to choose from, and nothing is followed. */
+export async function followOrChoose(
+  deps: RefreshDeps,
+  accountId: AccountId,
+  input: FollowInput,
+): Promise<Followed> {
+  const [first, ...rest] = await discover(deps, input);
+  if (rest.length > 0) return { kind: 'choice', choices: [first, ...rest] };
+  return { kind: 'subscribed', ...(await follow(deps, accountId, input, first, [])) };
+}
+
+async function discover(deps: RefreshDeps, input: FollowInput): Promise<[FoundFeed, ...FoundFeed[]]> {
+  checkFilters(input.include, input.exclude); // before any fetch
+  return findFeeds(deps, input.url);
+}
+
+async function follow(
+  deps: RefreshDeps,
+  accountId: AccountId,
+  input: FollowInput,
+  found: FoundFeed,
+  alternatives: FoundFeed[],
+): Promise<Subscribed> {
+  // Read just now: subscribing need not find it again.
+  const subscribed = await subscribe(deps, accountId, { ...input, found });
+  return { ...subscribed, alternatives };
+}
+
+/** How long following a feed may take: discovery, then the first fetch, with room to spare. */
+export const followTimeLimitMs = (deps: RefreshDeps): number =>
+  DISCOVERY_DEADLINE_MS + (deps.fetch.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS) + 15_000;
+
+const noSuchSubscription = (accountId: AccountId, id: number): TidingsError =>
+  new TidingsError('not_found', `account ${accountId} has no feed subscription ${id}`);
+
+/** Sets the account's own name for a feed; empty: the feed's own title again. */
+export async function renameFollowed(
+  store: Store,
+  accountId: AccountId,
+  id: number,
+  title: string,
+): Promise<void> {
+  const name = title.trim();
+  await transaction(store.db, async (trx) => {
+    if (!(await renameSubscription(trx, accountId, id, name === '' ? null : name))) {
+      throw noSuchSubscription(accountId, id);
+    }
+  });
+}
+
+export interface FiltersChange {
+  /** Undefined keeps the filter as it is; empty clears it. */
+  include?: string | undefined;
+  exclude?: string | undefined;
+}
+
+/** Changes a subscription's include / exclude filters; returns them as stored (null: none). */
+export async function changeFilters(
+  store: Store,
+  accountId: AccountId,
+  id: number,
+  change: FiltersChange,
+): Promise<{ include: string | null; exclude: string | null }> {
+  return transaction(store.db, async (trx) => {
+    const sub = await subscriptionById(trx, accountId, id);
+    if (sub === null) throw noSuchSubscription(accountId, id);
+    const filters = checkFilters(change.include ?? sub.include_filter, change.exclude ?? sub.exclude_filter);
+    await updateSubscriptionFilters(trx, accountId, id, filters);
+    return filters;
+  });
+}
+
+/** Unsubscribes; what the feed already queued stays. A feed nobody follows any more goes, with its items. */
+export async function unsubscribe(store: Store, accountId: AccountId, id: number): Promise<void> {
+  await transaction(store.db, async (trx) => {
+    if (!(await deleteSubscription(trx, accountId, id))) throw noSuchSubscription(accountId, id);
+    await deleteOrphanFeeds(trx);
+  });
+}
