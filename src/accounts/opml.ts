@@ -1,4 +1,4 @@
-import type { RefreshDeps } from '../feeds/refresh.js';
+import type { RefreshDeps } from '../feeds/deps.js';
 import { type OpmlOutline, generateOpml } from '../feeds/subscribe/opml.js';
 import { type OpmlImport, importOpml } from '../feeds/subscribe/subscribe.js';
 import type { AccountId } from '../lib/authorized.js';

@@ -1,5 +1,5 @@
 import { TidingsError } from '../errors.js';
-import type { RefreshDeps } from '../feeds/refresh.js';
+import type { RefreshDeps } from '../feeds/deps.js';
 import { DISCOVERY_DEADLINE_MS } from '../feeds/subscribe/discover.js';
 import {
   type FoundFeed,
