@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
 import { DateTime } from 'luxon';
-import { InputError, changeAccountSettings, createAccountWithKey } from '../accounts/service.js';
-import { SettingsError, describeDays, parseSettings } from '../accounts/settings.js';
-import { type Account, accountById, allAccounts } from '../store/accounts.js';
-import { type Io, UsageError, curlLines, parseId, withStore } from './context.js';
+import { operatorAccount } from '../accounts/authorize.js';
+import { changeAccountSettings } from '../accounts/changeSettings.js';
+import { createAccountWithKey, listAccounts, showAccount } from '../accounts/service.js';
+import { parseSettings } from '../accounts/settings.js';
+import { describeDays } from '../digest/days.js';
+import type { Account } from '../store/accounts.js';
+import { type Io, UsageError, curlLines, orGone, parseId, withStore } from './context.js';
 import { feedUrlCommand } from './feedUrl.js';
 
 export function accountCommands(program: Command, io: Io): void {
@@ -18,9 +21,7 @@ export function accountCommands(program: Command, io: Io): void {
     .option('--json', 'print exactly one JSON line {"id", "apiKey"}')
     .action(async (opts: { name: string; email?: string; timezone: string; json?: boolean }) => {
       await withStore(io, async (store, config) => {
-        const { account, apiKey } = await createAccountWithKey(store, opts).catch((err: unknown) => {
-          throw err instanceof InputError ? new UsageError(err.message, 2) : err;
-        });
+        const { account, apiKey } = await createAccountWithKey(store, opts);
         if (opts.json === true) {
           io.out(JSON.stringify({ id: account.id, apiKey }));
           return;
@@ -38,7 +39,7 @@ export function accountCommands(program: Command, io: Io): void {
     .option('--json', 'one JSON line per account')
     .action(async (opts: { json?: boolean }) => {
       await withStore(io, async (store) => {
-        const accounts = await allAccounts(store.db);
+        const accounts = await listAccounts(store);
         if (opts.json === true) {
           for (const a of accounts) io.out(JSON.stringify(a));
           return;
@@ -88,9 +89,8 @@ export function accountCommands(program: Command, io: Io): void {
     .action(async (opts: { account: string; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
-        const a = await accountById(store.db, accountId);
-        if (a === null) throw new UsageError(`no account ${accountId}`);
-        printAccount(io, a, opts.json === true);
+        const id = await operatorAccount(store, accountId);
+        printAccount(io, orGone(await showAccount(store, id), id), opts.json === true);
       });
     });
 
@@ -124,16 +124,10 @@ export function accountCommands(program: Command, io: Io): void {
           2,
         );
       }
-      let change;
-      try {
-        change = parseSettings(present);
-      } catch (err) {
-        throw err instanceof SettingsError ? new UsageError(err.message, 2) : err;
-      }
+      const change = parseSettings(present);
       await withStore(io, async (store) => {
-        const a = await changeAccountSettings(store, accountId, change);
-        if (a === null) throw new UsageError(`no account ${accountId}`);
-        printAccount(io, a, opts.json === true);
+        const id = await operatorAccount(store, accountId);
+        printAccount(io, orGone(await changeAccountSettings(store, id, change), id), opts.json === true);
       });
     });
 

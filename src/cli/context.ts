@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { type Config, loadConfig } from '../config.js';
+import { TidingsError } from '../errors.js';
 import { type Store, openStore } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
 
@@ -58,4 +59,10 @@ export function curlLines(baseUrl: string, apiKey: string): string[] {
     `  curl -X POST '${baseUrl}/api/v1/articles?apiKey=${apiKey}' -d url=https://example.com/`,
     `  curl -X POST '${baseUrl}/api?api_key=${apiKey}' -d url=https://example.com/`,
   ];
+}
+
+/** What a service returned for an account the operator named, or not_found when it went away meanwhile. */
+export function orGone<T>(value: T | null, accountId: number): T {
+  if (value === null) throw new TidingsError('not_found', `no account ${accountId}`);
+  return value;
 }

@@ -2,14 +2,14 @@ import type { Command } from 'commander';
 import { type BuildOutcome, buildDigestNow } from '../digest/build.js';
 import { type DeliveryOutcome, deliverDueDigests } from '../digest/deliver.js';
 import { digestDeps } from '../digest/deps.js';
-import { loadDigest } from '../digest/load.js';
 import { renderEmailHtml } from '../digest/render/html.js';
 import { renderText } from '../digest/render/text.js';
 import { runDigestPass } from '../digest/worker.js';
 import { createLogger } from '../logger.js';
-import { accountById, allAccounts } from '../store/accounts.js';
-import { type Digest, digestsByAccount } from '../store/digests.js';
-import type { Store } from '../store/db.js';
+import { operatorAccount } from '../accounts/authorize.js';
+import { anyDigestToRead, digestHistory } from '../accounts/digests.js';
+import { listAccounts } from '../accounts/service.js';
+import type { Digest } from '../store/digests.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
 
 export function digestCommands(program: Command, io: Io): void {
@@ -31,15 +31,14 @@ function runCommand(digest: Command, io: Io): void {
     .action(async (opts: { account?: string; force?: boolean; json?: boolean }) => {
       const accountId = opts.account === undefined ? undefined : parseId(opts.account, '--account');
       await withStore(io, async (store, config) => {
-        if (accountId !== undefined) await requireAccount(store, accountId);
+        if (accountId !== undefined) await operatorAccount(store, accountId);
         const deps = digestDeps(config, store, createLogger(config.logLevel));
         const only = accountId === undefined ? {} : { accountId };
         try {
           let builds: BuildOutcome[];
           let deliveries: DeliveryOutcome[];
           if (opts.force === true) {
-            const ids =
-              accountId === undefined ? (await allAccounts(store.db)).map((a) => a.id) : [accountId];
+            const ids = accountId === undefined ? (await listAccounts(store)).map((a) => a.id) : [accountId];
             builds = [];
             for (const id of ids) builds.push(await buildDigestNow(deps, id));
             deliveries = await deliverDueDigests(deps, only);
@@ -106,8 +105,7 @@ function listCommand(digest: Command, io: Io): void {
       const accountId = parseId(opts.account, '--account');
       const limit = parseId(opts.limit, '--limit');
       await withStore(io, async (store) => {
-        await requireAccount(store, accountId);
-        const digests = await digestsByAccount(store.db, accountId, { limit });
+        const digests = await digestHistory(store, await operatorAccount(store, accountId), limit);
         if (opts.json === true) {
           for (const d of digests) io.out(JSON.stringify(digestLine(d)));
           return;
@@ -172,15 +170,11 @@ function showCommand(digest: Command, io: Io): void {
         throw new UsageError(`--format must be text or html, not "${opts.format}"`, 2);
       }
       await withStore(io, async (store, config) => {
-        const loaded = await loadDigest(store.db, digestId, config.baseUrl);
+        const loaded = await anyDigestToRead(store, digestId, config.baseUrl);
         if (loaded === null) throw new UsageError(`no digest ${digestId}`);
         io.out((opts.format === 'html' ? renderEmailHtml(loaded.view) : renderText(loaded.view)).trimEnd());
       });
     });
-}
-
-async function requireAccount(store: Store, accountId: number): Promise<void> {
-  if ((await accountById(store.db, accountId)) === null) throw new UsageError(`no account ${accountId}`);
 }
 
 const plural = (n: number, one: string): string => `${n} ${n === 1 ? one : `${one}s`}`;

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { digestFeedUrl, ensureDigestToken, rotateDigestToken } from '../digest/token.js';
-import { type Io, UsageError, parseId, withStore } from './context.js';
+import { operatorAccount } from '../accounts/authorize.js';
+import { digestFeedAddress, rotateDigestFeed } from '../accounts/digestToken.js';
+import { type Io, orGone, parseId, withStore } from './context.js';
 
 /**
  * `tidings account feed-url --account ID [--rotate]`: prints the private URL of the Atom feed of the
- * account's digests (made on first use). `--rotate` replaces the token first: the old feed URL and every
+ * account's digests. `--rotate` replaces the token first: the old feed URL and every
  * "Read on the web" link already emailed stop working, on every instance, at their next request.
  */
 export function feedUrlCommand(account: Command, io: Io): void {
@@ -16,12 +17,12 @@ export function feedUrlCommand(account: Command, io: Io): void {
     .action(async (opts: { account: string; rotate?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store, config) => {
-        const token =
+        const id = await operatorAccount(store, accountId);
+        const url =
           opts.rotate === true
-            ? await rotateDigestToken(store.db, accountId)
-            : await ensureDigestToken(store.db, accountId);
-        if (token === null) throw new UsageError(`no account ${accountId}`);
-        io.out(digestFeedUrl(config.baseUrl, token));
+            ? await rotateDigestFeed(store, id, config.baseUrl)
+            : await digestFeedAddress(store, id, config.baseUrl);
+        io.out(orGone(url, accountId));
         if (opts.rotate === true) {
           io.err(
             'The token was replaced: the previous feed URL and the web links in earlier emails no longer work.',

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { displayPrefix } from '../accounts/keys.js';
-import { issueKey } from '../accounts/service.js';
-import { accountById } from '../store/accounts.js';
-import { apiKeyById, apiKeysByAccount, revokeApiKey } from '../store/apiKeys.js';
-import { type Io, UsageError, curlLines, parseId, withStore } from './context.js';
+import { issueKey, listKeys, revokeAnyKey } from '../accounts/apiKeys.js';
+import { operatorAccount } from '../accounts/authorize.js';
+import { type Io, UsageError, curlLines, orGone, parseId, withStore } from './context.js';
 
 export function keyCommands(program: Command, io: Io): void {
   const key = program.command('key').description('manage API keys');
@@ -17,8 +16,10 @@ export function keyCommands(program: Command, io: Io): void {
     .action(async (opts: { account: string; name: string; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store, config) => {
-        const issued = await issueKey(store, accountId, opts.name);
-        if (issued === null) throw new UsageError(`no account ${accountId}`);
+        const issued = orGone(
+          await issueKey(store, await operatorAccount(store, accountId), opts.name),
+          accountId,
+        );
         if (opts.json === true) {
           io.out(JSON.stringify({ id: issued.keyInfo.id, apiKey: issued.apiKey }));
           return;
@@ -37,9 +38,7 @@ export function keyCommands(program: Command, io: Io): void {
     .action(async (opts: { account: string; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
-        if ((await accountById(store.db, accountId)) === null)
-          throw new UsageError(`no account ${accountId}`);
-        const keys = await apiKeysByAccount(store.db, accountId);
+        const keys = await listKeys(store, await operatorAccount(store, accountId));
         if (opts.json === true) {
           for (const k of keys) io.out(JSON.stringify({ ...k, prefix: displayPrefix(k.prefix) }));
           return;
@@ -63,9 +62,10 @@ export function keyCommands(program: Command, io: Io): void {
     .action(async (keyIdArg: string) => {
       const keyId = parseId(keyIdArg, 'KEY_ID');
       await withStore(io, async (store) => {
-        const info = await apiKeyById(store.db, keyId);
-        if (info === null) throw new UsageError(`no key ${keyId}`);
-        if (!(await revokeApiKey(store.db, keyId))) {
+        const result = await revokeAnyKey(store, keyId);
+        if (result === null) throw new UsageError(`no key ${keyId}`);
+        const info = result.key;
+        if (!result.revoked) {
           io.out(`Key ${keyId} was already revoked (${info.revoked_at ?? ''}).`);
           return;
         }

@@ -16,6 +16,7 @@ import {
 } from '../test/digestPipeline.js';
 import { describeEachEngine, newAccount, testServer } from '../test/harness.js';
 import { buildDigestNow, buildDueDigests } from './build.js';
+import { loadDigest } from './load.js';
 
 /** Building digests: what moves, what stays, when, and how often. Times are UTC unless a zone is set. */
 
@@ -73,11 +74,21 @@ await describeEachEngine('digest build', (ctx) => {
     assert.equal(digest.created_at, '2026-11-23T07:00:30.000Z');
     const items = await itemsOf(ctx.store(), digest.id);
     assert.deepEqual(
-      items.map((i) => [i.position, i.url, i.source, i.domain, i.feed_id, i.feed_title]),
+      items.map((i) => [i.position, i.url, i.source, i.feed_id, i.feed_title]),
       [
-        [0, 'https://www.saved.example/one', 'api', 'saved.example', null, null],
-        [1, 'https://saved.example/two', 'api', 'saved.example', null, null],
-        [2, 'https://blog.example/post', 'feed', 'blog.example', feedId, 'My name for it'],
+        [0, 'https://www.saved.example/one', 'api', null, null],
+        [1, 'https://saved.example/two', 'api', null, null],
+        [2, 'https://blog.example/post', 'feed', feedId, 'My name for it'],
+      ],
+    );
+    // Each item's domain, as the digest shows it.
+    const loaded = await loadDigest(ctx.store().db, account.id, digest.id, 'https://tidings.example');
+    assert.deepEqual(
+      loaded?.view.groups.flatMap((g) => g.items.map((i) => [i.url, i.domain])),
+      [
+        ['https://www.saved.example/one', 'saved.example'],
+        ['https://saved.example/two', 'saved.example'],
+        ['https://blog.example/post', 'blog.example'],
       ],
     );
     assert.deepEqual(

@@ -1,24 +1,23 @@
 import type { Kysely } from 'kysely';
-import { scheduleOf } from '../accounts/settings.js';
 import { workerId } from '../feeds/poller.js';
 import {
   type Account,
-  accountById,
-  advanceDigestSchedule,
-  lockQueue,
+  type DigestPass,
   claimDueAccounts,
-  recordDigestBuilt,
+  lockAccount,
+  recordDigestPass,
   scheduleAccount,
   unscheduledAccounts,
 } from '../store/accounts.js';
 import { createDigestItems } from '../store/digestItems.js';
-import { createDigest, digestByDate, setDigestMessageId } from '../store/digests.js';
+import { createDigest, digestByDate, nextDigestId } from '../store/digests.js';
 import { transaction } from '../store/precompiled.js';
 import { deleteQueueItems, oldestQueueItems, queueLength } from '../store/queueItems.js';
 import type { Database, DeliveryState } from '../store/schema.js';
 import type { DigestDeps } from './deps.js';
 import { digestMessageId } from './mail.js';
-import { fireAt, localDateOf, nextSlotAfter } from './schedule.js';
+import { fireAt, localDateOf, nextSlotAfter, scheduleOf } from './schedule.js';
+import { ensureDigestToken } from './token.js';
 
 /**
  * Building a digest: in one transaction the account's oldest queued items (at most its maximum) move into
@@ -105,14 +104,17 @@ async function buildScheduled(deps: DigestDeps, claimed: Account, owner: string)
     return await transaction(deps.store.db, async (trx) => {
       // First the lock on the account row (every queue writer and settings change takes it first too),
       // then the settings as they are now, then the lease check.
-      if ((await lockQueue(trx, accountId)) === null) return { status: 'no_account', accountId } as const;
-      const account = await accountById(trx, accountId);
+      const account = await lockAccount(trx, deps.store.engine, accountId);
       if (account === null) return { status: 'no_account', accountId } as const;
+      if (account.digest_lease_owner !== owner) throw new LeaseLost();
       const schedule = scheduleOf(account);
       const { slot, next } = fireAt(now, schedule);
-      if (!(await advanceDigestSchedule(trx, accountId, owner, next.at.toISOString()))) throw new LeaseLost();
       const localDate = slot?.localDate ?? localDateOf(now, schedule.zone);
-      return buildLocked(trx, deps, account, localDate, now, account.digest_skip_empty);
+      const outcome = await buildLocked(trx, deps, account, localDate, now, account.digest_skip_empty);
+      const scheduled = { owner, dueAt: next.at.toISOString() };
+      if (!(await recordDigestPass(trx, accountId, { scheduled, ...builtFor(outcome) })))
+        throw new LeaseLost();
+      return outcome;
     });
   } catch (err) {
     if (err instanceof LeaseLost) return { status: 'lease_lost', accountId };
@@ -128,14 +130,20 @@ async function buildScheduled(deps: DigestDeps, claimed: Account, owner: string)
 export async function buildDigestNow(deps: DigestDeps, accountId: number): Promise<BuildOutcome> {
   const now = deps.now();
   return transaction(deps.store.db, async (trx) => {
-    if ((await lockQueue(trx, accountId)) === null) return { status: 'no_account', accountId };
-    const account = await accountById(trx, accountId);
+    const account = await lockAccount(trx, deps.store.engine, accountId);
     if (account === null) return { status: 'no_account', accountId };
-    return buildLocked(trx, deps, account, localDateOf(now, scheduleOf(account).zone), now, true);
+    const localDate = localDateOf(now, scheduleOf(account).zone);
+    const outcome = await buildLocked(trx, deps, account, localDate, now, true);
+    await recordDigestPass(trx, accountId, builtFor(outcome));
+    return outcome;
   });
 }
 
-/** The build itself, in a transaction that holds the account row. */
+/** What a built digest changes on its account's row: its last digest, and its queue's version. */
+const builtFor = (outcome: BuildOutcome): Pick<DigestPass, 'builtFor'> =>
+  outcome.status === 'built' ? { builtFor: outcome.localDate } : {};
+
+/** The build itself, in a transaction that holds the account row (which the caller then writes once). */
 async function buildLocked(
   trx: Kysely<Database>,
   deps: DigestDeps,
@@ -152,21 +160,24 @@ async function buildLocked(
   const remaining = (await queueLength(trx, accountId)) - items.length;
   const createdAt = now.toISOString();
   const delivery = deliveryAtBuild(deps, account);
+  const id = await nextDigestId(trx, deps.store.engine);
   const digest = await createDigest(trx, accountId, {
+    id,
     localDate,
     createdAt,
     itemCount: items.length,
     remaining,
     delivery,
     nextAttemptAt: delivery === 'pending' ? createdAt : null,
-    messageId: `pending:${accountId}:${localDate}`,
+    messageId: digestMessageId({ id, created_at: createdAt }, deps.mailFrom ?? messageDomain(deps)),
   });
   if (digest === null) {
     // Cannot happen while every builder holds the account row; the constraint is the last guard.
     const other = await digestByDate(trx, accountId, localDate);
     return { status: 'exists', accountId, localDate, digestId: other?.id ?? 0 };
   }
-  await setDigestMessageId(trx, digest.id, digestMessageId(digest, deps.mailFrom ?? messageDomain(deps)));
+  // The "Read on the web" link of its email carries the account's digest token (older accounts get theirs now).
+  await ensureDigestToken(trx, accountId);
   await createDigestItems(
     trx,
     digest.id,
@@ -177,7 +188,6 @@ async function buildLocked(
       source: item.source,
       feed_id: item.feed_id,
       feed_title: item.source === 'feed' ? item.feed_title : null,
-      domain: domainOf(item.url),
       summary: item.summary,
       published_at: item.published_at,
       queued_at: item.created_at,
@@ -188,7 +198,6 @@ async function buildLocked(
     accountId,
     items.map((i) => i.id),
   );
-  await recordDigestBuilt(trx, accountId, localDate);
   return { status: 'built', accountId, digestId: digest.id, localDate, items: items.length, remaining };
 }
 
@@ -204,15 +213,6 @@ function messageDomain(deps: DigestDeps): string {
     return `tidings@${new URL(deps.baseUrl).hostname}`;
   } catch {
     return 'tidings@tidings.invalid';
-  }
-}
-
-/** Host of a URL without "www."; "" when it has none. */
-export function domainOf(url: string): string {
-  try {
-    return new URL(url).hostname.replace(/^www\./, '');
-  } catch {
-    return '';
   }
 }
 

@@ -140,7 +140,7 @@ await describeEachEngine('digest delivery', (ctx) => {
       resumed.map((d) => d.status),
       ['sent'],
     );
-    const after = await digestById(ctx.store().db, digest.id);
+    const after = await digestById(ctx.store().db, digest.account_id, digest.id);
     assert.deepEqual([after?.delivery, after?.attempts, after?.message_id], ['sent', 2, digest.message_id]);
     assert.equal(smtp.messages.length, 1);
   });

@@ -89,7 +89,7 @@ async function deliverOne(
       ? outcome
       : { status: 'lease_lost', ...ids };
 
-  const loaded = await loadDigest(deps.store.db, digest.id, deps.baseUrl);
+  const loaded = await loadDigest(deps.store.db, digest.account_id, digest.id, deps.baseUrl);
   const to = loaded?.account.email ?? null;
   if (loaded === null || to === null || !loaded.account.email_enabled) {
     return record(

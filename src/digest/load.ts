@@ -1,10 +1,15 @@
 import type { Kysely } from 'kysely';
-import { ensureDigestToken } from './token.js';
 import { type Account, accountById } from '../store/accounts.js';
-import { digestItemsByDigest } from '../store/digestItems.js';
-import { type Digest, digestById } from '../store/digests.js';
+import { digestItemsByDigest, digestItemsByDigests } from '../store/digestItems.js';
+import { type Digest, digestById, digestsPage } from '../store/digests.js';
 import type { Database } from '../store/schema.js';
+import { digestTokenOf } from './token.js';
 import { type DigestView, digestView } from './view.js';
+
+/**
+ * Reading digests for display (email, web page, Atom feed, `digest show`): the rows a rendering needs, read
+ * only. The links carry the account's digest token, made when the account was created or a digest built.
+ */
 
 /** A stored digest with its account and its view, ready for a renderer. */
 export interface LoadedDigest {
@@ -13,19 +18,43 @@ export interface LoadedDigest {
   view: DigestView;
 }
 
-/** Reads a digest and everything its rendering needs; null when there is no such digest. */
+/** Reads one of the account's digests and everything its rendering needs; null when it has no such digest. */
 export async function loadDigest(
   db: Kysely<Database>,
+  accountId: number,
   digestId: number,
   baseUrl: string,
 ): Promise<LoadedDigest | null> {
-  const digest = await digestById(db, digestId);
-  if (digest === null) return null;
-  const account = await accountById(db, digest.account_id);
+  const digest = await digestById(db, accountId, digestId);
+  const account = digest === null ? null : await accountById(db, accountId);
+  if (digest === null || account === null) return null;
+  const items = await digestItemsByDigest(db, digest.id);
+  const token = await digestTokenOf(db, accountId);
+  return { digest, account, view: digestView({ account, digest, items, baseUrl, token }) };
+}
+
+/** The account's latest digests (at most `limit`, newest first), each with its view; null without the account. */
+export async function loadLatestDigests(
+  db: Kysely<Database>,
+  accountId: number,
+  limit: number,
+  baseUrl: string,
+): Promise<{ account: Account; token: string | null; digests: LoadedDigest[] } | null> {
+  const account = await accountById(db, accountId);
   if (account === null) return null;
-  const items = await digestItemsByDigest(db, digestId);
-  // The web link carries the account's digest token ("Read on the web" in the email).
-  const token = await ensureDigestToken(db, account.id);
-  const view = digestView({ account, digest, items, baseUrl, token });
-  return { digest, account, view };
+  const token = await digestTokenOf(db, accountId);
+  const digests = await digestsPage(db, accountId, { offset: 0, limit });
+  const items = await digestItemsByDigests(
+    db,
+    digests.map((d) => d.id),
+  );
+  return {
+    account,
+    token,
+    digests: digests.map((digest) => ({
+      digest,
+      account,
+      view: digestView({ account, digest, items: items.get(digest.id) ?? [], baseUrl, token }),
+    })),
+  };
 }

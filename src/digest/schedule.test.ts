@@ -1,13 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseDays } from '../accounts/settings.js';
-import {
-  type DigestSchedule,
-  type Weekday,
-  latestSlotAtOrBefore,
-  nextSlotAfter,
-  slotOn,
-} from './schedule.js';
+import { parseDays } from './days.js';
+import { type DigestSchedule, type Weekday, latestSlotAtOrBefore, nextSlotAfter } from './schedule.js';
 
 /** The digest schedule against a table of instants, including the DST changes of four zones in 2026. */
 
@@ -127,11 +121,22 @@ function expected(row: Row): { at: string; localDate: string } {
   return { at: new Date(row.at).toISOString(), localDate: row.localDate };
 }
 
-test('slotOn: a day that is not scheduled has no slot', () => {
+test('a day that is not scheduled has no slot', () => {
   const weekdays = schedule('Europe/Berlin', '07:00', [1, 2, 3, 4, 5]);
-  assert.equal(slotOn('2026-11-28', weekdays), null);
-  assert.equal(slotOn('2026-11-27', weekdays)?.at.toISOString(), '2026-11-27T06:00:00.000Z');
-  assert.equal(slotOn('not a day', weekdays), null);
+  const slot = (s: { at: Date; localDate: string } | null) => [s?.at.toISOString(), s?.localDate];
+  // Friday 27 November has its slot; Saturday 28 and Sunday 29 have none, on either side of them.
+  assert.deepEqual(slot(latestSlotAtOrBefore(new Date('2026-11-27T06:00:00Z'), weekdays)), [
+    '2026-11-27T06:00:00.000Z',
+    '2026-11-27',
+  ]);
+  assert.deepEqual(slot(nextSlotAfter(new Date('2026-11-27T06:00:00Z'), weekdays)), [
+    '2026-11-30T06:00:00.000Z',
+    '2026-11-30',
+  ]);
+  assert.deepEqual(slot(latestSlotAtOrBefore(new Date('2026-11-29T23:59:00Z'), weekdays)), [
+    '2026-11-27T06:00:00.000Z',
+    '2026-11-27',
+  ]);
 });
 
 /**
@@ -179,8 +184,10 @@ for (const [zone, time, changeDay] of [
     assert.ok(days.includes(changeDay), `${changeDay} fired: ${days.join(' ')}`);
     assert.ok(fired.length >= 6 && fired.length <= 8, `about a week: ${days.join(' ')}`);
     for (const f of fired) {
-      // Each fires on the first tick at or after its slot.
-      const at = slotOn(f.localDate, s)?.at.getTime() ?? NaN;
+      // Each fires on the first tick at or after its slot: the day's slot came since the tick before.
+      const slot = nextSlotAfter(new Date(Date.parse(f.firedAt) - 5 * 60_000), s);
+      const at = slot.at.getTime();
+      assert.equal(slot.localDate, f.localDate, JSON.stringify(f));
       assert.ok(
         Date.parse(f.firedAt) - at >= 0 && Date.parse(f.firedAt) - at < 5 * 60_000,
         JSON.stringify(f),

@@ -1,4 +1,8 @@
 import { DateTime } from 'luxon';
+import { type Weekday, storedDays } from './days.js';
+import { zoneOrUtc } from './zone.js';
+
+export type { Weekday } from './days.js';
 
 /**
  * When digests become due. Pure: every function takes the instant it reasons from (the caller's injected
@@ -8,9 +12,6 @@ import { DateTime } from 'luxon';
  * exist that day (the clocks jump over it) moves to the next minute that does; a send time that happens
  * twice (the clocks go back over it) is its first occurrence, so it fires once.
  */
-
-/** ISO weekday: 1 is Monday, 7 is Sunday. */
-export type Weekday = 1 | 2 | 3 | 4 | 5 | 6 | 7;
 
 export interface SendTime {
   hour: number;
@@ -31,14 +32,32 @@ export interface Slot {
   localDate: string;
 }
 
+/** A new account's schedule settings (the migration's column defaults). */
+export const DEFAULT_SCHEDULE = { digest_time: '07:00', digest_days: 'mon,tue,wed,thu,fri,sat,sun' } as const;
+
+/** The schedule an account's stored settings describe (an unknown stored zone reads as UTC). */
+export function scheduleOf(account: {
+  timezone: string;
+  digest_time: string;
+  digest_days: string;
+}): DigestSchedule {
+  return {
+    zone: zoneOrUtc(account.timezone),
+    time: storedTime(account.digest_time),
+    days: storedDays(account.digest_days),
+  };
+}
+
+/** "07:00" → { hour: 7, minute: 0 }; a malformed stored value reads as 07:00. */
+export function storedTime(stored: string): SendTime {
+  const m = /^(\d{1,2}):(\d{2})$/.exec(stored);
+  const hour = Number(m?.[1] ?? 7);
+  const minute = Number(m?.[2] ?? 0);
+  return hour <= 23 && minute <= 59 ? { hour, minute } : { hour: 7, minute: 0 };
+}
+
 /** A slot is looked for this many days around an instant: a week, and room for a day a zone skipped. */
 const SEARCH_DAYS = 10;
-
-/** The slot of one local day (YYYY-MM-DD), or null when that day is not scheduled or has no send time. */
-export function slotOn(localDate: string, schedule: DigestSchedule): Slot | null {
-  const day = DateTime.fromISO(localDate, { zone: 'UTC' });
-  return day.isValid ? slotOfDay(day, schedule) : null;
-}
 
 /** The slot of `day`'s calendar date (a midnight UTC) in the schedule's zone. */
 function slotOfDay(day: DateTime, schedule: DigestSchedule): Slot | null {

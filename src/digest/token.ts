@@ -36,14 +36,19 @@ export function hashDigestToken(token: string): string {
 }
 
 /**
- * The account's token, made on first use (a digest built before the account had one, an account from
- * before tokens existed). Null when there is no such account.
+ * Gives the account a token unless it has one, and returns it; null when there is no such account. Called
+ * where a write happens anyway: when the account is created and when one of its digests is built.
  */
 export async function ensureDigestToken(db: Kysely<Database>, accountId: number): Promise<string | null> {
   const row = await digestTokenByAccount(db, accountId);
   if (row !== null) return row.token;
   await createDigestTokenIfAbsent(db, accountId, newDigestToken());
   // Read back: a concurrent first use may have won with its own token.
+  return (await digestTokenByAccount(db, accountId))?.token ?? null;
+}
+
+/** The account's token, read only; null when it has none (no such account). */
+export async function digestTokenOf(db: Kysely<Database>, accountId: number): Promise<string | null> {
   return (await digestTokenByAccount(db, accountId))?.token ?? null;
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { feedItem, sampleDigest, savedItem } from '../test/digestFixtures.js';
-import { EXCERPT_LIMIT, digestLinks, digestView, excerpt, timeLabel } from './view.js';
+import { EXCERPT_LIMIT, digestLinks, digestView, excerptOfText, timeLabel } from './view.js';
 
 test('groups: "Saved" first in queue order, then feeds by title, each feed newest first', () => {
   const view = digestView(sampleDigest());
@@ -122,7 +122,7 @@ test('an unknown zone renders in UTC instead of failing; unreadable dates are un
   assert.equal(bad.groups[0].items[0].publishedLabel, null);
 });
 
-test('excerpt: plain text from HTML, scripts gone, at most 300 characters, cut on a word with "…"', () => {
+test('excerpt: the plain-text summary folded, at most 300 characters, cut on a word with "…"', () => {
   const view = digestView(sampleDigest());
   const alpha = view.groups.find((g) => g.title === 'alpha blog')?.items[0]?.excerpt ?? '';
   assert.ok(alpha.length <= EXCERPT_LIMIT, `${alpha.length}`);
@@ -136,9 +136,9 @@ test('excerpt: plain text from HTML, scripts gone, at most 300 characters, cut o
     'cut after a whole word',
   );
 
-  assert.equal(excerpt('<p>short &amp; sweet</p>'), 'short & sweet');
-  assert.equal(excerpt('x'.repeat(400)).length, EXCERPT_LIMIT);
-  const emoji = excerpt('😀'.repeat(200));
+  assert.equal(excerptOfText(' short\n&amp; sweet '), 'short &amp; sweet');
+  assert.equal(excerptOfText('x'.repeat(400)).length, EXCERPT_LIMIT);
+  const emoji = excerptOfText('😀'.repeat(200));
   assert.ok(emoji.length <= EXCERPT_LIMIT);
   assert.doesNotMatch(emoji, /[\ud800-\udbff]…$/, 'no half of a surrogate pair before the ellipsis');
   // A plain summary is folded and cut the same way; HTML in it is shown, not interpreted.

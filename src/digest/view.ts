@@ -1,4 +1,5 @@
-import { foldWhitespace, htmlToText, truncate } from '../lib/text.js';
+import { foldWhitespace, truncate } from '../lib/text.js';
+import { zoneOrUtc } from './zone.js';
 
 /**
  * Everything a rendering of one digest needs, already resolved: the renderers (HTML email, plain text, web
@@ -99,8 +100,6 @@ export interface DigestItemRow {
   queued_at: string;
   /** Plain-text summary (as feed_items.summary stores it), or null. */
   summary: string | null;
-  /** An HTML summary, when one is at hand: preferred over `summary`, made plain text here. */
-  summary_html?: string | null;
 }
 
 export interface DigestViewInput {
@@ -116,12 +115,7 @@ export interface DigestViewInput {
 
 export const EXCERPT_LIMIT = 300;
 
-/** A plain-text excerpt of an HTML fragment: tags and scripts dropped, entities decoded, cut on a word. */
-export function excerpt(html: string, limit = EXCERPT_LIMIT): string {
-  return tidyCut(truncate(htmlToText(html), limit));
-}
-
-/** The same for text that is already plain. */
+/** An excerpt of a plain-text summary: whitespace folded, cut on a word with "…". */
 export function excerptOfText(text: string, limit = EXCERPT_LIMIT): string {
   return tidyCut(truncate(foldWhitespace(text), limit));
 }
@@ -146,7 +140,7 @@ export function digestLinks(baseUrl: string, digestId: number, token: string | n
 /** Builds the view of one digest from plain rows. Pure: same rows, same view. */
 export function digestView(input: DigestViewInput): DigestView {
   const { account, digest } = input;
-  const timezone = validZone(account.timezone);
+  const timezone = zoneOrUtc(account.timezone);
   const saved: DigestItemView[] = [];
   const feeds = new Map<string, { title: string; feedId: number | null; rows: RankedItem[] }>();
   input.items.forEach((row, index) => {
@@ -216,7 +210,6 @@ function itemView(row: DigestItemRow, timezone: string): DigestItemView {
   const url = row.url.trim();
   const parsed = httpUrl(url);
   const published = isoOrNull(row.published_at);
-  const html = row.summary_html;
   return {
     title: foldWhitespace(row.title) || url,
     url,
@@ -224,12 +217,7 @@ function itemView(row: DigestItemRow, timezone: string): DigestItemView {
     domain: parsed === null ? '' : parsed.hostname.replace(/^www\./, ''),
     published,
     publishedLabel: published === null ? null : timeLabel(published, timezone),
-    excerpt:
-      html !== undefined && html !== null && html !== ''
-        ? excerpt(html)
-        : row.summary === null
-          ? ''
-          : excerptOfText(row.summary),
+    excerpt: row.summary === null ? '' : excerptOfText(row.summary),
   };
 }
 
@@ -250,23 +238,6 @@ function isoOrNull(value: string | null): string | null {
   if (CANONICAL_ISO.test(value)) return value;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
-}
-
-const zoneValidity = new Map<string, boolean>();
-
-/** The zone if Intl knows it, else UTC: a digest renders even for an account whose zone went stale. */
-function validZone(zone: string): string {
-  let ok = zoneValidity.get(zone);
-  if (ok === undefined) {
-    try {
-      new Intl.DateTimeFormat('en-GB', { timeZone: zone });
-      ok = true;
-    } catch {
-      ok = false;
-    }
-    zoneValidity.set(zone, ok);
-  }
-  return ok ? zone : 'UTC';
 }
 
 // Formatters are costly to create and a digest run formats thousands of times: one per zone.

@@ -243,7 +243,7 @@ await describeEachEngine('private digest URLs', (ctx) => {
   });
 
   test('the email’s "Read on the web" link carries the token and opens the page', async () => {
-    const loaded = await loadDigest(ctx.store().db, bob.digest, BASE);
+    const loaded = await loadDigest(ctx.store().db, bob.id, bob.digest, BASE);
     assert.ok(loaded !== null);
     const link = `${BASE}${page(bob.digest, bob.token)}`;
     assert.equal(loaded.view.links.web, link);

@@ -1,13 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { accountIdByDigestToken, digestFeedUrl } from '../digest/token.js';
+import { digestReader } from '../accounts/digestToken.js';
+import { digestFeed, digestToRead } from '../accounts/digests.js';
+import { digestFeedUrl } from '../digest/token.js';
 import { renderAtom } from '../digest/render/atom.js';
 import { renderWebPage } from '../digest/render/html.js';
-import { digestView } from '../digest/view.js';
 import { ApiError } from './errors.js';
-import { accountById } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
-import { digestItemsByDigest, digestItemsByDigests } from '../store/digestItems.js';
-import { digestOfAccount, digestsByAccount } from '../store/digests.js';
 import { sendConditional } from './conditional.js';
 
 /**
@@ -50,7 +48,7 @@ export interface DigestRoutesDeps {
 }
 
 export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDeps): void {
-  const { db } = deps.store;
+  const { store, baseUrl } = deps;
   void app.register((scope, _opts, done) => {
     scope.addHook('onSend', (_request, reply, payload, next) => {
       reply.headers(DIGEST_PAGE_HEADERS);
@@ -60,45 +58,35 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
     scope.get('/digests/:id', async (request, reply) => {
       const { id } = request.params as { id: string };
       const token = queryToken(request);
-      const accountId = token === null ? null : await accountIdByDigestToken(db, token);
-      if (token === null || accountId === null || !/^\d{1,15}$/.test(id)) throw digestNotFound();
-      const digest = await digestOfAccount(db, accountId, Number(id));
-      const account = digest === null ? null : await accountById(db, accountId);
-      if (digest === null || account === null) throw digestNotFound();
-      const items = await digestItemsByDigest(db, digest.id);
-      const view = digestView({ account, digest, items, baseUrl: deps.baseUrl, token });
+      const accountId = token === null ? null : await digestReader(store, token);
+      if (accountId === null || !/^\d{1,15}$/.test(id)) throw digestNotFound();
+      const loaded = await digestToRead(store, accountId, Number(id), baseUrl);
+      if (loaded === null) throw digestNotFound();
       return sendConditional(request, reply, {
         contentType: HTML_TYPE,
-        body: renderWebPage(view),
-        lastModified: digest.created_at,
+        body: renderWebPage(loaded.view),
+        lastModified: loaded.digest.created_at,
       });
     });
 
     scope.get('/digests.atom', async (request, reply) => {
       const token = queryToken(request);
-      const accountId = token === null ? null : await accountIdByDigestToken(db, token);
-      const account = accountId === null ? null : await accountById(db, accountId);
-      if (token === null || account === null) throw feedNotFound();
-      const digests = await digestsByAccount(db, account.id, { limit: FEED_DIGESTS });
-      const items = await digestItemsByDigests(
-        db,
-        digests.map((d) => d.id),
-      );
-      const views = digests.map((digest) =>
-        digestView({ account, digest, items: items.get(digest.id) ?? [], baseUrl: deps.baseUrl, token }),
-      );
+      const accountId = token === null ? null : await digestReader(store, token);
+      const feed = accountId === null ? null : await digestFeed(store, accountId, FEED_DIGESTS, baseUrl);
+      if (token === null || feed === null) throw feedNotFound();
+      const { account, digests } = feed;
       // As the feed's <updated>: the newest digest's build time, the account's creation while there is none.
       const newest = digests.reduce<string | null>(
-        (max, d) => (max === null || d.created_at > max ? d.created_at : max),
+        (max, { digest: d }) => (max === null || d.created_at > max ? d.created_at : max),
         null,
       );
       return sendConditional(request, reply, {
         contentType: ATOM_TYPE,
         body: renderAtom({
           account,
-          digests: views,
-          feedUrl: digestFeedUrl(deps.baseUrl, token),
-          baseUrl: deps.baseUrl,
+          digests: digests.map((d) => d.view),
+          feedUrl: digestFeedUrl(baseUrl, token),
+          baseUrl,
         }),
         lastModified: newest ?? account.created_at,
       });

@@ -97,12 +97,27 @@ export async function updateAccountSettings(
   return row === undefined ? null : toAccount(row);
 }
 
-export async function accountCount(db: Kysely<Database>): Promise<number> {
+/** An account as a digest build sees it under its row lock: with who holds its digest lease. */
+export type LockedAccount = Account & { digest_lease_owner: string | null };
+
+/**
+ * Locks the account's row for the rest of the transaction without changing it (queue_version stays, so
+ * the API's cached reads stay valid) and reads it; null when there is no such account. On PostgreSQL
+ * SELECT … FOR UPDATE, in the same order as every queue writer's UPDATE; SQLite's write transaction
+ * (BEGIN IMMEDIATE) holds the whole database already.
+ */
+export async function lockAccount(
+  db: Kysely<Database>,
+  engine: Engine,
+  accountId: number,
+): Promise<LockedAccount | null> {
   const row = await db
     .selectFrom('accounts')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirstOrThrow();
-  return row.n;
+    .select([...columns, 'digest_lease_owner'])
+    .where('id', '=', accountId)
+    .$if(engine === 'postgres', (qb) => qb.forUpdate())
+    .executeTakeFirst();
+  return row === undefined ? null : { ...toAccount(row), digest_lease_owner: row.digest_lease_owner };
 }
 
 const lockQuery = precompile((db, p: { accountId: number; changes: number }) =>
@@ -164,31 +179,39 @@ export async function claimDueAccounts(
   return result.rows.map(toAccount);
 }
 
-/**
- * Sets the next due time and releases the lease, only if `owner` still holds it; false otherwise (another
- * worker took the account over after the lease ran out).
- */
-export async function advanceDigestSchedule(
-  db: Kysely<Database>,
-  accountId: number,
-  owner: string,
-  dueAt: Timestamp,
-): Promise<boolean> {
-  const result = await db
-    .updateTable('accounts')
-    .set({ digest_due_at: dueAt, digest_lease_owner: null, digest_lease_until: null })
-    .where('id', '=', accountId)
-    .where('digest_lease_owner', '=', owner)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+/** What a digest build changes on its account's row, in one write. */
+export interface DigestPass {
+  /** A scheduled build: the lease it holds (released) and when the next digest is due. */
+  scheduled?: { owner: string; dueAt: Timestamp };
+  /** A digest was built for this local day: its items left the queue (queue_version moves on). */
+  builtFor?: string;
 }
 
-export async function recordDigestBuilt(
+/**
+ * Records a digest build on the account: its next due time (releasing the lease, only if `owner` still
+ * holds it), its last digest and its queue's new version. False when a scheduled build's lease was lost.
+ */
+export async function recordDigestPass(
   db: Kysely<Database>,
   accountId: number,
-  localDate: string,
-): Promise<void> {
-  await db.updateTable('accounts').set({ last_digest_date: localDate }).where('id', '=', accountId).execute();
+  pass: DigestPass,
+): Promise<boolean> {
+  const { scheduled, builtFor } = pass;
+  if (scheduled === undefined && builtFor === undefined) return true;
+  const result = await db
+    .updateTable('accounts')
+    .set((eb) => ({
+      ...(scheduled === undefined
+        ? {}
+        : { digest_due_at: scheduled.dueAt, digest_lease_owner: null, digest_lease_until: null }),
+      ...(builtFor === undefined
+        ? {}
+        : { last_digest_date: builtFor, queue_version: eb('queue_version', '+', 1) }),
+    }))
+    .where('id', '=', accountId)
+    .$if(scheduled !== undefined, (qb) => qb.where('digest_lease_owner', '=', scheduled?.owner ?? ''))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 /** Accounts never scheduled yet (created before digests existed), oldest first. */

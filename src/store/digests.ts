@@ -5,13 +5,15 @@ import type { Database, DeliveryState, DigestsTable, Timestamp } from './schema.
 export type Digest = Selectable<DigestsTable>;
 
 export interface NewDigest {
+  /** From nextDigestId, so that the Message-ID (made from it) is written with the row. */
+  id?: number;
   localDate: string;
   createdAt: Timestamp;
   itemCount: number;
   remaining: number;
   delivery: DeliveryState;
   nextAttemptAt: Timestamp | null;
-  /** Placeholder until setDigestMessageId: the stable Message-ID is made from the digest's id. */
+  /** The stable Message-ID every attempt to email the digest sends. */
   messageId: string;
 }
 
@@ -27,6 +29,7 @@ export async function createDigest(
   const row = await db
     .insertInto('digests')
     .values({
+      ...(d.id === undefined ? {} : { id: d.id }),
       account_id: accountId,
       local_date: d.localDate,
       created_at: d.createdAt,
@@ -42,20 +45,24 @@ export async function createDigest(
   return row ?? null;
 }
 
-export async function setDigestMessageId(
-  db: Kysely<Database>,
-  digestId: number,
-  messageId: string,
-): Promise<void> {
-  await db.updateTable('digests').set({ message_id: messageId }).where('id', '=', digestId).execute();
-}
-
-export async function digestById(db: Kysely<Database>, digestId: number): Promise<Digest | null> {
-  return (await db.selectFrom('digests').selectAll().where('id', '=', digestId).executeTakeFirst()) ?? null;
+/**
+ * The id the next digest will have, for a builder that holds the write lock: the Message-ID is made from
+ * it before the row is written. PostgreSQL takes it from the column's sequence (never handed out twice);
+ * on SQLite the builder's write transaction holds the database, and AUTOINCREMENT's counter is read.
+ */
+export async function nextDigestId(db: Kysely<Database>, engine: Engine): Promise<number> {
+  const next =
+    engine === 'postgres'
+      ? sql<{ id: string | number }>`select nextval(pg_get_serial_sequence('digests', 'id')) as id`
+      : sql<{
+          id: number;
+        }>`select coalesce((select seq from sqlite_sequence where name = 'digests'), 0) + 1 as id`;
+  const { rows } = await next.execute(db);
+  return Number(rows[0]?.id);
 }
 
 /** The account's digest with this id; null when there is none or it is another account's. */
-export async function digestOfAccount(
+export async function digestById(
   db: Kysely<Database>,
   accountId: number,
   digestId: number,
@@ -67,6 +74,16 @@ export async function digestOfAccount(
     .where('account_id', '=', accountId)
     .executeTakeFirst();
   return row ?? null;
+}
+
+/** The account a digest belongs to (for the operator, who names digests by id alone); null when none. */
+export async function accountIdOfDigest(db: Kysely<Database>, digestId: number): Promise<number | null> {
+  const row = await db
+    .selectFrom('digests')
+    .select('account_id')
+    .where('id', '=', digestId)
+    .executeTakeFirst();
+  return row?.account_id ?? null;
 }
 
 export async function digestByDate(
@@ -81,22 +98,6 @@ export async function digestByDate(
     .where('local_date', '=', localDate)
     .executeTakeFirst();
   return row ?? null;
-}
-
-/** The account's digests, newest day first. */
-export async function digestsByAccount(
-  db: Kysely<Database>,
-  accountId: number,
-  options: { limit: number },
-): Promise<Digest[]> {
-  return db
-    .selectFrom('digests')
-    .selectAll()
-    .where('account_id', '=', accountId)
-    .orderBy('local_date', 'desc')
-    .orderBy('id', 'desc')
-    .limit(options.limit)
-    .execute();
 }
 
 /**

@@ -153,8 +153,6 @@ export interface DigestItemsTable {
   feed_id: number | null;
   /** The reader's name for the feed when the digest was built (subscription title, else the feed's). */
   feed_title: string | null;
-  /** Host of the URL without "www."; "" when it has none. */
-  domain: string;
   summary: string | null;
   published_at: Timestamp | null;
   /** When the item entered the queue. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
 import { buildDueDigests } from '../digest/build.js';
+import { accountIdByDigestToken, digestTokenOf } from '../digest/token.js';
 import { TestClock, testDigestDeps } from '../test/digestPipeline.js';
 import { ENGINES, postgresSkipReason, storeMigratedTo } from '../test/databases.js';
 import { accountById } from './accounts.js';
@@ -48,6 +49,25 @@ for (const engine of ENGINES) {
       const clock = new TestClock('2026-11-23T10:00:00Z');
       assert.deepEqual(await buildDueDigests(testDigestDeps(store, { now: clock.now })), []);
       assert.equal((await accountById(store.db, 1))?.digest_due_at, '2026-11-24T06:00:00.000Z');
+    },
+  );
+}
+
+/** 0009 gives every account from before tokens its digest token, in the form the token look-up expects. */
+for (const engine of ENGINES) {
+  await test(
+    `0009_digest_token_backfill gives older accounts their token [${engine}]`,
+    { skip: engine === 'postgres' ? pgSkip : undefined },
+    async (t) => {
+      const store = await storeMigratedTo(t, engine, '0008_digest_item_domain');
+      const at = '2026-11-01T00:00:00.000Z';
+      await sql`insert into accounts (name, email, timezone, created_at) values ('old', null, 'UTC', ${at})`.execute(
+        store.db,
+      );
+      await migrateToLatest(store);
+      const token = await digestTokenOf(store.db, 1);
+      assert.ok(token !== null);
+      assert.equal(await accountIdByDigestToken(store.db, token), 1);
     },
   );
 }

@@ -61,10 +61,8 @@ export function sampleDigest(over: Partial<DigestViewInput> = {}): DigestViewInp
         feed_id: 2,
         feed_title: 'alpha blog',
         published_at: '2026-11-21T12:00:00.000Z',
-        summary_html:
-          '<p>First <b>para</b>graph.</p><script>document.cookie</script><p>Second &amp; last, ' +
-          'with a <a href="javascript:x">link</a>. ' +
-          'Lorem ipsum dolor sit amet. '.repeat(30),
+        summary:
+          'First paragraph.\n\nSecond & last, with a link. ' + 'Lorem ipsum dolor sit amet. '.repeat(30),
       }),
       feedItem({ url: 'https://mid.example/x', title: 'Middle', feed_id: 9, feed_title: 'Middle Feed' }),
     ],

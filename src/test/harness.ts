@@ -2,6 +2,7 @@ import { after, before, describe } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { createAccountWithKey } from '../accounts/service.js';
+import type { AccountId } from '../lib/authorized.js';
 import { buildServer } from '../http/server.js';
 import type { InvalidKeyLimiter } from '../http/invalidKeyLimiter.js';
 import { type Engine, type Store, openStore } from '../store/db.js';
@@ -65,7 +66,7 @@ export function testServer(
 }
 
 let accountCounter = 0;
-export async function newAccount(store: Store): Promise<{ id: number; apiKey: string }> {
+export async function newAccount(store: Store): Promise<{ id: AccountId; apiKey: string }> {
   const { account, apiKey } = await createAccountWithKey(store, { name: `test ${++accountCounter}` });
   return { id: account.id, apiKey };
 }

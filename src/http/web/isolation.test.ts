@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { ensureDigestToken } from '../../digest/token.js';
-import { issueKey } from '../../accounts/service.js';
+import { issueKey } from '../../accounts/apiKeys.js';
 import { addSavedUrl } from '../../queue/add.js';
 import { apiKeysByAccount } from '../../store/apiKeys.js';
 import { findOrCreateFeed } from '../../store/feeds.js';
@@ -17,7 +17,7 @@ import { WebClient, webServer } from '../../test/webClient.js';
  */
 await describeEachEngine('web app: accounts are isolated', (ctx) => {
   let app: FastifyInstance;
-  let alice: { id: number; apiKey: string };
+  let alice: Awaited<ReturnType<typeof newAccount>>;
   let bob: { id: number; apiKey: string };
   let aliceItemId: number;
   let aliceKeyId: number;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { issueKey } from '../../accounts/service.js';
+import { issueKey } from '../../accounts/apiKeys.js';
 import { revokeApiKey } from '../../store/apiKeys.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { WebClient, csrfIn, setCookies, webServer } from '../../test/webClient.js';
@@ -13,7 +13,7 @@ const CSP =
 
 await describeEachEngine('web app: sessions and security', (ctx) => {
   let app: FastifyInstance;
-  let account: { id: number; apiKey: string };
+  let account: Awaited<ReturnType<typeof newAccount>>;
   let clock = 1_000_000;
 
   before(async () => {

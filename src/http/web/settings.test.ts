@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { DateTime } from 'luxon';
 import { addSavedUrl } from '../../queue/add.js';
 import { accountById } from '../../store/accounts.js';
-import { digestsByAccount } from '../../store/digests.js';
+import { digestsPage } from '../../store/digests.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { WebClient, webServer } from '../../test/webClient.js';
 
@@ -191,7 +191,7 @@ await describeEachEngine('web app: settings page', (ctx) => {
       await browser.get('/settings');
       const res = await browser.post('/settings/digest-now');
       assert.match((await browser.get(String(res.headers.location))).body, /It is being emailed to you/);
-      const [digest] = await digestsByAccount(ctx.store().db, reader.id, { limit: 1 });
+      const [digest] = await digestsPage(ctx.store().db, reader.id, { offset: 0, limit: 1 });
       assert.equal(digest?.delivery, 'pending');
     } finally {
       await mailing.close();

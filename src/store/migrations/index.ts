@@ -7,6 +7,8 @@ import * as m0004 from './0004_subscription_backfill.js';
 import * as m0005 from './0005_url_keys.js';
 import * as m0006 from './0006_digest_tokens.js';
 import * as m0007 from './0007_web_sessions.js';
+import * as m0008 from './0008_digest_item_domain.js';
+import * as m0009 from './0009_digest_token_backfill.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -28,6 +30,8 @@ const modules: Record<string, MigrationModule> = {
   '0005_url_keys': m0005,
   '0006_digest_tokens': m0006,
   '0007_web_sessions': m0007,
+  '0008_digest_item_domain': m0008,
+  '0009_digest_token_backfill': m0009,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

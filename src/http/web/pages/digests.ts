@@ -1,9 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { DateTime } from 'luxon';
-import { ensureDigestToken } from '../../../digest/token.js';
-import { digestLinks } from '../../../digest/view.js';
-import { accountById } from '../../../store/accounts.js';
-import { type Digest, digestCount, digestsPage } from '../../../store/digests.js';
+import { type ArchivedDigest, digestArchive } from '../../../accounts/digests.js';
+import type { Digest } from '../../../store/digests.js';
 import { type WebDeps, WebError, queryParam, requireSession, sendPage, viewerOf } from '../context.js';
 import { type SafeHtml, html } from '../html.js';
 import { page } from '../layout.js';
@@ -20,19 +18,17 @@ export function registerDigests(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     const raw = queryParam(request, 'start');
     const start = raw !== undefined && /^\d{1,6}$/.test(raw) ? Number(raw) : 0;
-    const db = deps.store.db;
-    const account = await accountById(db, session.accountId);
-    const token = await ensureDigestToken(db, session.accountId);
+    const archive = await digestArchive(deps.store, session.accountId, {
+      offset: start,
+      limit: DIGESTS_PAGE_SIZE,
+      baseUrl: deps.config.baseUrl,
+    });
     const viewer = viewerOf(session);
-    if (account === null || token === null || viewer === null) {
-      throw new WebError(404, 'This account no longer exists.');
-    }
-    const total = await digestCount(db, session.accountId);
-    const digests = await digestsPage(db, session.accountId, { offset: start, limit: DIGESTS_PAGE_SIZE });
+    if (archive === null || viewer === null) throw new WebError(404, 'This account no longer exists.');
+    const { account, total, digests } = archive;
     const now = deps.now();
-    const row = (d: Digest): SafeHtml => {
+    const row = ({ digest: d, webUrl: href }: ArchivedDigest): SafeHtml => {
       const day = DateTime.fromISO(d.local_date).toFormat('cccc d LLLL yyyy');
-      const href = digestLinks(deps.config.baseUrl, d.id, token).web;
       return html`<li>
         <div class="main">
           <a class="title" href="${href}">${day}</a>

@@ -1,14 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { digestFeedUrl, ensureDigestToken, rotateDigestToken } from '../../../digest/token.js';
-import { issueKey } from '../../../accounts/service.js';
+import { issueKey, listKeys, renameKey, revokeKey } from '../../../accounts/apiKeys.js';
+import { digestFeedAddress, rotateDigestFeed } from '../../../accounts/digestToken.js';
 import { displayPrefix } from '../../../accounts/keys.js';
-import {
-  type ApiKeyInfo,
-  apiKeysByAccount,
-  renameApiKey,
-  revokeAccountApiKey,
-} from '../../../store/apiKeys.js';
-import { accountById } from '../../../store/accounts.js';
+import { showAccount } from '../../../accounts/service.js';
+import type { ApiKeyInfo } from '../../../store/apiKeys.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
   type WebDeps,
@@ -63,11 +58,11 @@ interface KeysView {
 /** Keys: create (shown once), rename, revoke. */
 export function registerKeys(scope: FastifyInstance, deps: WebDeps): void {
   async function view(session: WebSession, extra: Partial<KeysView>): Promise<SafeHtml> {
-    const keys = await apiKeysByAccount(deps.store.db, session.accountId);
-    const account = await accountById(deps.store.db, session.accountId);
-    const token = await ensureDigestToken(deps.store.db, session.accountId);
+    const keys = await listKeys(deps.store, session.accountId);
+    const account = await showAccount(deps.store, session.accountId);
+    const feedUrl = await digestFeedAddress(deps.store, session.accountId, deps.config.baseUrl);
     const viewer = viewerOf(session);
-    if (viewer === null || account === null || token === null) {
+    if (viewer === null || account === null || feedUrl === null) {
       throw new WebError(404, 'This account no longer exists.');
     }
     return keysPage({
@@ -77,7 +72,7 @@ export function registerKeys(scope: FastifyInstance, deps: WebDeps): void {
       zone: account.timezone,
       now: deps.now(),
       baseUrl: deps.config.baseUrl,
-      feedUrl: digestFeedUrl(deps.config.baseUrl, token),
+      feedUrl,
       ...extra,
     });
   }
@@ -102,7 +97,7 @@ export function registerKeys(scope: FastifyInstance, deps: WebDeps): void {
   scope.post('/keys/feed/reset', async (request, reply) => {
     const session = requireSession(request);
     checkCsrf(request, session);
-    if ((await rotateDigestToken(deps.store.db, session.accountId)) === null) {
+    if ((await rotateDigestFeed(deps.store, session.accountId, deps.config.baseUrl)) === null) {
       throw new WebError(404, 'This account no longer exists.');
     }
     return seeOther(reply, '/keys?notice=feed_reset#feed');
@@ -115,7 +110,7 @@ export function registerKeys(scope: FastifyInstance, deps: WebDeps): void {
     const name = keyName(field(formOf(request), 'name'));
     if (id === null) throw new WebError(404, 'You have no such key.');
     if (name === null) return sendPage(reply, 400, await view(session, { error: BAD_NAME }));
-    if (!(await renameApiKey(deps.store.db, session.accountId, id, name))) {
+    if (!(await renameKey(deps.store, session.accountId, id, name))) {
       throw new WebError(404, 'You have no such key.');
     }
     return seeOther(reply, '/keys?notice=renamed');
@@ -125,18 +120,14 @@ export function registerKeys(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     checkCsrf(request, session);
     const id = idParam(request);
-    const keys = await apiKeysByAccount(deps.store.db, session.accountId);
-    const live = keys.filter((k) => k.revoked_at === null);
-    if (id === null || !live.some((k) => k.id === id)) {
+    const revoked = id === null ? 'not_found' : await revokeKey(deps.store, session.accountId, id);
+    if (revoked === 'not_found') {
       throw new WebError(404, 'That is not one of your active keys (it may already be revoked).');
     }
-    if (live.length === 1) {
+    if (revoked === 'last_key') {
       const error =
         'This is your only active key: without one you could not sign in again. Create another key first.';
       return sendPage(reply, 409, await view(session, { error }));
-    }
-    if (!(await revokeAccountApiKey(deps.store.db, session.accountId, id))) {
-      throw new WebError(404, 'That is not one of your active keys (it may already be revoked).');
     }
     if (id === session.keyId) {
       // This browser signed in with it: the session has ended with the key.

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { authenticate } from '../../../accounts/authorize.js';
-import { issueKey } from '../../../accounts/service.js';
+import { issueKey } from '../../../accounts/apiKeys.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
   type WebDeps,

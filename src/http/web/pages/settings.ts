@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { ensureDigestToken } from '../../../digest/token.js';
-import { changeAccountSettings } from '../../../accounts/service.js';
-import { MAX_ITEMS_LIMIT, canonicalZone, settingsSchema, storedDays } from '../../../accounts/settings.js';
-import { buildDigestNow } from '../../../digest/build.js';
-import { digestLinks } from '../../../digest/view.js';
-import { type Account, accountById } from '../../../store/accounts.js';
-import { digestOfAccount } from '../../../store/digests.js';
+import { changeAccountSettings, sendDigestNow } from '../../../accounts/changeSettings.js';
+import { archivedDigest } from '../../../accounts/digests.js';
+import { showAccount } from '../../../accounts/service.js';
+import { MAX_ITEMS_LIMIT, settingsSchema } from '../../../accounts/settings.js';
+import { storedDays } from '../../../digest/days.js';
+import { canonicalZone } from '../../../digest/zone.js';
+import type { Account } from '../../../store/accounts.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
   type WebDeps,
@@ -113,7 +113,7 @@ export function registerSettings(scope: FastifyInstance, deps: WebDeps): void {
     session: WebSession,
     extra: { form?: SettingsForm; errors?: string[]; notice?: SafeHtml },
   ) {
-    const account = await accountById(deps.store.db, session.accountId);
+    const account = await showAccount(deps.store, session.accountId);
     const viewer = viewerOf(session);
     if (account === null || viewer === null) throw new WebError(404, 'This account no longer exists.');
     return settingsPage({
@@ -164,7 +164,7 @@ export function registerSettings(scope: FastifyInstance, deps: WebDeps): void {
   scope.post('/settings/digest-now', async (request, reply) => {
     const session = requireSession(request);
     checkCsrf(request, session);
-    const outcome = await buildDigestNow(deps.digest(), session.accountId);
+    const outcome = await sendDigestNow(deps.digest(), session.accountId);
     switch (outcome.status) {
       case 'built':
         return seeOther(reply, `/settings?notice=built&digest=${outcome.digestId}`);
@@ -192,10 +192,10 @@ async function noticeFor(
   if (code !== 'built' && code !== 'exists') return undefined;
   const id =
     typeof query.digest === 'string' && /^[1-9]\d{0,15}$/.test(query.digest) ? Number(query.digest) : 0;
-  const digest = await digestOfAccount(deps.store.db, session.accountId, id);
-  if (digest === null) return undefined;
-  const token = await ensureDigestToken(deps.store.db, session.accountId);
-  const link = html`<a href="${digestLinks(deps.config.baseUrl, digest.id, token).web}">Read it</a>`;
+  const archived = await archivedDigest(deps.store, session.accountId, id, deps.config.baseUrl);
+  if (archived === null) return undefined;
+  const { digest } = archived;
+  const link = html`<a href="${archived.webUrl}">Read it</a>`;
   if (code === 'exists') {
     return html`Today already has its digest. ${link}. What you queue now goes into the next one.`;
   }

@@ -1,0 +1,53 @@
+import { type BuildOutcome, buildDigestNow } from '../digest/build.js';
+import type { DigestDeps } from '../digest/deps.js';
+import { nextSlotAfter, scheduleOf } from '../digest/schedule.js';
+import type { Store } from '../store/db.js';
+import { type Account, lockAccount, updateAccountSettings } from '../store/accounts.js';
+import { transaction } from '../store/precompiled.js';
+import type { AccountId } from './authorize.js';
+import type { SettingsChange } from './settings.js';
+
+/**
+ * Changes an account's digest settings. A change of zone, send time or days recomputes when the next digest
+ * is due (the next slot after `now`); a day that already has its digest does not get a second one. Null
+ * when the account no longer exists.
+ */
+export async function changeAccountSettings(
+  store: Store,
+  accountId: AccountId,
+  change: SettingsChange,
+  now: Date = new Date(),
+): Promise<Account | null> {
+  return transaction(store.db, async (trx) => {
+    // The row lock first, as digest builds take it: a build in progress sees the settings before or after.
+    // It leaves the queue's version alone: the API's cached reads of the queue stay valid.
+    const account = await lockAccount(trx, store.engine, accountId);
+    if (account === null) return null;
+    const rescheduled =
+      change.timezone !== undefined || change.time !== undefined || change.days !== undefined;
+    const schedule = scheduleOf({
+      timezone: change.timezone ?? account.timezone,
+      digest_time: change.time ?? account.digest_time,
+      digest_days: change.days ?? account.digest_days,
+    });
+    return updateAccountSettings(trx, accountId, {
+      ...(change.timezone === undefined ? {} : { timezone: change.timezone }),
+      ...(change.time === undefined ? {} : { digestTime: change.time }),
+      ...(change.days === undefined ? {} : { digestDays: change.days }),
+      ...(change.maxItems === undefined ? {} : { digestMaxItems: change.maxItems }),
+      ...(change.skipEmpty === undefined ? {} : { digestSkipEmpty: change.skipEmpty }),
+      ...(change.email === undefined ? {} : { email: change.email }),
+      ...(change.emailEnabled === undefined ? {} : { emailEnabled: change.emailEnabled }),
+      ...(rescheduled ? { digestDueAt: nextSlotAfter(now, schedule).at.toISOString() } : {}),
+    });
+  });
+}
+
+/**
+ * "Send me a digest now": builds today's digest from the account's queue at once, whatever its schedule
+ * (an empty queue is skipped; a day that has its digest keeps it). The email follows with the next
+ * delivery pass.
+ */
+export async function sendDigestNow(deps: DigestDeps, accountId: AccountId): Promise<BuildOutcome> {
+  return buildDigestNow(deps, accountId);
+}

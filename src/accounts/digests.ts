@@ -1,0 +1,88 @@
+import { type LoadedDigest, loadDigest, loadLatestDigests } from '../digest/load.js';
+import { digestTokenOf } from '../digest/token.js';
+import { digestLinks } from '../digest/view.js';
+import type { Account } from '../store/accounts.js';
+import { accountById } from '../store/accounts.js';
+import type { Store } from '../store/db.js';
+import { type Digest, accountIdOfDigest, digestById, digestCount, digestsPage } from '../store/digests.js';
+import type { AccountId } from './authorize.js';
+
+/**
+ * An account's digests as its reader (the web, a digest link) and the operator (the CLI) see them, read
+ * only: the archive, one digest for display, the Atom feed's digests.
+ */
+
+export type { LoadedDigest } from '../digest/load.js';
+
+/** A digest of the archive, with the address of its web page. */
+export interface ArchivedDigest {
+  digest: Digest;
+  /** `/digests/ID?token=…`, the page its email links to. */
+  webUrl: string;
+}
+
+/** A page of the account's digests, newest first, and how many it has; null when it no longer exists. */
+export async function digestArchive(
+  store: Store,
+  accountId: AccountId,
+  page: { offset: number; limit: number; baseUrl: string },
+): Promise<{ account: Account; total: number; digests: ArchivedDigest[] } | null> {
+  const account = await accountById(store.db, accountId);
+  const token = await digestTokenOf(store.db, accountId);
+  if (account === null || token === null) return null;
+  const total = await digestCount(store.db, accountId);
+  const digests = await digestsPage(store.db, accountId, page);
+  return { account, total, digests: digests.map((d) => archived(d, page.baseUrl, token)) };
+}
+
+const archived = (digest: Digest, baseUrl: string, token: string): ArchivedDigest => ({
+  digest,
+  webUrl: digestLinks(baseUrl, digest.id, token).web,
+});
+
+/** The account's latest digests, newest first (`digest list`). */
+export async function digestHistory(store: Store, accountId: AccountId, limit: number): Promise<Digest[]> {
+  return digestsPage(store.db, accountId, { offset: 0, limit });
+}
+
+/** One of the account's digests with the address of its web page; null when it has no such digest. */
+export async function archivedDigest(
+  store: Store,
+  accountId: AccountId,
+  digestId: number,
+  baseUrl: string,
+): Promise<ArchivedDigest | null> {
+  const digest = await digestById(store.db, accountId, digestId);
+  const token = digest === null ? null : await digestTokenOf(store.db, accountId);
+  return digest === null || token === null ? null : archived(digest, baseUrl, token);
+}
+
+/** One of the account's digests, ready to render; null when it has no such digest. */
+export async function digestToRead(
+  store: Store,
+  accountId: AccountId,
+  digestId: number,
+  baseUrl: string,
+): Promise<LoadedDigest | null> {
+  return loadDigest(store.db, accountId, digestId, baseUrl);
+}
+
+/** Any account's digest, named by its id alone (the operator's `digest show`); null when there is none. */
+export async function anyDigestToRead(
+  store: Store,
+  digestId: number,
+  baseUrl: string,
+): Promise<LoadedDigest | null> {
+  const accountId = await accountIdOfDigest(store.db, digestId);
+  return accountId === null ? null : loadDigest(store.db, accountId, digestId, baseUrl);
+}
+
+/** The account's latest `limit` digests for its Atom feed; null when it no longer exists. */
+export async function digestFeed(
+  store: Store,
+  accountId: AccountId,
+  limit: number,
+  baseUrl: string,
+): Promise<{ account: Account; digests: LoadedDigest[] } | null> {
+  return loadLatestDigests(store.db, accountId, limit, baseUrl);
+}
