@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { scheduleOf } from '../accounts/settings.js';
-import { workerId } from '../feeds/poller.js';
+import { LeaseLost, workerId } from '../lib/workers.js';
 import {
   type Account,
   accountById,
@@ -46,9 +46,6 @@ export type BuildOutcome =
   /** Building failed unexpectedly (the database, a bug): logged; retried once the lease runs out. */
   | { status: 'error'; accountId: number; message: string }
   | { status: 'no_account'; accountId: number };
-
-/** Thrown inside a build transaction to roll it back. */
-class LeaseLost extends Error {}
 
 /**
  * Builds every digest that is due now (or only account `accountId`'s): claims due accounts in batches,
