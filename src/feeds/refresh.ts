@@ -13,7 +13,8 @@ import {
 import type { Database } from '../store/schema.js';
 import { subscriptionsByFeed } from '../store/subscriptions.js';
 import { type Addition, backfillAdditions, queueAdditions, subscriber } from './queueing.js';
-import { type FetchOptions, type FetchResult, fetchFeed } from '../fetch/fetch.js';
+import type { FetchOptions, FetchResult } from '../fetch/fetch.js';
+import { fetchFeed } from './fetchFeed.js';
 import { passesFilters } from './filters.js';
 import { LeaseLost } from '../lib/workers.js';
 import { type Feed, type FeedItem, FeedParseError, parseFeed } from './parse/parse.js';
