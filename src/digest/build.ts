@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { scheduleOf } from '../accounts/settings.js';
+import { domainOf } from '../lib/url.js';
 import { LeaseLost, workerId } from '../lib/workers.js';
 import {
   type Account,
@@ -202,15 +203,6 @@ function messageDomain(deps: DigestDeps): string {
     return `tidings@${new URL(deps.baseUrl).hostname}`;
   } catch {
     return 'tidings@tidings.invalid';
-  }
-}
-
-/** Host of a URL without "www."; "" when it has none. */
-export function domainOf(url: string): string {
-  try {
-    return new URL(url).hostname.replace(/^www\./, '');
-  } catch {
-    return '';
   }
 }
 

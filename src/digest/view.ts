@@ -1,4 +1,5 @@
 import { foldWhitespace, htmlToText, truncate } from '../lib/text.js';
+import { domainOf } from '../lib/url.js';
 
 /**
  * Everything a rendering of one digest needs, already resolved: the renderers (HTML email, plain text, web
@@ -221,7 +222,7 @@ function itemView(row: DigestItemRow, timezone: string): DigestItemView {
     title: foldWhitespace(row.title) || url,
     url,
     href: parsed?.href ?? null,
-    domain: parsed === null ? '' : parsed.hostname.replace(/^www\./, ''),
+    domain: parsed === null ? '' : domainOf(parsed),
     published,
     publishedLabel: published === null ? null : timeLabel(published, timezone),
     excerpt:

@@ -5,6 +5,7 @@ import { type Account, accountById } from '../../../store/accounts.js';
 import { exclusive } from '../../../store/precompiled.js';
 import { type QueuedItem, queueItemsPage, queueLength } from '../../../store/queueItems.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
+import { domainOf } from '../../../lib/url.js';
 import {
   type WebDeps,
   WebError,
@@ -100,14 +101,6 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
 function startParam(raw: string | undefined): number {
   if (raw === undefined || !/^[0-9]{1,7}$/.test(raw)) return 0;
   return Number(raw);
-}
-
-function domainOf(url: string): string {
-  try {
-    return new URL(url).hostname.replace(/^www\./, '');
-  } catch {
-    return '';
-  }
 }
 
 interface QueueView {
