@@ -4,7 +4,8 @@ import { loadConfig } from '../config.js';
 import { buildServer } from '../http/server.js';
 import { createLogger } from '../logger.js';
 import { migrateToLatest } from '../store/migrate.js';
-import { type Worker, startWorkers, stopWorkers } from './workers.js';
+import type { Worker } from '../lib/workers.js';
+import { startWorkers, stopWorkers } from './workers.js';
 import { type Io, UsageError, curlLines, openServerStore } from './context.js';
 
 export function serveCommand(program: Command, io: Io): void {

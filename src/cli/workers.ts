@@ -4,13 +4,8 @@ import { digestDeps } from '../digest/deps.js';
 import { startDigestWorker } from '../digest/worker.js';
 import { feedDeps } from '../feeds/deps.js';
 import { startPoller } from '../feeds/poller.js';
+import type { Worker } from '../lib/workers.js';
 import type { Store } from '../store/db.js';
-
-/** Background work that runs until stopped: in `serve` (unless disabled) and in `worker`. */
-export interface Worker {
-  name: string;
-  stop(): Promise<void>;
-}
 
 export function startWorkers(config: Config, store: Store, log: Logger): Worker[] {
   return [

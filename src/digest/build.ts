@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { workerId } from '../feeds/poller.js';
+import { domainOf } from '../lib/url.js';
+import { LeaseLost, workerId } from '../lib/workers.js';
 import {
   type Account,
   type DigestPass,
@@ -45,9 +46,6 @@ export type BuildOutcome =
   /** Building failed unexpectedly (the database, a bug): logged; retried once the lease runs out. */
   | { status: 'error'; accountId: number; message: string }
   | { status: 'no_account'; accountId: number };
-
-/** Thrown inside a build transaction to roll it back. */
-class LeaseLost extends Error {}
 
 /**
  * Builds every digest that is due now (or only account `accountId`'s): claims due accounts in batches,

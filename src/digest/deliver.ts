@@ -1,4 +1,4 @@
-import { workerId } from '../feeds/poller.js';
+import { workerId } from '../lib/workers.js';
 import { type Digest, type DeliveryUpdate, claimDueDeliveries, recordDelivery } from '../store/digests.js';
 import { nextAttemptDelay } from './backoff.js';
 import type { DigestDeps } from './deps.js';

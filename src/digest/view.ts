@@ -1,4 +1,5 @@
 import { foldWhitespace, truncate } from '../lib/text.js';
+import { domainOf } from '../lib/url.js';
 import { zoneOrUtc } from './zone.js';
 
 /**
@@ -214,7 +215,7 @@ function itemView(row: DigestItemRow, timezone: string): DigestItemView {
     title: foldWhitespace(row.title) || url,
     url,
     href: parsed?.href ?? null,
-    domain: parsed === null ? '' : parsed.hostname.replace(/^www\./, ''),
+    domain: parsed === null ? '' : domainOf(parsed),
     published,
     publishedLabel: published === null ? null : timeLabel(published, timezone),
     excerpt: row.summary === null ? '' : excerptOfText(row.summary),

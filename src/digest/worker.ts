@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { workerId } from '../feeds/poller.js';
+import { type Worker, startLoop, workerId } from '../lib/workers.js';
 import { type BuildOutcome, buildDueDigests } from './build.js';
 import { type DeliveryOutcome, deliverDueDigests } from './deliver.js';
 import type { DigestDeps } from './deps.js';
@@ -30,34 +29,19 @@ export function tallyPass(pass: DigestPass): Record<string, number> {
   return counts;
 }
 
-export interface DigestWorker {
-  name: string;
-  stop(): Promise<void>;
-}
-
 /** Every `intervalMs` (30 s), a pass, until stopped; a failed pass is logged and the next one tries again. */
-export function startDigestWorker(deps: DigestDeps, opts: { intervalMs?: number } = {}): DigestWorker {
+export function startDigestWorker(deps: DigestDeps, opts: { intervalMs?: number } = {}): Worker {
   const owner = workerId();
   const intervalMs = opts.intervalMs ?? 30_000;
-  const stopping = new AbortController();
-  const loop = (async () => {
-    while (!stopping.signal.aborted) {
-      try {
-        const pass = await runDigestPass(deps, { owner });
-        if (pass.builds.length + pass.deliveries.length > 0) deps.log.info(tallyPass(pass), 'digest pass');
-      } catch (err) {
-        deps.log.error({ err }, 'digest pass failed; retrying shortly');
-      }
-      // Rejects at once when stop() aborts: the loop then ends.
-      await sleep(intervalMs, undefined, { signal: stopping.signal }).catch(() => undefined);
-    }
-  })();
-  return {
+  return startLoop({
     name: 'digest scheduler',
-    stop: async () => {
-      stopping.abort();
-      await loop;
-      deps.mailer?.close();
+    pass: async () => {
+      const pass = await runDigestPass(deps, { owner });
+      if (pass.builds.length + pass.deliveries.length > 0) deps.log.info(tallyPass(pass), 'digest pass');
     },
-  };
+    sleepMs: () => intervalMs,
+    log: deps.log,
+    failed: 'digest pass failed; retrying shortly',
+    onStop: () => deps.mailer?.close(),
+  });
 }

@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   type FeedRow,
   activeFeedIds,
@@ -12,6 +9,7 @@ import {
 import { type RefreshDeps, currentTime } from './deps.js';
 import { type RefreshOutcome, refreshFeed } from './refresh.js';
 import { KeyedSemaphore, Semaphore } from '../lib/semaphore.js';
+import { type Worker, startLoop, workerId } from '../lib/workers.js';
 
 export interface PollerOptions {
   /** Feeds fetched at once by this process. */
@@ -33,9 +31,6 @@ export interface PollSummary {
   newItems: number;
   queued: number;
 }
-
-/** A worker's name in leases: unique per process, readable in the database. */
-export const workerId = (): string => `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 
 /**
  * One pass: fetches every feed that is due (or, with `all`, every active feed) and returns what
@@ -127,11 +122,6 @@ function hostOf(url: string): string {
   }
 }
 
-export interface Poller {
-  name: string;
-  stop(): Promise<void>;
-}
-
 /**
  * Polls in the background until stopped: a pass, then a sleep until the next feed is due (at most
  * `maxSleepMs`, so feeds added by other processes are noticed).
@@ -139,30 +129,19 @@ export interface Poller {
 export function startPoller(
   deps: RefreshDeps,
   opts: Partial<PollerOptions> & { maxSleepMs?: number } = {},
-): Poller {
+): Worker {
   const owner = workerId();
   const maxSleepMs = opts.maxSleepMs ?? 30_000;
-  const stopping = new AbortController();
-  const loop = (async () => {
-    while (!stopping.signal.aborted) {
-      try {
-        const s = await pollOnce(deps, { ...opts, owner, signal: stopping.signal });
-        if (s.feeds > 0) deps.log.info({ ...s }, 'poll pass');
-      } catch (err) {
-        deps.log.error({ err }, 'poll pass failed; retrying shortly');
-      }
-      const ms = await sleepMs(deps, maxSleepMs);
-      // Rejects at once when stop() aborts: the loop then ends.
-      await sleep(ms, undefined, { signal: stopping.signal }).catch(() => undefined);
-    }
-  })();
-  return {
+  return startLoop({
     name: 'feed poller',
-    stop: async () => {
-      stopping.abort();
-      await loop;
+    pass: async (signal) => {
+      const s = await pollOnce(deps, { ...opts, owner, signal });
+      if (s.feeds > 0) deps.log.info({ ...s }, 'poll pass');
     },
-  };
+    sleepMs: () => sleepMs(deps, maxSleepMs),
+    log: deps.log,
+    failed: 'poll pass failed; retrying shortly',
+  });
 }
 
 async function sleepMs(deps: RefreshDeps, maxSleepMs: number): Promise<number> {

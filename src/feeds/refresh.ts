@@ -9,8 +9,10 @@ import {
   updateFeedAfterFetch,
 } from '../store/feeds.js';
 import type { Database } from '../store/schema.js';
-import { type FetchResult, fetchFeed } from '../fetch/fetch.js';
+import type { FetchResult } from '../fetch/fetch.js';
+import { LeaseLost } from '../lib/workers.js';
 import { type RefreshDeps, currentTime } from './deps.js';
+import { fetchFeed } from './fetchFeed.js';
 import { type Feed, type FeedItem, FeedParseError, parseFeed } from './parse/parse.js';
 import { queueNewItems } from './queueing.js';
 import { intervalFromPosts, nextFetchAfterError, nextFetchAfterSuccess } from './schedule.js';
@@ -28,9 +30,6 @@ const MAX_ITEM_KEY_LENGTH = 500;
 /** Item keys are indexed: a guid longer than an index entry may hold is stored as its hash. */
 const boundedKey = (id: string): string =>
   id.length <= MAX_ITEM_KEY_LENGTH ? id : `hash:${createHash('sha256').update(id).digest('hex')}`;
-
-/** Thrown inside the ingest transaction to roll it back when the lease is gone. */
-class LeaseLost extends Error {}
 
 /**
  * The whole refresh of one feed that `owner` holds a lease on: fetch → parse → remember new items →

@@ -1,8 +1,8 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Where an IP address leads. Everything but `public` is refused by default: a feed URL is whatever a user (or
- * a feed's own redirect) typed, and without this check it could make Tidings request the cloud metadata
+ * Where an IP address leads. Everything but `public` is refused by default: a URL to fetch is whatever a user (or
+ * a server's own redirect) typed, and without this check it could make Tidings request the cloud metadata
  * service, a router's admin page or a database on the same host (server-side request forgery).
  */
 export type AddressCategory =

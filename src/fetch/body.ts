@@ -21,14 +21,17 @@ function formatBytes(bytes: number): string {
   return bytes % MIB === 0 ? `${bytes / MIB} MiB` : `${bytes} bytes`;
 }
 
-const tooLarge = (maxBytes: number): FetchFailure =>
-  new FetchFailure('too_large', `the feed is larger than ${formatBytes(maxBytes)}, the most Tidings reads`);
+const tooLarge = ({ maxBytes, noun }: Pick<BodyLimits, 'maxBytes' | 'noun'>): FetchFailure =>
+  new FetchFailure(
+    'too_large',
+    `the ${noun} is larger than ${formatBytes(maxBytes)}, the most Tidings reads`,
+  );
 
 /**
  * The decoders for a Content-Encoding, in the order to apply them: codings are listed in the order they
  * were applied, so they are undone from the last one back.
  */
-function decodersFor(contentEncoding: string | null): Transform[] {
+function decodersFor(contentEncoding: string | null, noun: string): Transform[] {
   const codings = (contentEncoding ?? '')
     .split(',')
     .map((coding) => coding.trim().toLowerCase())
@@ -38,7 +41,7 @@ function decodersFor(contentEncoding: string | null): Transform[] {
     if (decoder === undefined) {
       throw new FetchFailure(
         'decompression',
-        `the feed is compressed as "${coding}", which Tidings cannot read`,
+        `the ${noun} is compressed as "${coding}", which Tidings cannot read`,
       );
     }
     return decoder();
@@ -46,23 +49,23 @@ function decodersFor(contentEncoding: string | null): Transform[] {
 }
 
 /** The body's chunks as received, until more than maxBytes have arrived: then too_large. */
-async function* received(body: AsyncIterable<Buffer>, maxBytes: number): AsyncGenerator<Buffer> {
+async function* received(body: AsyncIterable<Buffer>, limits: BodyLimits): AsyncGenerator<Buffer> {
   let total = 0;
   for await (const chunk of body) {
     total += chunk.length;
-    if (total > maxBytes) throw tooLarge(maxBytes);
+    if (total > limits.maxBytes) throw tooLarge(limits);
     yield chunk;
   }
 }
 
 /** Keeps the decoded chunks, until more than maxBytes have been decoded: then too_large. */
-function collector(chunks: Buffer[], maxBytes: number): Writable {
+function collector(chunks: Buffer[], limits: BodyLimits): Writable {
   let total = 0;
   return new Writable({
     write(chunk: Buffer, _encoding, done) {
       total += chunk.length;
-      if (total > maxBytes) {
-        done(tooLarge(maxBytes));
+      if (total > limits.maxBytes) {
+        done(tooLarge(limits));
         return;
       }
       chunks.push(chunk);
@@ -71,10 +74,12 @@ function collector(chunks: Buffer[], maxBytes: number): Writable {
   });
 }
 
-export interface BodyLimits {
+interface BodyLimits {
   maxBytes: number;
   /** Ends the read when the whole-request deadline passes. */
   signal: AbortSignal;
+  /** What the messages call the body's owner: "the feed is larger than…". */
+  noun: string;
 }
 
 /**
@@ -86,22 +91,23 @@ export interface BodyLimits {
 export async function readBody(
   body: Readable,
   headers: { contentEncoding: string | null; contentLength: string | null },
-  { maxBytes, signal }: BodyLimits,
+  limits: BodyLimits,
 ): Promise<Buffer> {
-  if (Number(headers.contentLength) > maxBytes) throw tooLarge(maxBytes);
-  const decoders = decodersFor(headers.contentEncoding);
+  const { maxBytes, signal, noun } = limits;
+  if (Number(headers.contentLength) > maxBytes) throw tooLarge(limits);
+  const decoders = decodersFor(headers.contentEncoding, noun);
   const chunks: Buffer[] = [];
   try {
     // The body enters through a generator, so when a later stage fails the pipeline ends the body without
     // marking it errored: an errored body then always means the connection failed.
-    const source = Readable.from(received(body, maxBytes), { objectMode: false });
-    await pipeline([source, ...decoders, collector(chunks, maxBytes)], { signal });
+    const source = Readable.from(received(body, limits), { objectMode: false });
+    await pipeline([source, ...decoders, collector(chunks, limits)], { signal });
   } catch (err) {
     if (err instanceof FetchFailure || body.errored !== null || signal.aborted) throw err;
     const detail = err instanceof Error ? err.message : String(err);
     throw new FetchFailure(
       'decompression',
-      `the feed's ${headers.contentEncoding} data is corrupt (${detail})`,
+      `the ${noun}'s ${headers.contentEncoding} data is corrupt (${detail})`,
     );
   }
   return Buffer.concat(chunks);

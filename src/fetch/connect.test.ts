@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { FeedServer } from '../test/feedServer.js';
 import type { NetworkPolicy } from './address.js';
-import { type FetchResult, fetchFeed } from './fetch.js';
+import { type FetchResult, fetchUrl } from './fetch.js';
 
 const outcome = (result: FetchResult): string => (result.kind === 'error' ? result.code : result.kind);
 
@@ -29,7 +29,7 @@ test('a redirect from an allowed address to a refused one is refused before conn
     res.writeHead(302, { location: internal.url('/secret') }).end();
   });
   const before = internal.requests.length;
-  const result = await fetchFeed(url, { ...timeouts, policy: only127002 });
+  const result = await fetchUrl(url, { ...timeouts, policy: only127002 });
   assert.ok(result.kind === 'error' && result.code === 'private_address', outcome(result));
   assert.match(result.message, /127\.0\.0\.1 is a loopback address/);
   assert.equal(outside.requestsFor('/feed.xml').length, 1);
@@ -53,7 +53,7 @@ test('private IP literals are refused in every spelling, with nothing sent', asy
   ];
   const before = internal.requests.length;
   for (const url of literals) {
-    assert.equal(outcome(await fetchFeed(url, { ...timeouts, policy: publicOnly })), 'private_address', url);
+    assert.equal(outcome(await fetchUrl(url, { ...timeouts, policy: publicOnly })), 'private_address', url);
   }
   assert.equal(internal.requests.length, before);
 });
@@ -61,7 +61,7 @@ test('private IP literals are refused in every spelling, with nothing sent', asy
 test('a name that resolves to a private address is refused: the check is on addresses, not names', async () => {
   const url = `http://localhost:${new URL(internal.origin).port}/secret`;
   const before = internal.requests.length;
-  const result = await fetchFeed(url, { ...timeouts, policy: publicOnly });
+  const result = await fetchUrl(url, { ...timeouts, policy: publicOnly });
   assert.ok(result.kind === 'error' && result.code === 'private_address', outcome(result));
   assert.match(result.message, /localhost resolves to (127\.0\.0\.1|::1), which is a loopback address/);
   assert.match(result.message, /TIDINGS_ALLOW_PRIVATE_NETWORKS=true/);
@@ -78,7 +78,7 @@ test('a name is fetched from the address that was checked, with its own Host hea
     },
   };
   const port = new URL(internal.origin).port;
-  const result = await fetchFeed(`http://localhost:${port}/secret`, { ...timeouts, policy });
+  const result = await fetchUrl(`http://localhost:${port}/secret`, { ...timeouts, policy });
   assert.ok(result.kind === 'ok', outcome(result));
   assert.equal(result.body.toString(), 'internal data');
   assert.deepEqual(checked, ['127.0.0.1']);
@@ -86,13 +86,13 @@ test('a name is fetched from the address that was checked, with its own Host hea
 });
 
 test('allowPrivate lets a Tidings read feeds on its own network', async () => {
-  const result = await fetchFeed(internal.url('/secret'), { ...timeouts, policy: { allowPrivate: true } });
+  const result = await fetchUrl(internal.url('/secret'), { ...timeouts, policy: { allowPrivate: true } });
   assert.ok(result.kind === 'ok', outcome(result));
   assert.equal(result.body.toString(), 'internal data');
 });
 
 test('a name that does not exist is a dns error', async () => {
-  const result = await fetchFeed('http://no-such-host.invalid/feed.xml', { ...timeouts, policy: publicOnly });
+  const result = await fetchUrl('http://no-such-host.invalid/feed.xml', { ...timeouts, policy: publicOnly });
   assert.ok(result.kind === 'error' && result.code === 'dns', outcome(result));
   assert.match(result.message, /no-such-host\.invalid was not found in DNS/);
 });

@@ -19,7 +19,7 @@ export type FetchErrorCode =
   | 'aborted';
 
 /**
- * A failure with its code and a message for a person. fetchFeed returns failures as values; this class
+ * A failure with its code and a message for a person. fetchUrl returns failures as values; this class
  * exists to carry one through the places that only pass errors along: undici's connect callback and the
  * stages of a stream pipeline.
  */

@@ -8,14 +8,14 @@ import {
   useFeedServer,
 } from '../test/feedFixtures.js';
 import { closedPort, startSilentServer } from '../test/feedServer.js';
-import { DEFAULT_USER_AGENT, fetchFeed } from './fetch.js';
+import { DEFAULT_USER_AGENT, fetchUrl } from './fetch.js';
 
 const FEED = '<?xml version="1.0"?><rss version="2.0"><channel><title>Tidings test</title></channel></rss>';
 
 const server = useFeedServer(FETCH_TEST_HOST);
 
 describe('answers', () => {
-  test('a 200 gives the body and its headers; the request asks for feeds as Tidings', async () => {
+  test('a 200 gives the body and its headers; the request names Tidings and takes any type', async () => {
     const url = server().route('/feed.xml', (_req, res) => {
       res.writeHead(200, {
         'content-type': 'application/rss+xml; charset=utf-8',
@@ -24,7 +24,7 @@ describe('answers', () => {
       });
       res.end(FEED);
     });
-    const result = await fetchFeed(url, options);
+    const result = await fetchUrl(url, options);
     assert.ok(result.kind === 'ok', outcome(result));
     assert.equal(result.status, 200);
     assert.equal(result.body.toString(), FEED);
@@ -38,9 +38,27 @@ describe('answers', () => {
     const [received] = server().requestsFor('/feed.xml');
     assert.ok(received);
     assert.equal(received.headers['user-agent'], DEFAULT_USER_AGENT);
-    assert.match(received.headers.accept ?? '', /^application\/rss\+xml, application\/atom\+xml/);
+    assert.equal(received.headers.accept, '*/*');
     assert.equal(received.headers['accept-encoding'], 'gzip, deflate, br');
     assert.equal(received.headers['if-none-match'], undefined);
+  });
+
+  test("the caller's Accept and User-Agent are sent, and its noun words the messages", async () => {
+    const url = server().route('/page.html', (_req, res) => res.end('x'.repeat(2000)));
+    const accept = 'text/html, application/xhtml+xml;q=0.9';
+    const result = await fetchUrl(url, {
+      ...options,
+      accept,
+      userAgent: 'Test/1',
+      noun: 'page',
+      maxBytes: 1000,
+    });
+    assert.ok(result.kind === 'error', outcome(result));
+    assert.equal(result.message, 'the page is larger than 1000 bytes, the most Tidings reads');
+    const [received] = server().requestsFor('/page.html');
+    assert.ok(received);
+    assert.equal(received.headers.accept, accept);
+    assert.equal(received.headers['user-agent'], 'Test/1');
   });
 
   test('ETag and Last-Modified round-trip: the next fetch is conditional and gets not_modified', async () => {
@@ -52,12 +70,12 @@ describe('answers', () => {
       }
       res.writeHead(200, { etag: '"v1"', 'last-modified': lastModified }).end(FEED);
     });
-    const first = await fetchFeed(url, options);
+    const first = await fetchUrl(url, options);
     assert.ok(first.kind === 'ok', outcome(first));
     assert.equal(first.etag, '"v1"');
     assert.equal(first.lastModified, lastModified);
 
-    const second = await fetchFeed(url, { ...options, etag: first.etag, lastModified: first.lastModified });
+    const second = await fetchUrl(url, { ...options, etag: first.etag, lastModified: first.lastModified });
     assert.ok(second.kind === 'not_modified', outcome(second));
     assert.equal(second.etag, '"v1"');
     assert.equal(second.cacheControlMaxAge, 60);
@@ -73,7 +91,7 @@ describe('answers', () => {
       const url = server().route(`/${encoding}.xml`, (_req, res) => {
         res.writeHead(200, { 'content-encoding': encoding }).end(body);
       });
-      const result = await fetchFeed(url, options);
+      const result = await fetchUrl(url, options);
       assert.ok(result.kind === 'ok', `${encoding}: ${outcome(result)}`);
       assert.equal(result.body.toString(), FEED, encoding);
     }
@@ -86,9 +104,9 @@ describe('answers', () => {
     const unknown = server().route('/zstd.xml', (_req, res) => {
       res.writeHead(200, { 'content-encoding': 'zstd' }).end('whatever');
     });
-    const corruptResult = await fetchFeed(corrupt, options);
+    const corruptResult = await fetchUrl(corrupt, options);
     assert.equal(outcome(corruptResult), 'decompression');
-    const unknownResult = await fetchFeed(unknown, options);
+    const unknownResult = await fetchUrl(unknown, options);
     assert.ok(unknownResult.kind === 'error');
     assert.equal(unknownResult.code, 'decompression');
     assert.match(unknownResult.message, /zstd/);
@@ -96,7 +114,7 @@ describe('answers', () => {
 
   test('410 means gone', async () => {
     const url = server().route('/gone.xml', (_req, res) => res.writeHead(410).end('removed'));
-    const result = await fetchFeed(url, options);
+    const result = await fetchUrl(url, options);
     assert.ok(result.kind === 'gone', outcome(result));
     assert.match(result.message, /gone for good/);
   });
@@ -109,13 +127,13 @@ describe('answers', () => {
     const dated = server().route('/down.xml', (_req, res) => {
       res.writeHead(503, { 'retry-after': inTwoMinutes }).end();
     });
-    const busy = await fetchFeed(seconds, options);
+    const busy = await fetchUrl(seconds, options);
     assert.deepEqual(busy.kind === 'error' && [busy.code, busy.status, busy.retryAfter], [
       'http_status',
       429,
       120,
     ]);
-    const down = await fetchFeed(dated, options);
+    const down = await fetchUrl(dated, options);
     assert.ok(down.kind === 'error' && down.status === 503, outcome(down));
     assert.ok(
       down.retryAfter !== undefined && down.retryAfter > 110 && down.retryAfter <= 120,
@@ -127,7 +145,7 @@ describe('answers', () => {
     const url = server().route('/broken.xml', (_req, res) =>
       res.writeHead(500, { 'retry-after': '5' }).end(),
     );
-    const result = await fetchFeed(url, options);
+    const result = await fetchUrl(url, options);
     assert.ok(result.kind === 'error', outcome(result));
     assert.deepEqual([result.code, result.status, result.retryAfter], ['http_status', 500, undefined]);
     assert.match(result.message, /answered 500 Internal Server Error/);
@@ -142,9 +160,9 @@ describe('limits', () => {
       res.end();
     });
     const exact = server().route('/exact.xml', (_req, res) => res.end('x'.repeat(1000)));
-    assert.equal(outcome(await fetchFeed(declared, { ...options, maxBytes: 1000 })), 'too_large');
-    assert.equal(outcome(await fetchFeed(chunked, { ...options, maxBytes: 1000 })), 'too_large');
-    assert.equal(outcome(await fetchFeed(exact, { ...options, maxBytes: 1000 })), 'ok');
+    assert.equal(outcome(await fetchUrl(declared, { ...options, maxBytes: 1000 })), 'too_large');
+    assert.equal(outcome(await fetchUrl(chunked, { ...options, maxBytes: 1000 })), 'too_large');
+    assert.equal(outcome(await fetchUrl(exact, { ...options, maxBytes: 1000 })), 'ok');
   });
 
   test('a gzip bomb stops at the limit, quickly, without inflating the rest', async () => {
@@ -158,7 +176,7 @@ describe('limits', () => {
     });
     const heapBefore = process.memoryUsage().arrayBuffers;
     const started = performance.now();
-    const result = await fetchFeed(url, { ...options, maxBytes: 1024 * 1024 });
+    const result = await fetchUrl(url, { ...options, maxBytes: 1024 * 1024 });
     const elapsed = performance.now() - started;
     assert.equal(outcome(result), 'too_large');
     assert.ok(elapsed < 1000, `took ${Math.round(elapsed)} ms`);
@@ -182,7 +200,7 @@ describe('limits', () => {
     const silent = server().route('/no-answer.xml', () => undefined);
     for (const url of [slow, endless, silent]) {
       const started = performance.now();
-      const result = await fetchFeed(url, { ...options, requestTimeoutMs: 500 });
+      const result = await fetchUrl(url, { ...options, requestTimeoutMs: 500 });
       const elapsed = performance.now() - started;
       assert.ok(result.kind === 'error' && result.code === 'timeout', `${url}: ${outcome(result)}`);
       assert.match(result.message, /took longer than 500 ms/);
@@ -196,7 +214,7 @@ describe('limits', () => {
       controller.abort();
     }, 100);
     const started = performance.now();
-    const result = await fetchFeed(url, { ...options, signal: controller.signal });
+    const result = await fetchUrl(url, { ...options, signal: controller.signal });
     const elapsed = performance.now() - started;
     assert.deepEqual(result, {
       kind: 'error',
@@ -205,7 +223,7 @@ describe('limits', () => {
     });
     assert.ok(elapsed >= 90 && elapsed < 1000, `took ${Math.round(elapsed)} ms`);
     const before = server().requests.length;
-    assert.equal(outcome(await fetchFeed(url, { ...options, signal: controller.signal })), 'aborted');
+    assert.equal(outcome(await fetchUrl(url, { ...options, signal: controller.signal })), 'aborted');
     assert.equal(server().requests.length, before);
   });
 });
@@ -215,7 +233,7 @@ describe('connections', () => {
     const silent = await startSilentServer('127.0.0.2');
     try {
       const started = performance.now();
-      const result = await fetchFeed(`https://${silent.origin}/feed.xml`, {
+      const result = await fetchUrl(`https://${silent.origin}/feed.xml`, {
         ...options,
         connectTimeoutMs: 300,
         requestTimeoutMs: 5000,
@@ -232,13 +250,13 @@ describe('connections', () => {
 
   test('a refused connection is a connection error', async () => {
     const port = await closedPort('127.0.0.2');
-    const result = await fetchFeed(`http://127.0.0.2:${port}/feed.xml`, options);
+    const result = await fetchUrl(`http://127.0.0.2:${port}/feed.xml`, options);
     assert.ok(result.kind === 'error' && result.code === 'connection', outcome(result));
     assert.match(result.message, /refused the connection/);
   });
 
   test('https to a server that does not speak TLS is a tls error, in readable words', async () => {
-    const result = await fetchFeed(server().url('/feed.xml').replace('http:', 'https:'), options);
+    const result = await fetchUrl(server().url('/feed.xml').replace('http:', 'https:'), options);
     assert.ok(result.kind === 'error' && result.code === 'tls', outcome(result));
     assert.match(result.message, /failed: wrong version number$/);
   });
@@ -250,10 +268,10 @@ describe('connections', () => {
       setTimeout(() => req.socket.destroy(), 20);
     });
     const garbage = server().route('/garbage.xml', (req) => req.socket.end('SSH-2.0-OpenSSH_9.6\r\n\r\n'));
-    const cutResult = await fetchFeed(cut, options);
+    const cutResult = await fetchUrl(cut, options);
     assert.ok(cutResult.kind === 'error' && cutResult.code === 'connection', outcome(cutResult));
     assert.match(cutResult.message, /closed the connection before the response was complete/);
-    const garbageResult = await fetchFeed(garbage, options);
+    const garbageResult = await fetchUrl(garbage, options);
     assert.ok(garbageResult.kind === 'error' && garbageResult.code === 'connection', outcome(garbageResult));
     assert.match(garbageResult.message, /did not answer in valid HTTP/);
   });
@@ -261,10 +279,10 @@ describe('connections', () => {
   test('what is not an http(s) URL without credentials is bad_url, and nothing is requested', async () => {
     const before = server().requests.length;
     for (const url of ['not a url', '/relative/feed.xml', 'ftp://127.0.0.2/feed.xml', 'file:///etc/passwd']) {
-      assert.equal(outcome(await fetchFeed(url, options)), 'bad_url', url);
+      assert.equal(outcome(await fetchUrl(url, options)), 'bad_url', url);
     }
     const withPassword = server().url('/feed.xml').replace('http://', 'http://user:secret@');
-    assert.equal(outcome(await fetchFeed(withPassword, options)), 'bad_url');
+    assert.equal(outcome(await fetchUrl(withPassword, options)), 'bad_url');
     assert.equal(server().requests.length, before);
   });
 });

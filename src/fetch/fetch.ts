@@ -9,20 +9,19 @@ import { type ResponseHeaders, header, parseHttpDate, parseMaxAge, parseRetryAft
 export type { NetworkPolicy } from './address.js';
 export type { FetchErrorCode } from './failure.js';
 
-export const DEFAULT_USER_AGENT = 'Tidings/0.1 (+https://github.com/tidings/tidings; feed fetcher)';
-export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
-export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_USER_AGENT = 'Tidings/0.1 (+https://github.com/tidings/tidings)';
+const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-export const MAX_REDIRECTS = 5;
-
-/** Feed formats first, then generic XML (many feeds are served as it), then anything: some are text/html. */
-const ACCEPT =
-  'application/rss+xml, application/atom+xml, application/feed+json, ' +
-  'application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8';
+const MAX_REDIRECTS = 5;
 
 export interface FetchOptions {
   policy: NetworkPolicy;
-  /** The validators of the last fetch of this feed, sent back as If-None-Match and If-Modified-Since. */
+  /** The Accept header: what the caller can read; any type by default. */
+  accept?: string;
+  /** What the messages call what is fetched ("the feed is larger than…"); "resource" by default. */
+  noun?: string;
+  /** The validators of the last fetch of this URL, sent back as If-None-Match and If-Modified-Since. */
   etag?: string | null;
   lastModified?: string | null;
   /** The most body bytes to read, counted after decompression; 10 MiB by default. */
@@ -52,7 +51,7 @@ export interface CacheHints {
 export interface Destination {
   /** The URL that answered, after any redirects. */
   finalUrl: string;
-  /** Set when the feed was redirected and every redirect was permanent (301, 308): store it as the feed's URL. */
+  /** Set when the request was redirected and every redirect was permanent (301, 308): the URL to keep from now on. */
   permanentUrl: string | null;
 }
 
@@ -63,12 +62,12 @@ export interface FetchOk extends CacheHints, Destination {
   contentType: string | null;
 }
 
-/** 304: the feed is unchanged since the validators were given; no body was read. */
+/** 304: unchanged since the validators were given; no body was read. */
 export interface FetchNotModified extends CacheHints, Destination {
   kind: 'not_modified';
 }
 
-/** 410: the feed was removed for good; polling must stop, and the user should be told. */
+/** 410: removed for good; what that means is the caller's to say (a feed stops being polled). */
 export interface FetchGone extends Destination {
   kind: 'gone';
   message: string;
@@ -94,6 +93,7 @@ interface Context {
   caller: AbortSignal | undefined;
   requestHeaders: Record<string, string>;
   maxBytes: number;
+  noun: string;
   connectTimeoutMs: number;
   requestTimeoutMs: number;
 }
@@ -114,12 +114,13 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const PERMANENT_REDIRECTS = new Set([301, 308]);
 
 /**
- * Fetches a feed. Never throws for network or HTTP trouble: every outcome is a value, with stable codes for
+ * Fetches a URL with a GET. Never throws for network or HTTP trouble: every outcome is a value, with stable codes for
  * the failures. Every connection, the first and each redirect's, goes only to an address the policy allows,
  * checked at connect time (see guardedConnector).
  */
-export async function fetchFeed(url: string, options: FetchOptions): Promise<FetchResult> {
-  const start = feedUrl(url);
+export async function fetchUrl(url: string, options: FetchOptions): Promise<FetchResult> {
+  const noun = options.noun ?? 'resource';
+  const start = requestUrl(url, noun);
   if (start instanceof FetchFailure) return failed(start.code, start.message);
   if (options.signal?.aborted === true) return cancelled(start);
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -141,6 +142,7 @@ export async function fetchFeed(url: string, options: FetchOptions): Promise<Fet
     caller: options.signal,
     requestHeaders: requestHeaders(options),
     maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    noun,
     connectTimeoutMs,
     requestTimeoutMs,
   };
@@ -157,7 +159,7 @@ export async function fetchFeed(url: string, options: FetchOptions): Promise<Fet
 function requestHeaders(options: FetchOptions): Record<string, string> {
   const headers: Record<string, string> = {
     'user-agent': options.userAgent ?? DEFAULT_USER_AGENT,
-    accept: ACCEPT,
+    accept: options.accept ?? '*/*',
     'accept-encoding': ACCEPT_ENCODING,
   };
   // Sent on every hop: the validators came from the end of this same chain the last time it was fetched.
@@ -175,7 +177,7 @@ async function followRedirects(start: URL, context: Context): Promise<FetchResul
     if (redirects === MAX_REDIRECTS) {
       return failed('too_many_redirects', `${start.host} redirects more than ${MAX_REDIRECTS} times`);
     }
-    const next = feedUrl(outcome.location, hop.url);
+    const next = requestUrl(outcome.location, context.noun, hop.url);
     if (next instanceof FetchFailure) {
       return failed('bad_url', `${hop.url.host} redirects to an address Tidings refuses: ${next.message}`);
     }
@@ -223,7 +225,7 @@ async function interpret(
     return {
       kind: 'gone',
       ...destination,
-      message: `${hop.url.host} says the feed is gone for good (410 Gone)`,
+      message: `${hop.url.host} says the ${context.noun} is gone for good (410 Gone)`,
     };
   }
   if (status < 200 || status > 299) return statusFailure(status, headers, hop.url);
@@ -233,7 +235,7 @@ async function interpret(
       contentEncoding: header(headers, 'content-encoding'),
       contentLength: header(headers, 'content-length'),
     },
-    { maxBytes: context.maxBytes, signal: context.deadline },
+    { maxBytes: context.maxBytes, signal: context.deadline, noun: context.noun },
   );
   return {
     kind: 'ok',
@@ -270,7 +272,7 @@ function statusFailure(status: number, headers: ResponseHeaders, url: URL, detai
 }
 
 /** A URL the fetcher will request: absolute (or relative to `base`), http or https, with no credentials. */
-function feedUrl(raw: string, base?: URL): URL | FetchFailure {
+function requestUrl(raw: string, noun: string, base?: URL): URL | FetchFailure {
   let url: URL;
   try {
     url = new URL(raw, base);
@@ -281,7 +283,7 @@ function feedUrl(raw: string, base?: URL): URL | FetchFailure {
     return new FetchFailure('bad_url', `${url.href.slice(0, 200)} is not an http or https URL`);
   }
   if (url.username !== '' || url.password !== '') {
-    return new FetchFailure('bad_url', 'feed URLs with a user name or password are not supported');
+    return new FetchFailure('bad_url', `${noun} URLs with a user name or password are not supported`);
   }
   return url;
 }

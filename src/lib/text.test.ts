@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { escapeHtml, foldWhitespace, htmlToText, truncate } from './text.js';
+import { codePoints, foldWhitespace, htmlToText, truncate } from './text.js';
 
 test('htmlToText removes markup, decodes entities and folds whitespace', () => {
   const cases: [string, string][] = [
@@ -38,10 +38,6 @@ test('truncate cuts at a word near the limit, never inside a surrogate pair', ()
   assert.ok(emoji.length <= 8);
 });
 
-test('escapeHtml', () => {
-  assert.equal(escapeHtml('a < b & c > d'), 'a &lt; b &amp; c &gt; d');
-});
-
 test('htmlToText is linear on pathological markup', () => {
   for (const html of [
     '<a '.repeat(300_000),
@@ -57,4 +53,24 @@ test('htmlToText is linear on pathological markup', () => {
     htmlToText(html);
     assert.ok(performance.now() - started < 1000, `${Math.round(performance.now() - started)} ms`);
   }
+});
+
+test('codePoints counts characters as a person does: a pair is one, and so is a lone surrogate', () => {
+  assert.equal(codePoints(''), 0);
+  assert.equal(codePoints('café'), 4);
+  assert.equal(codePoints('a😀b'), 3);
+  assert.equal(codePoints('😀😀'), 2);
+  // Lone surrogates, high or low, anywhere: one each, as iterating the string counts them.
+  for (const text of [
+    '\ud800',
+    '\udc00',
+    'a\ud800',
+    '\udc00a',
+    '\ud800\ud800\udc00',
+    '\ud83d\ude00\ude00',
+    '\udc00\ud800',
+  ]) {
+    assert.equal(codePoints(text), Array.from(text).length, JSON.stringify(text));
+  }
+  assert.equal(codePoints('\udc00\ud800'), 2);
 });

@@ -267,10 +267,22 @@ export function truncate(text: string, limit: number): string {
   return `${space > limit * 0.8 ? cut.slice(0, space) : cut}…`;
 }
 
-/** Text made safe to place inside HTML. */
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/**
+ * Length in Unicode code points, as a person counts characters rather than UTF-16 units: a surrogate pair
+ * is one character, and so is a lone surrogate (one code point, which shows as U+FFFD), exactly as
+ * `Array.from(text).length` counts but without the array.
+ */
+export function codePoints(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const pairsWithPrevious = c >= 0xdc00 && c <= 0xdfff && i > 0 && isHighSurrogate(text.charCodeAt(i - 1));
+    if (!pairsWithPrevious) n++;
+  }
+  return n;
 }
+
+const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 
 /** What a tag means for the text around it: words stay apart across it, or its content is hidden. */
 const SEPARATING = 1;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { TidingsError } from '../errors.js';
+import { codePoints } from '../lib/text.js';
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_TITLE_LENGTH = 1000;
@@ -102,16 +103,6 @@ export function normaliseUrl(input: URL | string): string {
 const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f-\u009f]+/g;
 
 const LONE_SURROGATE_G = new RegExp(LONE_SURROGATE.source, 'g');
-
-/** Length in Unicode code points, as a person counts characters (not UTF-16 units). */
-function codePoints(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdbff) n++;
-  }
-  return n;
-}
 
 /** A title: optional, trimmed, whitespace runs folded; missing or blank → the URL. Throws a TidingsError. */
 export function checkTitle(raw: string | undefined, url: string): string {

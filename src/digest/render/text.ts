@@ -1,3 +1,4 @@
+import { codePoints } from '../../lib/text.js';
 import type { DigestView } from '../view.js';
 import { countsLine } from './common.js';
 
@@ -93,12 +94,3 @@ function wrapWords(words: string[], width: number, first: string, rest: string):
 /** Whitespace other than single spaces between words. */
 const UNFOLDED = /^\s|\s$|\s\s|[^\S ]/;
 const SURROGATE = /[\ud800-\udfff]/;
-
-function codePoints(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xdc00 || c > 0xdfff) n++;
-  }
-  return n;
-}

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { parseFeedDate } from './dates.js';
 import type { FeedItem } from './model.js';
-import { escapeHtml, foldWhitespace, htmlToText, truncate } from '../../lib/text.js';
+import { escapeHtml } from '../../lib/escape.js';
+import { foldWhitespace, htmlToText, truncate } from '../../lib/text.js';
 import { isHttpUrl, resolveHttpUrl } from './urls.js';
 
 /** What every format's reader needs besides the document: where relative links resolve, and "now". */

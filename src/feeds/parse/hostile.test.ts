@@ -23,7 +23,8 @@ import {
 } from '../../test/feedFixtures.js';
 import { FeedServer } from '../../test/feedServer.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
-import { type Poller, startPoller } from '../poller.js';
+import type { Worker } from '../../lib/workers.js';
+import { startPoller } from '../poller.js';
 import { subscribe } from '../subscribe/subscribe.js';
 
 /**
@@ -65,7 +66,7 @@ await describeEachEngine('hostile feeds', (ctx) => {
   let forbidden: FeedServer;
   let dir: string;
   let secret: string;
-  let poller: Poller | undefined;
+  let poller: Worker | undefined;
   const logged: { level: number; msg: string }[] = [];
   const feeds = new Map<string, number>();
   /** Routes whose publisher has since fixed the feed: they serve a plain, valid one. */

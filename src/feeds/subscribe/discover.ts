@@ -1,7 +1,8 @@
 import type { NetworkPolicy } from '../../fetch/address.js';
 import { decodeFeedBytes } from '../parse/decode.js';
 import { formatDuration } from '../../fetch/failure.js';
-import { type FetchOk, type FetchOptions, type FetchResult, fetchFeed } from '../../fetch/fetch.js';
+import type { FetchOk, FetchOptions, FetchResult } from '../../fetch/fetch.js';
+import { fetchFeed } from '../fetchFeed.js';
 import { type Feed, FeedParseError, parseFeed } from '../parse/parse.js';
 import { type FeedLink, feedLinks } from './links.js';
 

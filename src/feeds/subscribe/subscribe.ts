@@ -11,7 +11,8 @@ import {
 import { fillSubscription } from '../queueing.js';
 import { discoverFeeds } from './discover.js';
 import { compileFilter } from '../filters.js';
-import { DEFAULT_POLLER_OPTIONS, workerId } from '../poller.js';
+import { DEFAULT_POLLER_OPTIONS } from '../poller.js';
+import { workerId } from '../../lib/workers.js';
 import { type RefreshDeps, currentTime } from '../deps.js';
 import { refreshFeed } from '../refresh.js';
 import { resolveHttpUrl } from '../parse/urls.js';

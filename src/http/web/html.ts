@@ -1,7 +1,9 @@
+import { escapeHtml } from '../../lib/escape.js';
+
 /**
  * HTML that escapes by default: `html` is a tagged template whose interpolations are escaped unless they
  * are themselves `html` fragments (or arrays of them). Templates quote every attribute value, so escaping
- * the five characters below is enough both between tags and inside attributes.
+ * the five characters escapeHtml does is enough both between tags and inside attributes.
  */
 export class SafeHtml {
   constructor(readonly value: string) {}
@@ -12,19 +14,6 @@ export class SafeHtml {
 
 /** What may be interpolated: text (escaped), numbers, fragments, lists of those; null/undefined/false: nothing. */
 export type Interpolation = string | number | SafeHtml | null | undefined | false | readonly Interpolation[];
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const SPECIAL = /[&<>"']/g;
-
-export function escapeHtml(text: string): string {
-  return text.replace(SPECIAL, (c) => ESCAPES[c] ?? c);
-}
 
 function render(value: Interpolation): string {
   if (value === null || value === undefined || value === false) return '';

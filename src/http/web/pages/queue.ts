@@ -4,6 +4,7 @@ import { type AddOutcome, addSavedUrl } from '../../../queue/add.js';
 import { type QueuedItem, queuedItemsPage } from '../../../queue/reads.js';
 import { removeQueuedItem } from '../../../queue/remove.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
+import { domainOf } from '../../../lib/url.js';
 import {
   type WebDeps,
   WebError,
@@ -99,14 +100,6 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
 function startParam(raw: string | undefined): number {
   if (raw === undefined || !/^[0-9]{1,7}$/.test(raw)) return 0;
   return Number(raw);
-}
-
-function domainOf(url: string): string {
-  try {
-    return new URL(url).hostname.replace(/^www\./, '');
-  } catch {
-    return '';
-  }
 }
 
 interface QueueView {
