@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { domainOf } from '../lib/url.js';
 import { LeaseLost, workerId } from '../lib/workers.js';
 import {
   type Account,
