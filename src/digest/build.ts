@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { LeaseLost, workerId } from '../lib/workers.js';
+import { oldestWaiting, takeItems } from '../queue/take.js';
 import {
   type Account,
   type DigestPass,
@@ -12,7 +13,6 @@ import {
 import { createDigestItems } from '../store/digestItems.js';
 import { createDigest, digestByDate, nextDigestId } from '../store/digests.js';
 import { transaction } from '../store/precompiled.js';
-import { deleteQueueItems, oldestQueueItems, queueLength } from '../store/queueItems.js';
 import type { Database, DeliveryState } from '../store/schema.js';
 import type { DigestDeps } from './deps.js';
 import { digestMessageId } from './mail.js';
@@ -152,9 +152,8 @@ async function buildLocked(
   const accountId = account.id;
   const existing = await digestByDate(trx, accountId, localDate);
   if (existing !== null) return { status: 'exists', accountId, localDate, digestId: existing.id };
-  const items = await oldestQueueItems(trx, accountId, account.digest_max_items);
+  const { items, remaining } = await oldestWaiting(trx, accountId, account.digest_max_items);
   if (items.length === 0 && skipEmpty) return { status: 'empty', accountId, localDate };
-  const remaining = (await queueLength(trx, accountId)) - items.length;
   const createdAt = now.toISOString();
   const delivery = deliveryAtBuild(deps, account);
   const id = await nextDigestId(trx, deps.store.engine);
@@ -190,11 +189,7 @@ async function buildLocked(
       queued_at: item.created_at,
     })),
   );
-  await deleteQueueItems(
-    trx,
-    accountId,
-    items.map((i) => i.id),
-  );
+  await takeItems(trx, accountId, items);
   return { status: 'built', accountId, digestId: digest.id, localDate, items: items.length, remaining };
 }
 
