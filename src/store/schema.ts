@@ -28,6 +28,10 @@ export interface AccountsTable {
   /** Which worker is building the account's due digest and until when (as feeds' leases). */
   digest_lease_owner: string | null;
   digest_lease_until: Timestamp | null;
+  /** 1: digests and the queue page show each item's lead image as a small thumbnail; 0: no images. */
+  show_images: Generated<number>;
+  /** 1: links delivered in digests drop known tracking parameters (the stored URL is unchanged); 0: as saved. */
+  clean_links: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -61,6 +65,8 @@ export interface QueueItemsTable {
   summary: string | null;
   /** When the feed says the item was published; null for saved URLs and undated items. */
   published_at: Timestamp | null;
+  /** The page read for this item (see PagesTable); null until the reader links it. */
+  page_id: Generated<number | null>;
 }
 
 export type FeedStatus = 'active' | 'gone';
@@ -99,6 +105,8 @@ export interface SubscriptionsTable {
   created_at: Timestamp;
   /** When the items of the backfill window were queued for it; null until the feed's first stored fetch. */
   backfilled_at: Generated<Timestamp | null>;
+  /** 1: the pages of this feed's items are read too ("fetch original content"); 0 (default): the feed's text only. */
+  fetch_original: Generated<number>;
 }
 
 export interface FeedItemsTable {
@@ -157,6 +165,61 @@ export interface DigestItemsTable {
   published_at: Timestamp | null;
   /** When the item entered the queue. */
   queued_at: Timestamp;
+  /** The page read for this item, when it had one as it left the queue. */
+  page_id: Generated<number | null>;
+}
+
+/**
+ * Where reading a saved page stands: `pending` (due at next_attempt_at; a worker holds it while its lease
+ * runs), `read` (what was extracted is stored), `failed` (given up: a permanent refusal, or the attempts ran
+ * out; `error` says why in plain words). An item whose page is not `read` shows what it had.
+ */
+export type PageState = 'pending' | 'read' | 'failed';
+
+/** What an answer was: an HTML page (metadata and text) or a file (its type and size). */
+export type PageKind = 'html' | 'file';
+
+/** A saved page, read once per URL for every account that saved it (migration 0010). */
+export interface PagesTable {
+  id: Generated<number>;
+  /** The URL fetched: the queue's normalised URL. */
+  url: string;
+  /** The queue's dedupe key of that URL; one page per key. */
+  url_key: string;
+  state: Generated<PageState>;
+  /** Fetches started (counted when claimed, so a crash mid-fetch counts). */
+  attempts: Generated<number>;
+  next_attempt_at: Timestamp | null;
+  lease_owner: string | null;
+  lease_until: Timestamp | null;
+  /** When the last attempt ended. */
+  fetched_at: Timestamp | null;
+  /** The HTTP status of the last answer; null when none came (refused, timed out). */
+  http_status: number | null;
+  /** Why the last attempt failed, in plain words; null after a success. */
+  error: string | null;
+  /** Where the redirects ended. */
+  final_url: string | null;
+  kind: PageKind | null;
+  title: string | null;
+  description: string | null;
+  site_name: string | null;
+  author: string | null;
+  published_at: Timestamp | null;
+  language: string | null;
+  /** The page's canonical URL, kept only when it is on the same site. */
+  canonical_url: string | null;
+  image_url: string | null;
+  image_width: number | null;
+  image_height: number | null;
+  image_alt: string | null;
+  /** The main text as sanitised reader HTML (capped); null when there is none. */
+  html: string | null;
+  word_count: Generated<number>;
+  reading_minutes: Generated<number>;
+  media_type: string | null;
+  byte_length: number | null;
+  created_at: Timestamp;
 }
 
 /**
@@ -204,4 +267,5 @@ export interface Database {
   digest_items: DigestItemsTable;
   digest_tokens: DigestTokensTable;
   web_sessions: WebSessionsTable;
+  pages: PagesTable;
 }

@@ -63,6 +63,7 @@ await describeEachEngine('store', (ctx) => {
       'feed_items',
       'feeds',
       'meta',
+      'pages',
       'queue_items',
       'subscriptions',
       'web_sessions',

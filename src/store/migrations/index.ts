@@ -9,6 +9,7 @@ import * as m0006 from './0006_digest_tokens.js';
 import * as m0007 from './0007_web_sessions.js';
 import * as m0008 from './0008_digest_item_domain.js';
 import * as m0009 from './0009_digest_token_backfill.js';
+import * as m0010 from './0010_pages.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -32,6 +33,7 @@ const modules: Record<string, MigrationModule> = {
   '0007_web_sessions': m0007,
   '0008_digest_item_domain': m0008,
   '0009_digest_token_backfill': m0009,
+  '0010_pages': m0010,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {
