@@ -67,6 +67,8 @@ export interface QueueItemsTable {
   published_at: Timestamp | null;
   /** The page read for this item (see PagesTable); null until the reader links it. */
   page_id: Generated<number | null>;
+  /** A feed item's own image (media:thumbnail, JSON Feed image, an image enclosure); null for saved URLs. */
+  image_url: Generated<string | null>;
 }
 
 export type FeedStatus = 'active' | 'gone';
@@ -119,6 +121,8 @@ export interface FeedItemsTable {
   summary: string;
   published_at: Timestamp | null;
   first_seen_at: Timestamp;
+  /** The item's own image (media:thumbnail, JSON Feed image, an image enclosure), absolute http(s). */
+  image_url: Generated<string | null>;
 }
 
 /**
@@ -167,6 +171,8 @@ export interface DigestItemsTable {
   queued_at: Timestamp;
   /** The page read for this item, when it had one as it left the queue. */
   page_id: Generated<number | null>;
+  /** A feed item's own image, as it was queued. */
+  image_url: Generated<string | null>;
 }
 
 /**

@@ -11,6 +11,8 @@ import type { MigrationContext } from './index.js';
  *   extracted (title, description, site, author, time, language, canonical URL, lead image, the sanitised
  *   reader HTML and its word count, or a file's type and size).
  * - queue_items.page_id and digest_items.page_id: the page an item shows; null until it is linked.
+ * - feed_items.image_url, queue_items.image_url, digest_items.image_url: a feed item's own image (its
+ *   media:thumbnail, JSON Feed image, image enclosure), shown as saved pages show their lead image.
  * - subscriptions.fetch_original: 1 reads the pages of a feed's items too (off by default).
  * - accounts.show_images and accounts.clean_links: the reader's switches (both on by default).
  */
@@ -63,6 +65,9 @@ export async function up(db: Kysely<unknown>, { idColumn }: MigrationContext): P
     .alterTable('digest_items')
     .addColumn('page_id', 'integer', (c) => c.references('pages.id').onDelete('set null'))
     .execute();
+  for (const table of ['feed_items', 'queue_items', 'digest_items']) {
+    await db.schema.alterTable(table).addColumn('image_url', 'text').execute();
+  }
   await db.schema.createIndex('digest_items_page_idx').on('digest_items').column('page_id').execute();
 
   await db.schema
