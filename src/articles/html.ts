@@ -2,6 +2,7 @@ import { htmlToText, truncate } from '../lib/text.js';
 import { capHtml } from './capHtml.js';
 import { httpUrl, LIMITS, plain } from './clean.js';
 import { decodeHtml } from './decode.js';
+import { MAX_DEPTH, markupDepth } from './depth.js';
 import type { DomDocument, HtmlParser } from './dom.js';
 import { readMetadata } from './metadata.js';
 import { readableContent } from './readable.js';
@@ -53,7 +54,7 @@ export function extractHtml(
   const doc = parse(source, pageUrl);
   const base = baseOf(doc, pageUrl);
   const meta = readMetadata(doc, base, pageUrl);
-  const readable = readableContent(doc);
+  const readable = markupDepth(source, MAX_DEPTH) > MAX_DEPTH ? null : readableContent(doc);
   const sanitized = readable === null ? '' : sanitizeArticle(readable.html, base);
   const capped = capHtml(sanitized, MAX_HTML_CHARS).html;
   const text = htmlToText(capped);

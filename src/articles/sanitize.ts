@@ -9,93 +9,16 @@ const DATA_IMAGE = /^data:image\/(?:png|jpeg|gif|webp|avif);base64,[a-z0-9+/=\s]
 const MAX_DATA_IMAGE_CHARS = 64 * 1024;
 
 /** Elements dropped with everything inside them; any other element not allowed is dropped, its text kept. */
-const DROPPED_WITH_CONTENT = [
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'textarea',
-  'option',
-  'select',
-  'button',
-  'form',
-  'iframe',
-  'frame',
-  'frameset',
-  'object',
-  'embed',
-  'applet',
-  'svg',
-  'math',
-  'canvas',
-  'video',
-  'audio',
-  'head',
-  'title',
-  'link',
-  'meta',
-  'base',
-  'dialog',
-  'input',
-];
+const DROPPED_WITH_CONTENT = (
+  'script style noscript template textarea option select button form iframe frame frameset object ' +
+  'embed applet svg math canvas video audio head title link meta base dialog input'
+).split(' ');
 
-const ALLOWED_TAGS = [
-  'p',
-  'br',
-  'hr',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'ul',
-  'ol',
-  'li',
-  'dl',
-  'dt',
-  'dd',
-  'blockquote',
-  'q',
-  'cite',
-  'pre',
-  'code',
-  'kbd',
-  'samp',
-  'var',
-  'em',
-  'strong',
-  'b',
-  'i',
-  'u',
-  's',
-  'del',
-  'ins',
-  'mark',
-  'small',
-  'sub',
-  'sup',
-  'abbr',
-  'time',
-  'a',
-  'img',
-  'figure',
-  'figcaption',
-  'table',
-  'caption',
-  'thead',
-  'tbody',
-  'tfoot',
-  'tr',
-  'th',
-  'td',
-  'div',
-  'span',
-  'section',
-  'article',
-  'details',
-  'summary',
-];
+const ALLOWED_TAGS = (
+  'p br hr h1 h2 h3 h4 h5 h6 ul ol li dl dt dd blockquote q cite pre code kbd samp var em strong b ' +
+  'i u s del ins mark small sub sup abbr time a img figure figcaption table caption thead tbody ' +
+  'tfoot tr th td div span section article details summary'
+).split(' ');
 
 /** Where a link or an image points, absolute; null for anything that is not http(s) (or mailto: links). */
 function linkTarget(href: string | undefined, base: string | null): string | null {
@@ -147,11 +70,9 @@ export function sanitizeArticle(html: string, base: string | null): string {
       a: (tagName, attribs) => {
         const href = linkTarget(attribs.href, base);
         const rest = without(attribs, 'href');
-        return {
-          tagName,
-          attribs:
-            href === null ? without(rest, 'rel') : { ...rest, href, rel: 'noopener noreferrer nofollow' },
-        };
+        // A link whose target is refused is kept as its text.
+        if (href === null) return { tagName: 'span', attribs: without(rest, 'rel') };
+        return { tagName, attribs: { ...rest, href, rel: 'noopener noreferrer nofollow' } };
       },
       img: (tagName, attribs) => {
         const src = imageSource(attribs.src, base);
