@@ -1,0 +1,42 @@
+import { parseWithLinkedom, type HtmlParser } from './dom.js';
+import { extractFile } from './file.js';
+import { extractHtml } from './html.js';
+import { effectiveType, parseContentType } from './mediaType.js';
+import { emptyExtract, type ExtractInput, type PageExtract } from './types.js';
+
+export type { ExtractInput, PageExtract } from './types.js';
+
+export interface ExtractOptions {
+  /** The DOM to parse HTML with; linkedom unless a bench compares others (bench/enrich-extract.ts). */
+  parse?: HtmlParser;
+}
+
+function parseUrl(url: string): URL | null {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What Tidings keeps of a saved page, from its body as fetched, its Content-Type and its final URL. Pure
+ * and synchronous: no network, no scripts run. Everything the page sends is taken as hostile: every
+ * string is cleaned and capped, the reader HTML sanitised and capped, and no input makes it throw; what
+ * could not be read is null (or the body is described as a file).
+ */
+export function extractPage(input: ExtractInput, options: ExtractOptions = {}): PageExtract {
+  const byteLength = input.body.byteLength;
+  const header = parseContentType(input.contentType);
+  let type = { mediaType: header.mediaType, html: false };
+  try {
+    type = effectiveType(header, input.body);
+    const url = parseUrl(input.url);
+    if (!type.html) return extractFile(url, type.mediaType, byteLength);
+    const parse = options.parse ?? parseWithLinkedom;
+    return extractHtml(input.body, { mediaType: type.mediaType, charset: header.charset }, url, parse);
+  } catch {
+    return emptyExtract(type.html ? 'html' : 'file', type.mediaType, byteLength);
+  }
+}

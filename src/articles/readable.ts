@@ -1,0 +1,24 @@
+import { Readability } from '@mozilla/readability';
+import type { DomDocument } from './dom.js';
+
+/**
+ * Readability refuses documents with more elements than this (it would take seconds on one); the page's
+ * metadata is kept and it gets no text.
+ */
+const MAX_ELEMENTS = 60_000;
+
+/**
+ * The main text of a page as Readability finds it (unsanitised HTML: articles/sanitize.ts comes next), and
+ * its guess at the author; null when it finds none or fails. Readability changes the document, so
+ * metadata must be read first. Its own JSON-LD reading is off: articles/jsonLd.ts has done it, capped.
+ */
+export function readableContent(doc: DomDocument): { html: string; byline: string | null } | null {
+  try {
+    const article = new Readability(doc, { maxElemsToParse: MAX_ELEMENTS, disableJSONLD: true }).parse();
+    const html = article?.content;
+    if (typeof html !== 'string' || html === '') return null;
+    return { html, byline: typeof article?.byline === 'string' ? article.byline : null };
+  } catch {
+    return null; // too many elements, or markup deep enough to overflow the stack
+  }
+}
