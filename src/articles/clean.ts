@@ -70,7 +70,7 @@ export function languageTag(value: string | null | undefined): string | null {
     s.length === 2
       ? s.toUpperCase()
       : s.length === 4
-        ? s[0]?.toUpperCase() + s.slice(1).toLowerCase()
+        ? s.charAt(0).toUpperCase() + s.slice(1).toLowerCase()
         : s.toLowerCase(),
   );
   return [primary.toLowerCase(), ...subtags].join('-');

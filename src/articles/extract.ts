@@ -1,3 +1,4 @@
+import { httpUrl } from './clean.js';
 import { parseWithLinkedom, type HtmlParser } from './dom.js';
 import { extractFile } from './file.js';
 import { extractHtml } from './html.js';
@@ -5,19 +6,17 @@ import { effectiveType, parseContentType } from './mediaType.js';
 import { emptyExtract, type ExtractInput, type PageExtract } from './types.js';
 
 export type { ExtractInput, PageExtract } from './types.js';
+export type { LeadImage, PageMetadata } from './metadata.js';
 
 export interface ExtractOptions {
   /** The DOM to parse HTML with; linkedom unless a bench compares others (bench/enrich-extract.ts). */
   parse?: HtmlParser;
 }
 
+/** The page's URL when it is an absolute http(s) URL. */
 function parseUrl(url: string): URL | null {
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed : null;
-  } catch {
-    return null;
-  }
+  const href = httpUrl(url, null);
+  return href === null ? null : new URL(href);
 }
 
 /**

@@ -14,11 +14,15 @@ export interface LeadImage {
 /** What a page says about itself, each value cleaned and capped (articles/clean.ts); null when absent. */
 export interface PageMetadata {
   title: string | null;
+  /** At most 300 characters, cut on a word: what a reader sees under the title. */
   description: string | null;
   siteName: string | null;
   author: string | null;
+  /** ISO 8601, only when the page's date parses. */
   publishedAt: string | null;
+  /** A BCP 47 tag: "en", "pt-BR". */
   language: string | null;
+  /** Only when http(s) and on the page's own registrable domain. */
   canonicalUrl: string | null;
   image: LeadImage | null;
 }

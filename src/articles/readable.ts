@@ -1,6 +1,9 @@
 import { Readability } from '@mozilla/readability';
 import type { DomDocument } from './dom.js';
 
+/** What Readability's types call a Document: any DOM of articles/dom.ts is one for its purposes. */
+type ReadabilityDocument = ConstructorParameters<typeof Readability>[0];
+
 /**
  * Readability refuses documents with more elements than this (it would take seconds on one); the page's
  * metadata is kept and it gets no text.
@@ -14,7 +17,10 @@ const MAX_ELEMENTS = 60_000;
  */
 export function readableContent(doc: DomDocument): { html: string; byline: string | null } | null {
   try {
-    const article = new Readability(doc, { maxElemsToParse: MAX_ELEMENTS, disableJSONLD: true }).parse();
+    const article = new Readability(doc as unknown as ReadabilityDocument, {
+      maxElemsToParse: MAX_ELEMENTS,
+      disableJSONLD: true,
+    }).parse();
     const html = article?.content;
     if (typeof html !== 'string' || html === '') return null;
     return { html, byline: typeof article?.byline === 'string' ? article.byline : null };

@@ -37,9 +37,7 @@ function imageSource(src: string | undefined, base: string | null): string | nul
 
 /** Attributes without the one named, for a tag whose value was refused. */
 function without(attribs: sanitizeHtml.Attributes, name: string): sanitizeHtml.Attributes {
-  const rest = { ...attribs };
-  delete rest[name];
-  return rest;
+  return Object.fromEntries(Object.entries(attribs).filter(([key]) => key !== name));
 }
 
 /**

@@ -12,7 +12,7 @@ const squash = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N
  */
 export function stripSiteSuffix(title: string, siteName: string | null, domain: string | null): string {
   let last: RegExpExecArray | null = null;
-  for (const m of title.matchAll(SEPARATOR)) last = m as RegExpExecArray;
+  for (const m of title.matchAll(SEPARATOR)) last = m;
   if (last === null) return title;
   const head = title.slice(0, last.index).trim();
   const suffix = squash(title.slice(last.index + last[0].length));

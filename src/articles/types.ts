@@ -1,21 +1,9 @@
-import type { LeadImage } from './metadata.js';
+import type { PageMetadata } from './metadata.js';
 
 /** What Tidings keeps of a saved page: its metadata, and its readable text when it is an HTML page. */
-export interface PageExtract {
+export interface PageExtract extends PageMetadata {
   /** An HTML page, or any other file (PDF, image, video, audio…), which gets no text. */
   kind: 'html' | 'file';
-  title: string | null;
-  /** At most 300 characters, cut on a word: what a reader sees under the title. */
-  description: string | null;
-  siteName: string | null;
-  author: string | null;
-  /** ISO 8601, only when the page's date parses. */
-  publishedAt: string | null;
-  /** A BCP 47 tag: "en", "pt-BR". */
-  language: string | null;
-  /** Only when http(s) and on the page's own registrable domain. */
-  canonicalUrl: string | null;
-  image: LeadImage | null;
   /** Sanitised reader HTML of the main text, at most MAX_HTML_CHARS; null when none was found. */
   html: string | null;
   /** The plain text of `html`, whitespace folded to single spaces: for search and the word count. */

@@ -19,7 +19,10 @@ test('drops every utm_ parameter, keeping the others in order and as encoded', (
 
 test('keeps the fragment', () => {
   assert.equal(cleanUrl('https://ex.com/a?fbclid=abc#part-2'), 'https://ex.com/a#part-2');
-  assert.equal(cleanUrl('https://ex.com/a?x=1&gclid=abc#p?utm_source=y'), 'https://ex.com/a?x=1#p?utm_source=y');
+  assert.equal(
+    cleanUrl('https://ex.com/a?x=1&gclid=abc#p?utm_source=y'),
+    'https://ex.com/a?x=1#p?utm_source=y',
+  );
 });
 
 test('drops percent-encoded names too, and empty pairs with them', () => {
@@ -40,19 +43,38 @@ test('touches nothing when there is nothing to drop', () => {
 
 test('si and feature only on YouTube and Spotify', () => {
   assert.equal(cleanUrl('https://youtu.be/abc?si=XYZ&t=42'), 'https://youtu.be/abc?t=42');
-  assert.equal(cleanUrl('https://www.youtube.com/watch?v=abc&feature=share'), 'https://www.youtube.com/watch?v=abc');
+  assert.equal(
+    cleanUrl('https://www.youtube.com/watch?v=abc&feature=share'),
+    'https://www.youtube.com/watch?v=abc',
+  );
   assert.equal(cleanUrl('https://open.spotify.com/track/1?si=abc'), 'https://open.spotify.com/track/1');
   assert.equal(cleanUrl('https://ex.com/search?si=abc&feature=x'), 'https://ex.com/search?si=abc&feature=x');
 });
 
 test('returns invalid and non-http URLs unchanged', () => {
-  for (const url of ['not a url?utm_source=x', 'mailto:a@ex.com?utm_source=x', '', '?', 'https://?utm_source=x']) {
+  for (const url of [
+    'not a url?utm_source=x',
+    'mailto:a@ex.com?utm_source=x',
+    '',
+    '?',
+    'https://?utm_source=x',
+  ]) {
     assert.equal(cleanUrl(url), url);
   }
 });
 
 test('the list holds the parameters the issue names', () => {
-  for (const name of ['fbclid', 'gclid', 'dclid', 'msclkid', 'mc_cid', 'mc_eid', 'igshid', 'ref_src', 'smid']) {
+  for (const name of [
+    'fbclid',
+    'gclid',
+    'dclid',
+    'msclkid',
+    'mc_cid',
+    'mc_eid',
+    'igshid',
+    'ref_src',
+    'smid',
+  ]) {
     assert.ok(TRACKING_PARAMETERS.includes(name), name);
   }
 });

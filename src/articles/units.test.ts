@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { capHtml } from './capHtml.js';
+import { isoTime, languageTag, plain } from './clean.js';
+import { decodeHtml, encodingFor, metaCharset } from './decode.js';
+import { markupDepth } from './depth.js';
+import { sanitizeArticle } from './sanitize.js';
+import { stripSiteSuffix } from './title.js';
+import { countWords, readingMinutes } from './words.js';
+
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+test('charset: <meta http-equiv>, labels read as browsers read them, unknown labels passed over', () => {
+  assert.equal(
+    metaCharset(bytes('<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-15">')),
+    'ISO-8859-15',
+  );
+  assert.equal(
+    metaCharset(bytes('<!-- <meta charset="koi8-r"> --><meta charset=\'shift_jis\'>')),
+    'shift_jis',
+  );
+  assert.equal(metaCharset(bytes('<meta data-charset="x"><p>')), null);
+  assert.equal(encodingFor('latin1'), 'windows-1252');
+  assert.equal(encodingFor('UTF-16'), 'utf-8');
+  assert.equal(encodingFor('no-such-charset'), null);
+  assert.equal(decodeHtml(new Uint8Array([0x80, 0x93, 0x94]), 'iso-8859-1').text, '€“”');
+  assert.equal(decodeHtml(bytes('é'), 'no-such-charset').text, 'é'); // falls back to UTF-8
+});
+
+test('titles: the site suffix dropped only when it names the site', () => {
+  assert.equal(stripSiteSuffix('Bread at home | Crumbs', null, 'crumbs.net'), 'Bread at home');
+  assert.equal(stripSiteSuffix('Ship news — The Verge', null, 'theverge.com'), 'Ship news');
+  assert.equal(
+    stripSiteSuffix('Ship news - Section - Harbour Daily', 'Harbour Daily', 'hd.com'),
+    'Ship news - Section',
+  );
+  assert.equal(stripSiteSuffix('Cats – a history', 'Pets Weekly', 'pets.com'), 'Cats – a history');
+  assert.equal(stripSiteSuffix('Up | Crumbs', null, 'crumbs.net'), 'Up | Crumbs'); // too little left
+});
+
+test('clean values: plain text, languages, dates', () => {
+  assert.equal(plain('  <b>Fish</b> &amp;\u0000 chips\n\t', 100), 'Fish & chips');
+  assert.equal(plain(' \u0007 ', 100), null);
+  assert.equal(languageTag('pt_br'), 'pt-BR');
+  assert.equal(languageTag('zh-hant-tw'), 'zh-Hant-TW');
+  assert.equal(languageTag('en"><script>'), null);
+  assert.equal(isoTime('2026-11-20'), '2026-11-20T00:00:00.000Z');
+  assert.equal(isoTime('Nov 20, 2026'), null);
+  assert.equal(isoTime('0001-01-01'), null);
+});
+
+test('sanitising: data: only for small raster images, relative links made absolute', () => {
+  const out = sanitizeArticle(
+    '<p><a href="../x?a=1&amp;b=2">x</a> <a href="data:image/png;base64,AAAA">d</a>' +
+      '<img src="data:image/gif;base64,R0lGOD=="><img src="data:text/html,<script>"><img src="//cdn.com/i.png">' +
+      `<img src="data:image/png;base64,${'A'.repeat(70_000)}"></p>`,
+    'https://ex.com/a/b/c',
+  );
+  assert.equal(
+    out,
+    '<p><a href="https://ex.com/a/x?a=1&amp;b=2" rel="noopener noreferrer nofollow">x</a> <span>d</span>' +
+      '<img src="data:image/gif;base64,R0lGOD==" loading="lazy" /><img src="https://cdn.com/i.png" loading="lazy" /></p>',
+  );
+});
+
+test('the HTML cap cuts after a whole block and closes what is open', () => {
+  const html = `<div><ul><li>${'a'.repeat(40)}</li><li>${'b'.repeat(40)}</li></ul><p>${'c'.repeat(40)}</p></div>`;
+  assert.deepEqual(capHtml(html, 1000), { html, cut: false });
+  assert.deepEqual(capHtml(html, 70), { html: `<div><ul><li>${'a'.repeat(40)}</li></ul></div>`, cut: true });
+  assert.deepEqual(capHtml(`<p>${'x'.repeat(100)}</p>`, 50), { html: '', cut: true });
+});
+
+test('markup depth, words and reading time', () => {
+  assert.equal(markupDepth('<div><div></div><span><a href="#">x</a></span></div>', 400), 3);
+  assert.ok(markupDepth('<div>'.repeat(10_000), 400) > 400);
+  assert.equal(countWords(' one two, — three 4 … '), 4);
+  assert.deepEqual([readingMinutes(0), readingMinutes(10), readingMinutes(690)], [0, 1, 3]);
+});
