@@ -106,7 +106,10 @@ export function accountCommands(program: Command, io: Io): void {
     .option('--email-enabled <bool>', 'email digests: true or false')
     .option('--skip-empty <bool>', 'no digest on a day with an empty queue: true or false (default true)')
     .option('--images <bool>', 'show lead images in digests and the queue: true or false (default true)')
-    .option('--clean-links <bool>', 'drop tracking parameters from delivered links: true or false (default true)')
+    .option(
+      '--clean-links <bool>',
+      'drop tracking parameters from delivered links: true or false (default true)',
+    )
     .option('--json', 'print the account afterwards as one JSON line')
     .action(async (opts: SetOptions) => {
       const accountId = parseId(opts.account, '--account');

@@ -70,61 +70,71 @@ export async function pageCardsByIds(
       .where('id', 'in', wanted.slice(i, i + CHUNK))
       .where('state', '=', 'read')
       .execute();
-    for (const row of rows) cards.set(row.id, { ...row, has_text: Number(row.has_text) === 1 });
+    for (const row of rows) cards.set(row.id, { ...row, has_text: row.has_text === 1 });
   }
   return cards;
 }
 
+/** The account's own item that shows a page: its link and title as saved. */
+export interface ItemOfPage {
+  url: string;
+  title: string;
+}
+
 /**
- * The page, read, when the account has it in its queue or in one of its digests; null otherwise (no such
- * page, not read yet, or only other accounts saved it).
+ * The account's item that points at the page: the one waiting in its queue, else the latest in one of its
+ * digests; null when the account has none (only other accounts saved the page, or none did).
  */
-export async function pageReadableBy(
+export async function accountItemOfPage(
   db: Kysely<Database>,
   accountId: number,
   pageId: number,
-): Promise<PageReading | null> {
+): Promise<ItemOfPage | null> {
+  const queued = await db
+    .selectFrom('queue_items')
+    .select(['url', 'title'])
+    .where('account_id', '=', accountId)
+    .where('page_id', '=', pageId)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  if (queued !== undefined) return queued;
+  const digested = await db
+    .selectFrom('digest_items as di')
+    .innerJoin('digests as d', 'd.id', 'di.digest_id')
+    .select(['di.url', 'di.title'])
+    .where('d.account_id', '=', accountId)
+    .where('di.page_id', '=', pageId)
+    .orderBy('di.id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return digested ?? null;
+}
+
+/** A page that was read, by id; null when there is none or it was not read (pending, failed). */
+export async function readPageById(db: Kysely<Database>, pageId: number): Promise<PageReading | null> {
   const row = await db
-    .selectFrom('pages as p')
+    .selectFrom('pages')
     .select([
-      'p.id',
-      'p.url',
-      'p.final_url',
-      'p.title',
-      'p.description',
-      'p.site_name',
-      'p.author',
-      'p.published_at',
-      'p.language',
-      'p.image_url',
-      'p.image_width',
-      'p.image_height',
-      'p.image_alt',
-      'p.html',
-      'p.word_count',
-      'p.reading_minutes',
+      'id',
+      'url',
+      'final_url',
+      'title',
+      'description',
+      'site_name',
+      'author',
+      'published_at',
+      'language',
+      'image_url',
+      'image_width',
+      'image_height',
+      'image_alt',
+      'html',
+      'word_count',
+      'reading_minutes',
     ])
-    .where('p.id', '=', pageId)
-    .where('p.state', '=', 'read')
-    .where((eb) =>
-      eb.or([
-        eb.exists(
-          eb
-            .selectFrom('queue_items as q')
-            .select('q.id')
-            .where('q.account_id', '=', accountId)
-            .whereRef('q.page_id', '=', 'p.id'),
-        ),
-        eb.exists(
-          eb
-            .selectFrom('digest_items as di')
-            .innerJoin('digests as d', 'd.id', 'di.digest_id')
-            .select('di.id')
-            .where('d.account_id', '=', accountId)
-            .whereRef('di.page_id', '=', 'p.id'),
-        ),
-      ]),
-    )
+    .where('id', '=', pageId)
+    .where('state', '=', 'read')
     .executeTakeFirst();
   return row ?? null;
 }

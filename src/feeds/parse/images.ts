@@ -8,7 +8,7 @@ import type { MediaNs } from 'feedsmith';
  */
 export function mediaImages(
   media: MediaNs.ItemOrFeed | undefined,
-  itunesImage?: string | undefined,
+  itunesImage?: string,
 ): (string | undefined)[] {
   if (media === undefined) return [itunesImage];
   const contents = [...(media.contents ?? []), ...(media.groups ?? []).flatMap((g) => g.contents ?? [])];
