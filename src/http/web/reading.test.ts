@@ -238,7 +238,7 @@ await describeEachEngine('web app: what was read, on the queue page and in the r
   test('the digest web page lets its thumbnails load (img-src) and links to the reading view with the token', async () => {
     const built = await buildDigestNow(testDigestDeps(ctx.store()), accountId);
     assert.equal(built.status, 'built');
-    const digestId = built.status === 'built' ? built.digestId : 0;
+    const digestId = built.digestId;
     const t = await token(accountId);
     const res = await app.inject({ method: 'GET', url: `/digests/${digestId}?token=${t}` });
     assert.equal(res.statusCode, 200);
