@@ -28,7 +28,13 @@ const FEED_ITEM = 'https://feed.example/post?utm_medium=rss';
 const LONG = `${'Waves roll in from far away and break upon the shore. '.repeat(12)}The end.`;
 
 /** The digest markup an Atom entry carries (feedsmith writes it as CDATA). */
-const atomContent = (xml: string): string => {
+const atomOf = (loaded: LoadedDigest): string => {
+  const xml = renderAtom({
+    account: loaded.account,
+    digests: [loaded.view],
+    feedUrl: `${BASE}/digests.atom`,
+    baseUrl: BASE,
+  });
   const m = /<!\[CDATA\[([\s\S]*)\]\]>/.exec(xml);
   assert.ok(m?.[1] !== undefined, 'the entry carries its content as CDATA');
   return m[1];
@@ -174,14 +180,7 @@ await describeEachEngine('digests show the pages read for their items', (ctx) =>
       /<img src="https:\/\/img\.sea\.example\/tides\.jpg" width="96" height="64" alt="Low tide at dawn"/,
     );
     assert.match(page, /Sea Notes · 6 min read/);
-    const atom = atomContent(
-      renderAtom({
-        account: loaded.account,
-        digests: [loaded.view],
-        feedUrl: `${BASE}/digests.atom`,
-        baseUrl: BASE,
-      }),
-    );
+    const atom = atomOf(loaded);
     assert.match(
       atom,
       /<img src="https:\/\/img\.sea\.example\/tides\.jpg" width="96" height="64" alt="Low tide at dawn"/,
@@ -198,14 +197,7 @@ await describeEachEngine('digests show the pages read for their items', (ctx) =>
       parseSettings({ images: 'false', cleanLinks: 'false' }),
     );
     const loaded = await load();
-    const atom = atomContent(
-      renderAtom({
-        account: loaded.account,
-        digests: [loaded.view],
-        feedUrl: `${BASE}/digests.atom`,
-        baseUrl: BASE,
-      }),
-    );
+    const atom = atomOf(loaded);
     for (const out of [renderEmailHtml(loaded.view), renderWebPage(loaded.view), atom]) {
       assert.doesNotMatch(out, /<img/);
       assert.match(

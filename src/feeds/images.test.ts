@@ -18,9 +18,9 @@ await describeEachEngine('feed item images', (ctx) => {
     });
     const account = await newAccount(ctx.store());
     const { feed: row } = await subscribe(deps(), account.id, { url: feed.url });
-    const stored = await ctx
-      .store()
-      .db.selectFrom('feed_items')
+    const db = ctx.store().db;
+    const stored = await db
+      .selectFrom('feed_items')
       .select(['url', 'image_url'])
       .where('feed_id', '=', row.id)
       .orderBy('url')
@@ -30,9 +30,9 @@ await describeEachEngine('feed item images', (ctx) => {
       { url: 'https://pics.example/a', image_url: `${base}/img/a.jpg` },
       { url: 'https://pics.example/b', image_url: null },
     ]);
-    const queued = await ctx
-      .store()
-      .db.selectFrom('queue_items')
+    // Each subscriber's queue item carries the picture its feed item has.
+    const queued = await db
+      .selectFrom('queue_items')
       .select(['url', 'image_url'])
       .where('account_id', '=', account.id)
       .orderBy('url')

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { PageFacts } from '../lib/display.js';
 import type { Database, PagesTable } from './schema.js';
 
 /**
@@ -6,20 +7,8 @@ import type { Database, PagesTable } from './schema.js';
  * them (store/pages.ts); nothing here changes a row.
  */
 
-/** What a list (a digest, the queue page) shows of a page that was read. */
-export interface PageCard {
-  id: number;
-  title: string | null;
-  description: string | null;
-  site_name: string | null;
-  reading_minutes: number;
-  image_url: string | null;
-  image_width: number | null;
-  image_height: number | null;
-  image_alt: string | null;
-  /** The page has reader text: the reading view has something to show. */
-  has_text: boolean;
-}
+/** What a list (a digest, the queue page) shows of a page that was read (the fields lib/display.ts reads). */
+export type PageCard = PageFacts & { id: number };
 
 /** A page as the reading view shows it. */
 export type PageReading = Pick<
