@@ -38,6 +38,8 @@ export async function changeAccountSettings(
       ...(change.skipEmpty === undefined ? {} : { digestSkipEmpty: change.skipEmpty }),
       ...(change.email === undefined ? {} : { email: change.email }),
       ...(change.emailEnabled === undefined ? {} : { emailEnabled: change.emailEnabled }),
+      ...(change.images === undefined ? {} : { showImages: change.images }),
+      ...(change.cleanLinks === undefined ? {} : { cleanLinks: change.cleanLinks }),
       ...(rescheduled ? { digestDueAt: nextSlotAfter(now, schedule).at.toISOString() } : {}),
     });
   });

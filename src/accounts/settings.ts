@@ -76,6 +76,8 @@ export const settingsSchema = z.strictObject({
   email: email.optional(),
   emailEnabled: flag.optional(),
   skipEmpty: flag.optional(),
+  images: flag.optional(),
+  cleanLinks: flag.optional(),
 });
 
 export type SettingsChange = z.output<typeof settingsSchema>;
@@ -88,6 +90,8 @@ const OPTION_NAMES: Record<string, string> = {
   email: '--email',
   emailEnabled: '--email-enabled',
   skipEmpty: '--skip-empty',
+  images: '--images',
+  cleanLinks: '--clean-links',
 };
 
 /** Validates every given setting; throws invalid_input naming each bad option. */

@@ -105,6 +105,11 @@ export function accountCommands(program: Command, io: Io): void {
     .option('--email <addr>', 'where the digest is emailed ("" removes the address)')
     .option('--email-enabled <bool>', 'email digests: true or false')
     .option('--skip-empty <bool>', 'no digest on a day with an empty queue: true or false (default true)')
+    .option('--images <bool>', 'show lead images in digests and the queue: true or false (default true)')
+    .option(
+      '--clean-links <bool>',
+      'drop tracking parameters from delivered links: true or false (default true)',
+    )
     .option('--json', 'print the account afterwards as one JSON line')
     .action(async (opts: SetOptions) => {
       const accountId = parseId(opts.account, '--account');
@@ -116,11 +121,13 @@ export function accountCommands(program: Command, io: Io): void {
         email: opts.email,
         emailEnabled: opts.emailEnabled,
         skipEmpty: opts.skipEmpty,
+        images: opts.images,
+        cleanLinks: opts.cleanLinks,
       };
       const present = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
       if (Object.keys(present).length === 0) {
         throw new UsageError(
-          'nothing to change: give --timezone, --time, --days, --max-items, --email, --email-enabled or --skip-empty',
+          'nothing to change: give --timezone, --time, --days, --max-items, --email, --email-enabled, --skip-empty, --images or --clean-links',
           2,
         );
       }
@@ -143,6 +150,8 @@ interface SetOptions {
   email?: string;
   emailEnabled?: string;
   skipEmpty?: string;
+  images?: string;
+  cleanLinks?: string;
   json?: boolean;
 }
 
@@ -173,6 +182,8 @@ function printAccount(io: Io, a: Account, json: boolean): void {
     ['email', a.email ?? '-'],
     ['email enabled', a.email_enabled ? 'yes' : 'no'],
     ['emailed', emailed(a)],
+    ['images', a.show_images ? 'yes' : 'no'],
+    ['clean links', a.clean_links ? 'yes' : 'no'],
     [
       'next digest',
       a.digest_due_at === null

@@ -126,6 +126,8 @@ await describeEachEngine('digest commands', (ctx) => {
       [['--email', 'nope'], /--email: not an email address: "nope"/],
       [['--email-enabled', 'maybe'], /--email-enabled: must be true or false, not "maybe"/],
       [['--skip-empty', 'yes'], /--skip-empty: must be true or false/],
+      [['--images', 'off'], /--images: must be true or false, not "off"/],
+      [['--clean-links', '0'], /--clean-links: must be true or false, not "0"/],
       [[], /nothing to change/],
     ];
     for (const [args, message] of cases) {
@@ -140,6 +142,19 @@ await describeEachEngine('digest commands', (ctx) => {
     assert.equal(missing.code, 1);
     assert.match(missing.err.join('\n'), /no account 987654/);
     assert.equal((await shown(Number(id))).digest_time, '07:00', 'nothing changed');
+  });
+
+  test('account set --images and --clean-links switch images and link cleaning; show prints them', async () => {
+    const id = String((await newAccount(ctx.store())).id);
+    const fresh = await shown(Number(id));
+    assert.deepEqual([fresh.show_images, fresh.clean_links], [true, true], 'both on by default');
+    const r = ok(await cli('account', 'set', '--account', id, '--images', 'false', '--clean-links', 'false'));
+    assert.match(r.out.join('\n'), /images\s+no\n\s+clean links\s+no/);
+    const off = await shown(Number(id));
+    assert.deepEqual([off.show_images, off.clean_links], [false, false]);
+    ok(await cli('account', 'set', '--account', id, '--images', 'true'));
+    const on = await shown(Number(id));
+    assert.deepEqual([on.show_images, on.clean_links], [true, false], 'only what is given changes');
   });
 
   test('digest run builds what is due, list shows it, show prints it as text or HTML', async () => {

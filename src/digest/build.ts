@@ -187,6 +187,8 @@ async function buildLocked(
       summary: item.summary,
       published_at: item.published_at,
       queued_at: item.created_at,
+      page_id: item.page_id,
+      image_url: item.image_url,
     })),
   );
   await takeItems(trx, accountId, items);

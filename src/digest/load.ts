@@ -2,13 +2,15 @@ import type { Kysely } from 'kysely';
 import { type Account, accountById } from '../store/accounts.js';
 import { digestItemsByDigest, digestItemsByDigests } from '../store/digestItems.js';
 import { type Digest, digestById, digestsPage } from '../store/digests.js';
+import { pageCardsByIds } from '../store/pageReads.js';
 import type { Database } from '../store/schema.js';
 import { digestTokenOf } from './token.js';
 import { type DigestView, digestView } from './view.js';
 
 /**
  * Reading digests for display (email, web page, Atom feed, `digest show`): the rows a rendering needs, read
- * only. The links carry the account's digest token, made when the account was created or a digest built.
+ * only, each item with the page read for it (store/pageReads.ts). The links carry the account's digest
+ * token, made when the account was created or a digest built.
  */
 
 /** A stored digest with its account and its view, ready for a renderer. */
@@ -30,7 +32,11 @@ export async function loadDigest(
   if (digest === null || account === null) return null;
   const items = await digestItemsByDigest(db, digest.id);
   const token = await digestTokenOf(db, accountId);
-  return { digest, account, view: digestView({ account, digest, items, baseUrl, token }) };
+  const pages = await pageCardsByIds(
+    db,
+    items.map((i) => i.page_id),
+  );
+  return { digest, account, view: digestView({ account, digest, items, baseUrl, token, pages }) };
 }
 
 /** The account's latest digests (at most `limit`, newest first), each with its view; null without the account. */
@@ -48,13 +54,17 @@ export async function loadLatestDigests(
     db,
     digests.map((d) => d.id),
   );
+  const pages = await pageCardsByIds(
+    db,
+    [...items.values()].flatMap((list) => list.map((i) => i.page_id)),
+  );
   return {
     account,
     token,
     digests: digests.map((digest) => ({
       digest,
       account,
-      view: digestView({ account, digest, items: items.get(digest.id) ?? [], baseUrl, token }),
+      view: digestView({ account, digest, items: items.get(digest.id) ?? [], baseUrl, token, pages }),
     })),
   };
 }

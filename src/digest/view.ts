@@ -1,3 +1,12 @@
+import {
+  type LeadImage,
+  type PageFacts,
+  deliveredUrl,
+  leadImage,
+  readingTime,
+  shownTitle,
+  siteName,
+} from '../lib/display.js';
 import { foldWhitespace, truncate } from '../lib/text.js';
 import { domainOf } from '../lib/url.js';
 import { zoneOrUtc } from './zone.js';
@@ -44,19 +53,33 @@ export interface DigestGroup {
 }
 
 export interface DigestItemView {
-  /** Title as published; the URL when the item has none. */
+  /** Title as given (by the person or the feed); else the page's title; else the URL. */
   title: string;
   /** The link as stored (may be anything a feed or client supplied). */
   url: string;
-  /** The link when it is an absolute http(s) URL, the only kind a rendering may turn into an href; else null. */
+  /**
+   * The link delivered, when it is an absolute http(s) URL (the only kind a rendering may turn into an
+   * href): without tracking parameters unless the account keeps them; else null.
+   */
   href: string | null;
+  /** The page's site name; null when it was not read or gave none (renderings show `domain` then). */
+  siteName: string | null;
+  /** "6 min read"; null without a read page with text. */
+  readingTime: string | null;
+  /** The lead image (the page's, else the feed item's); null without one or with images turned off. */
+  image: LeadImage | null;
+  /** The reading view of the item's page (`/items/ID?token=…`); null when it has no text to read. */
+  readHref: string | null;
   /** Host of the link without "www."; "" when the link has none. */
   domain: string;
   /** ISO UTC, or null when unknown. */
   published: string | null;
   /** `published` in the reader's zone: "Sat 21 Nov, 18:05"; null when unknown. */
   publishedLabel: string | null;
-  /** Plain text, at most EXCERPT_LIMIT characters, cut on a word with "…"; "" when there is none. */
+  /**
+   * Plain text, at most EXCERPT_LIMIT characters, cut on a word with "…": the page's description, else
+   * the feed's summary; "" when there is neither.
+   */
   excerpt: string;
 }
 
@@ -76,6 +99,10 @@ export interface DigestAccountRow {
   name: string;
   /** IANA zone; an unknown one renders in UTC rather than failing the digest. */
   timezone: string;
+  /** Lead images beside items (default true). */
+  show_images?: boolean;
+  /** Delivered links without tracking parameters (default true). */
+  clean_links?: boolean;
 }
 
 export interface DigestRow {
@@ -101,6 +128,10 @@ export interface DigestItemRow {
   queued_at: string;
   /** Plain-text summary (as feed_items.summary stores it), or null. */
   summary: string | null;
+  /** The page read for the item (a key of DigestViewInput.pages), or null. */
+  page_id?: number | null;
+  /** A feed item's own image, or null. */
+  image_url?: string | null;
 }
 
 export interface DigestViewInput {
@@ -112,6 +143,8 @@ export interface DigestViewInput {
   baseUrl: string;
   /** The account's digest token, which the web link carries; null only where no link is followed (tests). */
   token: string | null;
+  /** The pages the items point at that were read, by id (store/pageReads.ts); none by default. */
+  pages?: ReadonlyMap<number, PageFacts>;
 }
 
 export const EXCERPT_LIMIT = 300;
@@ -144,8 +177,16 @@ export function digestView(input: DigestViewInput): DigestView {
   const timezone = zoneOrUtc(account.timezone);
   const saved: DigestItemView[] = [];
   const feeds = new Map<string, { title: string; feedId: number | null; rows: RankedItem[] }>();
+  const links = digestLinks(input.baseUrl, digest.id, input.token);
+  const shown: ItemContext = {
+    timezone,
+    pages: input.pages ?? new Map(),
+    showImages: account.show_images ?? true,
+    cleanLinks: account.clean_links ?? true,
+    readHref: (pageId) => readingLink(input.baseUrl, pageId, input.token),
+  };
   input.items.forEach((row, index) => {
-    const item = itemView(row, timezone);
+    const item = itemView(row, shown);
     if (row.source === 'api') {
       saved.push(item);
       return;
@@ -185,7 +226,7 @@ export function digestView(input: DigestViewInput): DigestView {
       stillQueued: Math.max(0, digest.remaining),
     },
     groups,
-    links: digestLinks(input.baseUrl, digest.id, input.token),
+    links,
   };
 }
 
@@ -207,18 +248,39 @@ function compareTitles(a: string, b: string): number {
   return titleCollator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
-function itemView(row: DigestItemRow, timezone: string): DigestItemView {
+/** The private link of a page's reading view; null without a token (nothing could open it). */
+export function readingLink(baseUrl: string, pageId: number, token: string | null): string | null {
+  if (token === null) return null;
+  return `${baseUrl.replace(/\/+$/, '')}/items/${pageId}?token=${encodeURIComponent(token)}`;
+}
+
+interface ItemContext {
+  timezone: string;
+  pages: ReadonlyMap<number, PageFacts>;
+  showImages: boolean;
+  cleanLinks: boolean;
+  readHref: (pageId: number) => string | null;
+}
+
+function itemView(row: DigestItemRow, shown: ItemContext): DigestItemView {
   const url = row.url.trim();
   const parsed = httpUrl(url);
   const published = isoOrNull(row.published_at);
+  const pageId = row.page_id ?? null;
+  const page = pageId === null ? null : (shown.pages.get(pageId) ?? null);
+  const description = foldWhitespace(page?.description ?? '') || row.summary;
   return {
-    title: foldWhitespace(row.title) || url,
+    title: shownTitle(row.title, url, page),
     url,
-    href: parsed?.href ?? null,
+    href: parsed === null ? null : deliveredUrl(parsed.href, shown.cleanLinks),
+    siteName: siteName(page),
+    readingTime: readingTime(page),
+    image: leadImage(page, row.image_url, shown.showImages),
+    readHref: page?.has_text === true && pageId !== null ? shown.readHref(pageId) : null,
     domain: parsed === null ? '' : domainOf(parsed),
     published,
-    publishedLabel: published === null ? null : timeLabel(published, timezone),
-    excerpt: row.summary === null ? '' : excerptOfText(row.summary),
+    publishedLabel: published === null ? null : timeLabel(published, shown.timezone),
+    excerpt: description === null ? '' : excerptOfText(description),
   };
 }
 

@@ -58,6 +58,7 @@ export async function queueNewItems(
         title: item.title,
         summary: item.summary,
         publishedAt: item.published?.toISOString() ?? null,
+        imageUrl: item.image,
       });
     }
   }
@@ -109,6 +110,7 @@ async function offerBackfills(
         title: item.title,
         summary: item.summary,
         publishedAt: item.published_at,
+        imageUrl: item.image_url,
       });
     }
   }
@@ -149,7 +151,13 @@ class Offers {
 
   offer(
     accountId: number,
-    entry: { url: string; title: string; summary: string; publishedAt: string | null },
+    entry: {
+      url: string;
+      title: string;
+      summary: string;
+      publishedAt: string | null;
+      imageUrl: string | null;
+    },
   ) {
     const input: QueueInput = {
       url: entry.url,
@@ -158,6 +166,7 @@ class Offers {
       feedId: this.feedId,
       summary: entry.summary || null,
       publishedAt: entry.publishedAt,
+      imageUrl: entry.imageUrl,
     };
     let item: QueueItem;
     try {

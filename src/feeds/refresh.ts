@@ -171,6 +171,7 @@ async function rememberItems(
       summary: item.summary,
       publishedAt: item.published?.toISOString() ?? null,
       firstSeenAt: now.toISOString(),
+      imageUrl: item.image,
     });
     if (isNew) fresh.push(item);
   }

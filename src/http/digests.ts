@@ -29,11 +29,12 @@ export const FEED_DIGESTS = 20;
 
 /**
  * Headers of every response on these paths (errors too). The page has inline styles (the email's markup)
- * and nothing else: no scripts, images, fonts, frames or forms. The token is in the URL: no Referer.
+ * and the items' thumbnails (remote http(s) images), nothing else: no scripts, fonts, frames or forms.
+ * The token is in the URL: no Referer, not even to the sites of the images.
  */
 export const DIGEST_PAGE_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "default-src 'none'; style-src 'unsafe-inline'; img-src http: https:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };

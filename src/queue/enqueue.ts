@@ -29,6 +29,8 @@ export interface QueueInput {
   /** A feed item's plain-text summary and publication time, kept for its digest (source 'feed'). */
   summary?: string | null;
   publishedAt?: string | null;
+  /** A feed item's own image (absolute http(s)), shown as a saved page's lead image is. */
+  imageUrl?: string | null;
 }
 
 export interface QueueItem extends NewQueueItem {
@@ -54,6 +56,7 @@ export function checkItem(input: QueueInput): QueueItem {
     feedId: input.feedId ?? null,
     summary: input.summary ?? null,
     publishedAt: input.publishedAt ?? null,
+    imageUrl: input.imageUrl ?? null,
   };
 }
 

@@ -16,20 +16,31 @@ const columns = [
   'email_enabled',
   'digest_due_at',
   'last_digest_date',
+  'show_images',
+  'clean_links',
 ] as const;
 
 type AccountRow = Pick<Selectable<AccountsTable>, (typeof columns)[number]>;
 
 /** An account with its digest settings and schedule (booleans as booleans). */
-export type Account = Omit<AccountRow, 'digest_skip_empty' | 'email_enabled'> & {
+export type Account = Omit<
+  AccountRow,
+  'digest_skip_empty' | 'email_enabled' | 'show_images' | 'clean_links'
+> & {
   digest_skip_empty: boolean;
   email_enabled: boolean;
+  /** Digests and the queue page show each item's lead image. */
+  show_images: boolean;
+  /** Delivered links drop tracking parameters (src/lib/cleanUrl.ts); the stored URL is unchanged. */
+  clean_links: boolean;
 };
 
 const toAccount = (row: AccountRow): Account => ({
   ...row,
   digest_skip_empty: row.digest_skip_empty !== 0,
   email_enabled: row.email_enabled !== 0,
+  show_images: row.show_images !== 0,
+  clean_links: row.clean_links !== 0,
 });
 
 export async function createAccount(
@@ -68,6 +79,8 @@ export interface AccountSettingsUpdate {
   digestSkipEmpty?: boolean;
   email?: string | null;
   emailEnabled?: boolean;
+  showImages?: boolean;
+  cleanLinks?: boolean;
   /** The next due time, recomputed by the caller when the schedule changed. */
   digestDueAt?: Timestamp | null;
 }
@@ -89,6 +102,8 @@ export async function updateAccountSettings(
       ...(u.digestSkipEmpty === undefined ? {} : { digest_skip_empty: u.digestSkipEmpty ? 1 : 0 }),
       ...(u.email === undefined ? {} : { email: u.email }),
       ...(u.emailEnabled === undefined ? {} : { email_enabled: u.emailEnabled ? 1 : 0 }),
+      ...(u.showImages === undefined ? {} : { show_images: u.showImages ? 1 : 0 }),
+      ...(u.cleanLinks === undefined ? {} : { clean_links: u.cleanLinks ? 1 : 0 }),
       ...(u.digestDueAt === undefined ? {} : { digest_due_at: u.digestDueAt }),
     })
     .where('id', '=', accountId)

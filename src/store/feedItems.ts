@@ -8,6 +8,8 @@ export interface NewFeedItem {
   summary: string;
   publishedAt: Timestamp | null;
   firstSeenAt: Timestamp;
+  /** The item's own picture, absolute http(s); null when it names none. */
+  imageUrl: string | null;
 }
 
 /**
@@ -29,6 +31,7 @@ export async function createFeedItemIfNew(
       summary: item.summary,
       published_at: item.publishedAt,
       first_seen_at: item.firstSeenAt,
+      image_url: item.imageUrl,
     })
     .onConflict((oc) => oc.columns(['feed_id', 'item_key']).doNothing())
     .executeTakeFirst();
@@ -45,10 +48,18 @@ export async function recentFeedItems(
   db: Kysely<Database>,
   feedId: number,
   since: Timestamp,
-): Promise<{ url: string | null; title: string; summary: string; published_at: Timestamp | null }[]> {
+): Promise<
+  {
+    url: string | null;
+    title: string;
+    summary: string;
+    published_at: Timestamp | null;
+    image_url: string | null;
+  }[]
+> {
   return db
     .selectFrom('feed_items')
-    .select(['url', 'title', 'summary', 'published_at'])
+    .select(['url', 'title', 'summary', 'published_at', 'image_url'])
     .where('feed_id', '=', feedId)
     .where((eb) =>
       eb.or([

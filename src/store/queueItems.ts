@@ -79,6 +79,8 @@ export type NewQueueItem = {
   feedId: number | null;
   summary: string | null;
   publishedAt: string | null;
+  /** A feed item's own image; null for saved URLs and items without one. */
+  imageUrl: string | null;
 };
 
 const insertIfAbsentQuery = precompile((db, p: NewQueueItem & { accountId: number; at: string }) =>
@@ -93,6 +95,7 @@ const insertIfAbsentQuery = precompile((db, p: NewQueueItem & { accountId: numbe
       feed_id: p.feedId,
       summary: p.summary,
       published_at: p.publishedAt,
+      image_url: p.imageUrl,
       created_at: p.at,
       updated_at: p.at,
     })
@@ -140,6 +143,10 @@ export interface QueuedItem {
   summary: string | null;
   published_at: string | null;
   created_at: string;
+  /** The page read for the item (see store/pageReads.ts); null until the reader links one. */
+  page_id: number | null;
+  /** A feed item's own image. */
+  image_url: string | null;
 }
 
 /** The oldest `limit` items of the account's queue, oldest first: what the next digest takes. */
@@ -169,6 +176,8 @@ function queuedItemsQuery(db: Kysely<Database>, accountId: number) {
       'q.summary',
       'q.published_at',
       'q.created_at',
+      'q.page_id',
+      'q.image_url',
     ])
     .where('q.account_id', '=', accountId)
     .orderBy('q.id');

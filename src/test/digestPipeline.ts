@@ -83,6 +83,7 @@ export async function queueFeedItem(
     summary?: string;
     published?: string;
     subscriptionTitle?: string;
+    imageUrl?: string;
   },
 ): Promise<number> {
   const at = new Date().toISOString();
@@ -109,6 +110,7 @@ export async function queueFeedItem(
           feedId: feed.id,
           summary: item.summary ?? null,
           publishedAt: item.published ?? null,
+          imageUrl: item.imageUrl ?? null,
         }),
       ],
       { limit: 10_000 },

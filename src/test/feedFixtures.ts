@@ -78,6 +78,8 @@ export interface FixtureItem {
   summary?: string;
   /** null: an item without a date. */
   published: Date | null;
+  /** The item's picture, served as an image enclosure. */
+  image?: string;
 }
 
 const escapeXml = (s: string): string =>
@@ -92,6 +94,9 @@ export function rssDocument(title: string, items: readonly FixtureItem[]): strin
       item.link === null ? '' : `<link>${escapeXml(item.link)}</link>`,
       item.summary === undefined ? '' : `<description>${escapeXml(item.summary)}</description>`,
       item.published === null ? '' : `<pubDate>${item.published.toUTCString()}</pubDate>`,
+      item.image === undefined
+        ? ''
+        : `<enclosure url="${escapeXml(item.image)}" type="image/jpeg" length="1"/>`,
     ];
     return `<item>${parts.join('')}</item>`;
   });

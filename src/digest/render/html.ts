@@ -1,3 +1,4 @@
+import { type LeadImage, thumbnailSize } from '../../lib/display.js';
 import type { DigestGroup, DigestItemView, DigestView } from '../view.js';
 import { countsLine, digestSubject, esc, preheaderText } from './common.js';
 
@@ -8,7 +9,8 @@ import { countsLine, digestSubject, esc, preheaderText } from './common.js';
  * darken the colours themselves). Every class in it is prefixed "td-".
  *
  * Escaping: every string from the view goes through esc(); the only hrefs are an item's `href` (already
- * checked to be absolute http(s)) and the instance's own links.
+ * checked to be absolute http(s)), its `readHref` and the instance's own links; the only image sources are
+ * lead images (checked to be absolute http(s)), drawn at a fixed size so the layout holds without them.
  */
 
 const FONT = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
@@ -125,32 +127,63 @@ function group(g: DigestGroup): string {
   return [heading, ...g.items.map(item)].join('\n');
 }
 
+/** Thumbnails fit a square this many pixels wide, in a cell of fixed width beside the text. */
+export const THUMBNAIL_BOX = 96;
+
 function item(i: DigestItemView): string {
   const titleStyle = `font-size:17px;line-height:24px;font-weight:600;color:${COLORS.link};text-decoration:none;`;
   const title =
     i.href === null
       ? `<span class="td-text" style="font-size:17px;line-height:24px;font-weight:600;color:${COLORS.text};">${esc(i.title)}</span>`
       : `<a class="td-link td-title" href="${esc(i.href)}" style="${titleStyle}">${esc(i.title)}</a>`;
-  const meta = [i.domain, i.publishedLabel].filter((s): s is string => s !== null && s !== '');
+  const meta = metaParts(i);
   const metaLine =
     meta.length === 0
       ? ''
-      : `\n<p class="td-muted" style="margin:2px 0 0 0;font-size:13px;line-height:18px;color:${COLORS.muted};">${meta
-          .map((s, n) =>
-            n === 1 && i.published !== null
-              ? `<time datetime="${esc(i.published)}">${esc(s)}</time>`
-              : esc(s),
-          )
-          .join(' · ')}</p>`;
+      : `\n<p class="td-muted" style="margin:2px 0 0 0;font-size:13px;line-height:18px;color:${COLORS.muted};">${meta.join(' · ')}</p>`;
   const excerpt =
     i.excerpt === ''
       ? ''
       : `\n<p class="td-text" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.text};">${esc(i.excerpt)}</p>`;
+  const read =
+    i.readHref === null
+      ? ''
+      : `\n<p style="margin:6px 0 0 0;font-size:14px;line-height:20px;"><a class="td-link" href="${esc(i.readHref)}" style="color:${COLORS.link};text-decoration:underline;">Read it here</a></p>`;
+  const text = `${title}${metaLine}${excerpt}${read}`;
   return `<tr><td class="td-pad" style="padding:12px 32px;">
 <div class="td-rule" style="border-top:1px solid ${COLORS.rule};padding-top:12px;word-wrap:break-word;overflow-wrap:anywhere;">
-${title}${metaLine}${excerpt}
+${i.image === null ? text : withThumbnail(i, i.image, text)}
 </div>
 </td></tr>`;
+}
+
+/** Site (else domain) · reading time · published time, escaped. */
+function metaParts(i: DigestItemView): string[] {
+  const parts: string[] = [];
+  const where = i.siteName ?? i.domain;
+  if (where !== '') parts.push(esc(where));
+  if (i.readingTime !== null) parts.push(esc(i.readingTime));
+  if (i.publishedLabel !== null && i.published !== null) {
+    parts.push(`<time datetime="${esc(i.published)}">${esc(i.publishedLabel)}</time>`);
+  }
+  return parts;
+}
+
+/**
+ * The text with the thumbnail beside it, in a cell of fixed width: while a mail client blocks remote
+ * images, the cell keeps its size and the alt text, and the text does not move.
+ */
+function withThumbnail(i: DigestItemView, image: LeadImage, text: string): string {
+  const { width, height } = thumbnailSize(image, THUMBNAIL_BOX);
+  const img = `<img src="${esc(image.url)}" width="${width}" height="${height}" alt="${esc(image.alt)}" style="display:block;border:0;width:${width}px;height:${height}px;border-radius:4px;font-size:11px;line-height:14px;color:${COLORS.muted};">`;
+  const linked = i.href === null ? img : `<a href="${esc(i.href)}" style="text-decoration:none;">${img}</a>`;
+  const cell = THUMBNAIL_BOX + 16;
+  return `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="width:100%;"><tr>
+<td valign="top" style="vertical-align:top;">
+${text}
+</td>
+<td class="td-thumb" valign="top" width="${cell}" style="width:${cell}px;min-width:${cell}px;padding-left:16px;vertical-align:top;">${linked}</td>
+</tr></table>`;
 }
 
 function footer(view: DigestView, variant: BodyVariant): string {

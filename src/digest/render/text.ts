@@ -18,10 +18,13 @@ export function renderText(view: DigestView): string {
     out.push('', ...heading, '='.repeat(Math.min(TEXT_WIDTH, Math.max(...heading.map((l) => l.length)))), '');
     for (const item of group.items) {
       out.push(...wrap(item.title, TEXT_WIDTH, '* ', '  '));
-      const meta = [item.domain, item.publishedLabel].filter((s): s is string => s !== null && s !== '');
+      const meta = [item.siteName ?? item.domain, item.readingTime, item.publishedLabel].filter(
+        (s): s is string => s !== null && s !== '',
+      );
       if (meta.length > 0) out.push(...wrap(meta.join(' · '), TEXT_WIDTH, '  ', '  '));
       if (item.excerpt !== '') out.push(...wrap(item.excerpt, TEXT_WIDTH, '  ', '  '));
       if (item.href !== null) out.push(`  ${item.href}`);
+      if (item.readHref !== null) out.push(`  Read it here: ${item.readHref}`);
       out.push('');
     }
   }

@@ -1,5 +1,6 @@
 import type { AtomFeed } from 'feedsmith';
 import { type EntryFields, type ReadContext, plainText, toFeedItem } from './entry.js';
+import { mediaImages } from './images.js';
 import type { Feed } from './model.js';
 import { alternateLink, atomText, enclosureLink, personNames, selfLink, ttlMinutes } from './namespaces.js';
 import { nestedBase, resolveHttpUrl } from './urls.js';
@@ -39,5 +40,6 @@ function atomEntry(entry: Entry, feed: AtomFeed.Feed<string>, feedBase: string |
     authors:
       personNames(entry.authors) ?? personNames(entry.source?.authors) ?? personNames(feed.authors) ?? [],
     enclosure: enclosure && { url: enclosure.href, type: enclosure.type, length: enclosure.length },
+    images: mediaImages(entry.media, entry.itunes?.image),
   };
 }

@@ -34,6 +34,8 @@ export interface EntryFields {
   content?: Markup | undefined;
   authors: string[];
   enclosure?: EnclosureFields | undefined;
+  /** The item's own pictures as published, preferred first (see images.ts); an image enclosure follows. */
+  images?: (string | undefined)[] | undefined;
 }
 
 export interface EnclosureFields {
@@ -68,7 +70,18 @@ export function toFeedItem(fields: EntryFields, now: Date): FeedItem {
     contentHtml: body === undefined ? null : asHtml(body),
     author: authorLine(fields.authors),
     enclosure: enclosureOf(fields.enclosure, fields.base),
+    image: imageOf(fields),
   };
+}
+
+/** The first of the item's pictures that resolves to an http(s) URL, else an image enclosure; or null. */
+function imageOf(fields: EntryFields): string | null {
+  for (const candidate of fields.images ?? []) {
+    const url = resolveHttpUrl(nonBlank(candidate), fields.base);
+    if (url !== null) return url;
+  }
+  const type = fields.enclosure?.type?.trim().toLowerCase() ?? '';
+  return type.startsWith('image/') ? resolveHttpUrl(fields.enclosure?.url, fields.base) : null;
 }
 
 export function plainText(markup: Markup): string {

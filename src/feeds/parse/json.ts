@@ -42,6 +42,7 @@ function jsonEntry(item: Item, feedAuthors: Author[] | undefined, base: string |
       type: attachment.mime_type,
       length: attachment.size_in_bytes,
     },
+    images: [item.image, item.banner_image],
   };
 }
 

@@ -41,6 +41,11 @@ export interface FeedItem {
   author: string | null;
   /** The first podcast-style attachment. */
   enclosure: Enclosure | null;
+  /**
+   * The item's own picture (absolute http(s)): media:thumbnail, Media RSS image content, itunes:image, JSON
+   * Feed image or banner_image, else an image enclosure; null when it names none.
+   */
+  image: string | null;
 }
 
 export interface Enclosure {

@@ -39,6 +39,7 @@ test('RSS 2.0: channel and items in the normalised model', () => {
     contentHtml: '<p>Steep for <b>three</b> minutes.</p><p>Then wait, &amp; sip.</p>',
     author: 'Ada Lovelace',
     enclosure: { url: 'https://tea.example/audio/earl-grey.mp3', type: 'audio/mpeg', length: 123456 },
+    image: null, // an audio enclosure is no picture
   });
 });
 

@@ -7,6 +7,7 @@ import {
   plainText,
   toFeedItem,
 } from './entry.js';
+import { mediaImages } from './images.js';
 import type { Feed } from './model.js';
 import { alternateLink, atomText, enclosureLink, personNames, selfLink, ttlMinutes } from './namespaces.js';
 import { nestedBase, resolveHttpUrl } from './urls.js';
@@ -73,6 +74,7 @@ function rssEntry(item: RssItem, feedBase: string | null): EntryFields {
     content: rssText(item.content?.encoded) ?? atomText(item.atom?.content),
     authors: rssAuthors(item),
     enclosure: item.enclosures?.[0] ?? atomEnclosure(item),
+    images: mediaImages(item.media, item.itunes?.image),
   };
 }
 
@@ -89,6 +91,7 @@ function rdfEntry(item: RdfItem, feedBase: string | null): EntryFields {
     content: rssText(item.content?.encoded) ?? atomText(item.atom?.content),
     authors: item.dc?.creators ?? personNames(item.atom?.authors) ?? [],
     enclosure: atomEnclosure(item),
+    images: mediaImages(item.media),
   };
 }
 

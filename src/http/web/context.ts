@@ -106,10 +106,25 @@ export function checkCsrf(request: FastifyRequest, session: WebSession): void {
   if (presented === undefined || !tokensMatch(presented, session.csrfToken)) throw new WebError(403, EXPIRED);
 }
 
-export function sendPage(reply: FastifyReply, status: number, body: SafeHtml): FastifyReply {
+/**
+ * The policy of pages that show remote pictures (the queue's thumbnails, the reading view): the web app's
+ * own, with images from any http(s) address. Everything else stays as strict.
+ */
+export const REMOTE_IMAGES_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data: http: https:; form-action 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'";
+
+/** A page: the security headers, no caching; `headers` (a page's own policy) go over the defaults. */
+export function sendPage(
+  reply: FastifyReply,
+  status: number,
+  body: SafeHtml,
+  headers: Readonly<Record<string, string>> = {},
+): FastifyReply {
   return reply
     .code(status)
     .headers(SECURITY_HEADERS)
+    .headers(headers)
     .header('cache-control', 'no-store')
     .header('content-type', 'text/html; charset=utf-8')
     .send(body.value);

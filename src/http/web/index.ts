@@ -19,6 +19,7 @@ import {
 import { errorPage } from './layout.js';
 import { registerDigests } from './pages/digests.js';
 import { registerFeeds } from './pages/feeds.js';
+import { registerItem } from './pages/item.js';
 import { registerKeys } from './pages/keys.js';
 import { registerOpml } from './pages/opml.js';
 import { registerQueue } from './pages/queue.js';
@@ -163,6 +164,7 @@ export function registerWeb(
     registerKeys(scope, deps);
     registerSave(scope, deps);
     registerSettings(scope, deps);
+    registerItem(scope, deps);
     done();
   });
 

@@ -134,9 +134,27 @@ th, td { text-align: left; padding: 0.4rem 0.5rem 0.4rem 0; border-bottom: 1px s
   clip: rect(0 0 0 0); white-space: nowrap; border: 0;
 }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
+.items .thumb { flex: 0 0 auto; order: 2; }
+.items .thumb img { display: block; border-radius: 4px; object-fit: cover; background: var(--panel); }
+.items .excerpt { margin: 0.25rem 0 0; overflow-wrap: anywhere; }
+.items .read { font-size: 0.9rem; font-weight: 600; }
+.reader { max-width: 40rem; margin: 0 auto; font-size: 1.125rem; line-height: 1.65; overflow-wrap: break-word; }
+.reader .original { font-size: 1rem; margin: 0 0 1rem; }
+.reader h1 { line-height: 1.25; margin: 0.25rem 0 0.5rem; }
+.reader .byline { color: var(--muted); font-size: 0.95rem; margin: 0 0 1rem; }
+.reader .lead { margin: 0 0 1.5rem; }
+.reader img, .reader video { max-width: 100%; height: auto; }
+.reader figure { margin: 1.5rem 0; }
+.reader figcaption { color: var(--muted); font-size: 0.9rem; }
+.reader blockquote { margin: 1rem 0; padding-left: 1rem; border-left: 3px solid var(--line); color: var(--muted); }
+.reader pre { white-space: pre; overflow-x: auto; }
+.reader table { display: block; overflow-x: auto; }
+.reader [dir='rtl'] blockquote, .reader blockquote[dir='rtl'] { padding: 0 1rem 0 0; border-left: 0; border-right: 3px solid var(--line); }
 @media (max-width: 30rem) {
   h1 { font-size: 1.35rem; }
   .items .actions { width: 100%; }
+  .items .thumb img { width: 64px; height: auto; }
+  .reader { font-size: 1.05rem; }
 }
 `;
 

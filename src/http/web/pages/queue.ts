@@ -1,10 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { type Account, accountOf } from '../../../accounts/profile.js';
 import { type AddOutcome, addSavedUrl } from '../../../queue/add.js';
-import { type QueuedItem, queuedItemsPage } from '../../../queue/reads.js';
+import { type PageCard, type QueuedItem, queuedItemsPage } from '../../../queue/reads.js';
 import { removeQueuedItem } from '../../../queue/remove.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import { domainOf } from '../../../lib/url.js';
+import { excerptOfText } from '../../../digest/view.js';
+import {
+  type LeadImage,
+  deliveredUrl,
+  leadImage,
+  readingTime,
+  shownTitle,
+  siteName,
+  thumbnailSize,
+} from '../../../lib/display.js';
 import {
   type WebDeps,
   WebError,
@@ -13,6 +23,7 @@ import {
   formOf,
   idParam,
   queryParam,
+  REMOTE_IMAGES_CSP,
   requireSession,
   sendPage,
   seeOther,
@@ -42,21 +53,23 @@ interface AddForm {
 export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
   async function render(session: WebSession, start: number, form: AddForm, notice?: string) {
     const account = await accountOf(deps.store, session.accountId);
-    const { total, items } = await queuedItemsPage(deps.store, session.accountId, {
+    const { total, items, pages } = await queuedItemsPage(deps.store, session.accountId, {
       offset: start,
       limit: QUEUE_PAGE_SIZE,
     });
     if (account === null) throw new WebError(404, 'This account no longer exists.');
     const viewer = viewerOf(session);
     if (viewer === null) throw new Error('no viewer for a session');
-    return queuePage({ viewer, account, total, items, start, form, notice, now: deps.now() });
+    return queuePage({ viewer, account, total, items, pages, start, form, notice, now: deps.now() });
   }
 
   scope.get('/queue', async (request, reply) => {
     const session = requireSession(request);
     const start = startParam(queryParam(request, 'start'));
     const notice = NOTICES[queryParam(request, 'notice') ?? ''];
-    return sendPage(reply, 200, await render(session, start, { url: '', title: '' }, notice));
+    return sendPage(reply, 200, await render(session, start, { url: '', title: '' }, notice), {
+      'content-security-policy': REMOTE_IMAGES_CSP,
+    });
   });
 
   scope.post('/queue', async (request, reply) => {
@@ -80,6 +93,7 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
         reply,
         refused.status,
         await render(session, 0, { url, title, error: refused.message }),
+        { 'content-security-policy': REMOTE_IMAGES_CSP },
       );
     }
     return seeOther(reply, `/queue?notice=${outcome}`);
@@ -107,6 +121,7 @@ interface QueueView {
   account: Account;
   total: number;
   items: QueuedItem[];
+  pages: ReadonlyMap<number, PageCard>;
   start: number;
   form: AddForm;
   notice: string | undefined;
@@ -198,21 +213,51 @@ function addForm(viewer: Viewer, form: AddForm): SafeHtml {
     </form>`;
 }
 
+/** Thumbnails on the queue page fit a square this many CSS pixels wide. */
+const THUMBNAIL_BOX = 96;
+
 function itemRow(item: QueuedItem, v: QueueView): SafeHtml {
   const source =
     item.source === 'feed' ? `from ${item.feed_title ?? 'a feed you no longer follow'}, queued` : 'saved';
-  const domain = domainOf(item.url);
+  const page = item.page_id === null ? null : (v.pages.get(item.page_id) ?? null);
+  const title = shownTitle(item.title, item.url, page);
+  const where = siteName(page) ?? domainOf(item.url);
+  const minutes = readingTime(page);
+  const description = page?.description ?? item.summary;
+  const excerpt = description === null ? '' : excerptOfText(description);
+  const image = leadImage(page, item.image_url, v.account.show_images);
+  const href = safeHref(deliveredUrl(item.url, v.account.clean_links));
   return html`<li>
+    ${image === null ? null : thumbnail(image, href)}
     <div class="main">
-      <a class="title" href="${safeHref(item.url)}" rel="noopener noreferrer">${item.title}</a>
+      <a class="title" href="${href}" rel="noopener noreferrer">${title}</a>
       <div class="meta">
-        ${domain === '' ? null : html`${domain} · `}${source}
+        ${where === '' ? null : html`${where} · `}${minutes === null ? null : html`${minutes} · `}${source}
         ${timeElement(item.created_at, v.account.timezone, ago(item.created_at, v.now))}
       </div>
+      ${excerpt === '' ? null : html`<p class="excerpt" dir="auto">${excerpt}</p>`}
+      ${
+        page?.has_text === true && item.page_id !== null
+          ? html`<a class="read" href="/items/${item.page_id}" aria-label="Read ${title}">Read</a>`
+          : null
+      }
     </div>
     <form class="actions inline" method="post" action="/queue/${item.id}/remove">
       ${csrfField(v.viewer)}${v.start > 0 ? html`<input type="hidden" name="start" value="${v.start}" />` : null}
-      <button class="quiet" type="submit" aria-label="Remove ${item.title}">Remove</button>
+      <button class="quiet" type="submit" aria-label="Remove ${title}">Remove</button>
     </form>
   </li>`;
+}
+
+function thumbnail(image: LeadImage, href: string): SafeHtml {
+  const { width, height } = thumbnailSize(image, THUMBNAIL_BOX);
+  return html`<a class="thumb" href="${href}" rel="noopener noreferrer" tabindex="-1" aria-hidden="true"
+    ><img
+      src="${image.url}"
+      width="${width}"
+      height="${height}"
+      alt="${image.alt}"
+      loading="lazy"
+      referrerpolicy="no-referrer"
+  /></a>`;
 }

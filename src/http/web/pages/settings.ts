@@ -79,6 +79,8 @@ interface SettingsForm {
   skipEmpty: boolean;
   email: string;
   emailEnabled: boolean;
+  images: boolean;
+  cleanLinks: boolean;
 }
 
 function formFromAccount(a: Account): SettingsForm {
@@ -91,6 +93,8 @@ function formFromAccount(a: Account): SettingsForm {
     skipEmpty: a.digest_skip_empty,
     email: a.email ?? '',
     emailEnabled: a.email_enabled,
+    images: a.show_images,
+    cleanLinks: a.clean_links,
   };
 }
 
@@ -104,6 +108,8 @@ function formFromBody(body: URLSearchParams): SettingsForm {
     skipEmpty: body.get('skip_empty') === 'on',
     email: one('email'),
     emailEnabled: body.get('email_enabled') === 'on',
+    images: body.get('images') === 'on',
+    cleanLinks: body.get('clean_links') === 'on',
   };
 }
 
@@ -146,6 +152,8 @@ export function registerSettings(scope: FastifyInstance, deps: WebDeps): void {
       email: form.email,
       emailEnabled: String(form.emailEnabled),
       skipEmpty: String(form.skipEmpty),
+      images: String(form.images),
+      cleanLinks: String(form.cleanLinks),
     });
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
@@ -306,6 +314,14 @@ function settingsPage(v: SettingsView): SafeHtml {
         <label class="check"
           ><input type="checkbox" name="skip_empty" ${form.skipEmpty ? html` checked` : null} /> No digest on
           a day when the queue is empty</label
+        >
+        <label class="check"
+          ><input type="checkbox" name="images" ${form.images ? html` checked` : null} /> Show each link’s
+          picture beside it (digests and the queue)</label
+        >
+        <label class="check"
+          ><input type="checkbox" name="clean_links" ${form.cleanLinks ? html` checked` : null} /> Remove
+          tracking parameters (utm_source, fbclid…) from the links I am sent</label
         >
         <h2>Email</h2>
         ${

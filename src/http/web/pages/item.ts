@@ -1,0 +1,135 @@
+import type { FastifyInstance } from 'fastify';
+import { digestReader } from '../../../accounts/digestToken.js';
+import { type ReadableItem, readableItem } from '../../../accounts/items.js';
+import type { AccountId } from '../../../lib/authorized.js';
+import {
+  deliveredUrl,
+  leadImage,
+  readingTime,
+  shownTitle,
+  siteName,
+  thumbnailSize,
+} from '../../../lib/display.js';
+import { domainOf } from '../../../lib/url.js';
+import {
+  type WebDeps,
+  WebError,
+  idParam,
+  queryParam,
+  requireSession,
+  sendPage,
+  viewerOf,
+} from '../context.js';
+import { SafeHtml, html, safeHref } from '../html.js';
+import { type Viewer, page } from '../layout.js';
+import { readerHtml } from '../readerHtml.js';
+
+/**
+ * The reading view of a saved page, `GET /items/:id` (the id of the `pages` row): for the signed-in
+ * reader, or with `?token=` the account's digest token, the private link digests carry. Either way only
+ * when that account has an item (queued, or in one of its digests) showing the page; anything else is the
+ * same 404, so the answer never tells whether another account saved a page.
+ */
+
+/**
+ * The page's policy: images from anywhere (the article's own), the app's stylesheet, nothing else: no
+ * scripts, frames, fonts or inline styles, whatever the stored HTML holds. Signed in, the only form is
+ * "Sign out" (to this site); opened with a token, there is none.
+ */
+export const READER_CSP =
+  "default-src 'none'; img-src http: https: data:; style-src 'self'; base-uri 'none'; " +
+  "form-action 'self'; frame-ancestors 'none'";
+export const READER_TOKEN_CSP = READER_CSP.replace("form-action 'self'", "form-action 'none'");
+
+const NOT_FOUND = 'There is nothing to read at this address, or the link is no longer valid.';
+
+export function registerItem(scope: FastifyInstance, deps: WebDeps): void {
+  scope.get('/items/:id', async (request, reply) => {
+    const id = idParam(request);
+    const token = queryParam(request, 'token');
+    let accountId: AccountId | null;
+    let viewer: Viewer | null = null;
+    if (token !== undefined) {
+      accountId = await digestReader(deps.store, token);
+    } else {
+      const session = requireSession(request);
+      accountId = session.accountId;
+      viewer = viewerOf(session);
+    }
+    const found = id === null || accountId === null ? null : await readableItem(deps.store, accountId, id);
+    if (found === null) throw new WebError(404, NOT_FOUND);
+    return sendPage(reply, 200, readingPage(found, viewer), {
+      'content-security-policy': viewer === null ? READER_TOKEN_CSP : READER_CSP,
+    });
+  });
+}
+
+/** Lead images are drawn at most this wide (CSS pixels); the stylesheet narrows them on small screens. */
+const LEAD_WIDTH = 640;
+
+function readingPage(found: ReadableItem, viewer: Viewer | null): SafeHtml {
+  const { page: p, item } = found;
+  const title = shownTitle(item.title, item.url, p);
+  const href = safeHref(deliveredUrl(item.url, found.cleanLinks));
+  const site = siteName(p) ?? domainOf(item.url);
+  const byline = [
+    site,
+    p.author,
+    p.published_at === null ? null : dateLabel(p.published_at, found.timezone),
+    readingTime(p),
+  ].filter((s): s is string => s !== null && s.trim() !== '');
+  const body = p.html === null ? '' : readerHtml(p.html);
+  const image = leadImage(p, null, found.showImages);
+  // Readability usually keeps the lead image in the text: shown once.
+  const lead = image !== null && !body.includes(image.url) ? image : null;
+  const size = lead === null ? null : thumbnailSize(lead, LEAD_WIDTH);
+  const lang = languageTag(p.language);
+  return page({
+    title,
+    viewer,
+    body: html`<article class="reader" dir="auto" ${lang === null ? null : html`lang="${lang}"`}>
+      <p class="original">
+        <a href="${href}" rel="noopener noreferrer">Open the original${site === '' ? '' : ` on ${site}`} ↗</a>
+      </p>
+      <h1 dir="auto">${title}</h1>
+      ${byline.length === 0 ? null : html`<p class="byline" dir="auto">${byline.join(' · ')}</p>`}
+      ${
+        lead === null || size === null
+          ? null
+          : html`<figure class="lead">
+              <img
+                src="${lead.url}"
+                width="${size.width}"
+                height="${size.height}"
+                alt="${lead.alt}"
+                referrerpolicy="no-referrer"
+              />
+            </figure>`
+      }
+      ${
+        body === ''
+          ? html`<p dir="auto">${p.description ?? ''}</p>
+              <p>Tidings has no text of this page to show here: open the original to read it.</p>`
+          : html`<div class="text" dir="auto">${new SafeHtml(body)}</div>`
+      }
+      <p class="original"><a href="${href}" rel="noopener noreferrer">Open the original ↗</a></p>
+    </article>`,
+  });
+}
+
+/** A BCP 47 language tag as a page states it ("en", "ar-EG"); null for anything else. */
+function languageTag(value: string | null): string | null {
+  const tag = value?.trim() ?? '';
+  return /^[a-z]{2,3}(?:-[a-z0-9]{1,8}){0,3}$/i.test(tag) ? tag : null;
+}
+
+/** "3 June 2025" in the reader's zone; null when the time does not parse. */
+function dateLabel(iso: string, timezone: string): string | null {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-GB', { timeZone: timezone, dateStyle: 'long' }).format(ms);
+  } catch {
+    return new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', dateStyle: 'long' }).format(ms);
+  }
+}
