@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
 import { test } from 'node:test';
 import { useFeedServer } from '../test/feedFixtures.js';
 import { describeEachEngine, newAccount, testServer } from '../test/harness.js';
@@ -17,7 +18,7 @@ import { enrichOnce } from './enrich.js';
 await describeEachEngine('page reader', (ctx) => {
   const server = useFeedServer(PAGE_TEST_HOST, (s) => {
     const html = (body: Buffer | string, type = 'text/html; charset=utf-8') => {
-      return (_req: unknown, res: import('node:http').ServerResponse) => {
+      return (_req: unknown, res: ServerResponse) => {
         res.writeHead(200, { 'content-type': type }).end(body);
       };
     };
