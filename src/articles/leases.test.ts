@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { claimDuePages, linkUnreadItems } from '../store/pages.js';
-import { useFeedServer } from '../test/feedFixtures.js';
+import { useFeedServer, waitFor } from '../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { PAGE_TEST_HOST, pageOf, saveUrl, testClock, testReaderDeps } from '../test/pageFixtures.js';
 import { enrichOnce } from './enrich.js';
 import { readPage } from './reader.js';
+import { startPageReader } from './worker.js';
 
 /** Leases: several workers share the pages, each fetched once; a worker that lost its lease writes nothing. */
 
@@ -146,5 +147,32 @@ await describeEachEngine('page reader leases', (ctx) => {
     const others = await enrichOnce(testReaderDeps(store), { accountId: other.id });
     assert.deepEqual([others.linked, others.pages], [1, 1]);
     assert.equal(server().requestsFor(`/saved-by-other/${reader.id}`).length, 1);
+  });
+
+  test('the background reader reads a link saved while it runs, and stops when asked', async () => {
+    const store = ctx.store();
+    const account = await newAccount(store);
+    const url = server().route('/background', (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<title>In the background</title><p>Text.</p>'),
+    );
+    const worker = startPageReader(testReaderDeps(store), { maxSleepMs: 50 });
+    try {
+      await sleep(100);
+      await saveUrl(store, account.id, url);
+      await waitFor('the saved page to be read', async () => {
+        const row = await store.db
+          .selectFrom('queue_items as q')
+          .innerJoin('pages as p', 'p.id', 'q.page_id')
+          .select('p.state')
+          .where('q.account_id', '=', account.id)
+          .executeTakeFirst();
+        return row?.state === 'read';
+      });
+    } finally {
+      await worker.stop();
+    }
+    assert.equal(worker.name, 'page reader');
+    assert.equal((await pageOf(store, account.id, url)).title, 'In the background');
+    assert.equal(server().requestsFor('/background').length, 1);
   });
 });
