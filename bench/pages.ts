@@ -7,6 +7,8 @@
  * comments and which metadata a page carries all follow the seed.
  */
 
+import { seeded } from './feeds-corpus.js';
+
 const WORDS = (
   'the of and to a in that is was he for it with as his on be at by had are but from or have an they which ' +
   'one you were all her she there would their we him been has when who will no more if out so said what up ' +
@@ -16,18 +18,6 @@ const WORDS = (
   'see men work long get here between both life being under never day same another know while last might ' +
   'harbour train river council market school winter garden bridge village season music letter weather road'
 ).split(' ');
-
-/** A small deterministic generator (mulberry32). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T>(r: () => number, list: readonly T[]): T => list[Math.floor(r() * list.length)] as T;
 

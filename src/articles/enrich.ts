@@ -1,4 +1,5 @@
 import { KeyedSemaphore, Semaphore } from '../lib/semaphore.js';
+import { hostOf } from '../lib/url.js';
 import { workerId } from '../lib/workers.js';
 import {
   type PageRow,
@@ -120,12 +121,4 @@ function tally(s: EnrichSummary, r: PageOutcome): void {
   } else if (r.status === 'retry') s.retried++;
   else if (r.status === 'failed') s.failed++;
   else s.leaseLost++;
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
 }

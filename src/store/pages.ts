@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
 import type { Engine } from './db.js';
 import type { Database, PageKind, PagesTable, Timestamp } from './schema.js';
 
@@ -128,39 +128,31 @@ export async function recordPageRead(
   owner: string,
   r: PageRead,
 ): Promise<boolean> {
-  const result = await db
-    .updateTable('pages')
-    .set({
-      state: 'read',
-      next_attempt_at: null,
-      lease_owner: null,
-      lease_until: null,
-      fetched_at: r.fetchedAt,
-      http_status: r.httpStatus,
-      error: null,
-      final_url: r.finalUrl,
-      kind: r.kind,
-      title: r.title,
-      description: r.description,
-      site_name: r.siteName,
-      author: r.author,
-      published_at: r.publishedAt,
-      language: r.language,
-      canonical_url: r.canonicalUrl,
-      image_url: r.image?.url ?? null,
-      image_width: r.image?.width ?? null,
-      image_height: r.image?.height ?? null,
-      image_alt: r.image?.alt ?? null,
-      html: r.html,
-      word_count: r.wordCount,
-      reading_minutes: r.readingMinutes,
-      media_type: r.mediaType,
-      byte_length: r.byteLength,
-    })
-    .where('id', '=', pageId)
-    .where('lease_owner', '=', owner)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+  return updateUnderLease(db, pageId, owner, {
+    state: 'read',
+    next_attempt_at: null,
+    fetched_at: r.fetchedAt,
+    http_status: r.httpStatus,
+    error: null,
+    final_url: r.finalUrl,
+    kind: r.kind,
+    title: r.title,
+    description: r.description,
+    site_name: r.siteName,
+    author: r.author,
+    published_at: r.publishedAt,
+    language: r.language,
+    canonical_url: r.canonicalUrl,
+    image_url: r.image?.url ?? null,
+    image_width: r.image?.width ?? null,
+    image_height: r.image?.height ?? null,
+    image_alt: r.image?.alt ?? null,
+    html: r.html,
+    word_count: r.wordCount,
+    reading_minutes: r.readingMinutes,
+    media_type: r.mediaType,
+    byte_length: r.byteLength,
+  });
 }
 
 export interface PageFailure {
@@ -179,17 +171,25 @@ export async function recordPageFailure(
   owner: string,
   f: PageFailure,
 ): Promise<boolean> {
+  return updateUnderLease(db, pageId, owner, {
+    state: f.nextAttemptAt === null ? 'failed' : 'pending',
+    next_attempt_at: f.nextAttemptAt,
+    fetched_at: f.fetchedAt,
+    http_status: f.httpStatus,
+    error: f.error,
+  });
+}
+
+/** Writes an attempt's outcome and releases the lease, in one statement, only while `owner` holds it. */
+async function updateUnderLease(
+  db: Kysely<Database>,
+  pageId: number,
+  owner: string,
+  values: Updateable<PagesTable>,
+): Promise<boolean> {
   const result = await db
     .updateTable('pages')
-    .set({
-      state: f.nextAttemptAt === null ? 'failed' : 'pending',
-      next_attempt_at: f.nextAttemptAt,
-      lease_owner: null,
-      lease_until: null,
-      fetched_at: f.fetchedAt,
-      http_status: f.httpStatus,
-      error: f.error,
-    })
+    .set({ ...values, lease_owner: null, lease_until: null })
     .where('id', '=', pageId)
     .where('lease_owner', '=', owner)
     .executeTakeFirst();
