@@ -29,6 +29,9 @@ export const DEFAULT_ENRICH_OPTIONS: EnrichOptions = {
   batchSize: 500,
 };
 
+/** A page is fetched only while its lease has this much left: a whole fetch (30 s) and its extraction. */
+const LEASE_MARGIN_MS = 60_000;
+
 export interface EnrichSummary {
   /** Queue items linked to a page in this pass. */
   linked: number;
@@ -80,9 +83,16 @@ export async function enrichOnce(
   }
   const global = new Semaphore(o.concurrency);
   const perHost = new KeyedSemaphore(o.perHost);
+  const margin = Math.min(LEASE_MARGIN_MS, o.leaseMs / 2);
+  let givenBack = 0;
   const read = async (page: PageRow): Promise<void> => {
-    if (stopped()) await releasePage(deps.store.db, page.id, owner);
-    else tally(summary, await readOne(deps, page, owner));
+    // A page that waited for its host until its lease nearly ran out is given back unfetched: another
+    // worker may take it over, and fetching it then would ask its server twice.
+    const late = readerTime(deps).getTime() > Date.parse(page.lease_until ?? '') - margin;
+    if (stopped() || late) {
+      givenBack++;
+      await releasePage(deps.store.db, page.id, owner);
+    } else tally(summary, await readOne(deps, page, owner));
   };
   while (!stopped()) {
     const t = readerTime(deps);
@@ -94,7 +104,10 @@ export async function enrichOnce(
       ...account,
     });
     if (batch.length === 0) break;
+    givenBack = 0;
     await Promise.all(batch.map((page) => global.run(() => perHost.run(hostOf(page.url), () => read(page)))));
+    // Nothing read, all given back (the clock or the lease is off): the next pass tries again.
+    if (givenBack === batch.length) break;
   }
   if (!stopped()) summary.forgotten = await deleteUnusedPages(deps.store.db, o.batchSize);
   return summary;

@@ -175,4 +175,21 @@ await describeEachEngine('page reader leases', (ctx) => {
     assert.equal((await pageOf(store, account.id, url)).title, 'In the background');
     assert.equal(server().requestsFor('/background').length, 1);
   });
+
+  test('a page whose lease would run out before it is fetched is given back unfetched', async () => {
+    const store = ctx.store();
+    const account = await newAccount(store);
+    const url = server().route('/short-lease', (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Later</title>'),
+    );
+    await saveUrl(store, account.id, url);
+    // Each look at the clock finds 4.5 minutes gone: a page's 5-minute lease is nearly out when its turn comes.
+    let at = Date.now();
+    const now = (): Date => new Date((at += 270_000));
+    const summary = await enrichOnce(testReaderDeps(store, { now }), { accountId: account.id });
+    assert.deepEqual([summary.linked, summary.pages], [1, 0]);
+    const page = await pageOf(store, account.id, url);
+    assert.deepEqual([page.state, page.attempts, page.lease_owner], ['pending', 0, null]);
+    assert.equal(server().requestsFor('/short-lease').length, 0);
+  });
 });

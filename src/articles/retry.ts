@@ -7,6 +7,8 @@ const MINUTE = 60_000;
 /** The first retry waits about this long; each next one twice as long, up to MAX_DELAY_MS. */
 const BASE_DELAY_MS = 2 * MINUTE;
 const MAX_DELAY_MS = 6 * 60 * MINUTE;
+/** A Retry-After shorter than this is waited out to here. */
+const MIN_RETRY_AFTER_MS = MINUTE;
 /** A Retry-After longer than this is not waited for: the page is retried then anyway. */
 const MAX_RETRY_AFTER_MS = 24 * 60 * MINUTE;
 
@@ -23,7 +25,8 @@ export function isTemporary(failure: Pick<FetchError, 'code' | 'status'>): boole
 
 /**
  * When to try a page again after its `attempts`-th attempt failed for a temporary reason: exponential
- * backoff with ±25% jitter, or the server's Retry-After when it asks for longer.
+ * backoff with ±25% jitter; or, when the server said how long to wait (Retry-After), that (1 minute to 24
+ * hours).
  */
 export function nextAttemptAt(
   now: Date,
@@ -33,6 +36,8 @@ export function nextAttemptAt(
 ): Date {
   const backoff = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** Math.max(0, attempts - 1));
   const jittered = backoff * (0.75 + random() * 0.5);
-  const asked = retryAfterSeconds === null ? 0 : Math.min(MAX_RETRY_AFTER_MS, retryAfterSeconds * 1000);
-  return new Date(now.getTime() + Math.max(asked, retryAfterSeconds === null ? jittered : 0));
+  if (retryAfterSeconds === null) return new Date(now.getTime() + jittered);
+  // Never at once (a "Retry-After: 0" would make a pass fetch the page again and again).
+  const asked = Math.min(MAX_RETRY_AFTER_MS, Math.max(MIN_RETRY_AFTER_MS, retryAfterSeconds * 1000));
+  return new Date(now.getTime() + asked);
 }
