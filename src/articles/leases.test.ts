@@ -192,4 +192,20 @@ await describeEachEngine('page reader leases', (ctx) => {
     assert.deepEqual([page.state, page.attempts, page.lease_owner], ['pending', 0, null]);
     assert.equal(server().requestsFor('/short-lease').length, 0);
   });
+
+  test('a page whose attempts never ended (the reader crashed on it) is given up without another fetch', async () => {
+    const store = ctx.store();
+    const account = await newAccount(store);
+    const url = server().route('/crashes', (_req, res) => res.writeHead(200).end('<title>x</title>'));
+    await saveUrl(store, account.id, url);
+    await linkUnreadItems(store.db, { now: new Date().toISOString(), limit: 10, accountId: account.id });
+    // Five claims whose workers died mid-read: the count is kept, the leases expired.
+    await store.db.updateTable('pages').set({ attempts: 5 }).where('url', '=', url).execute();
+    const summary = await enrichOnce(testReaderDeps(store), { accountId: account.id });
+    assert.deepEqual([summary.pages, summary.failed], [1, 1]);
+    const page = await pageOf(store, account.id, url);
+    assert.deepEqual([page.state, page.attempts], ['failed', 6]);
+    assert.match(page.error ?? '', /did not finish in 5 attempts/);
+    assert.equal(server().requestsFor('/crashes').length, 0);
+  });
 });

@@ -20,6 +20,16 @@ export type PageOutcome =
  * one statement, under the lease, so a crash leaves the page as claimed (retried when the lease expires).
  */
 export async function readPage(deps: ReaderDeps, page: PageRow, owner: string): Promise<PageOutcome> {
+  if (page.attempts > MAX_PAGE_ATTEMPTS) {
+    // Claimed more often than a page is tried: earlier attempts never ended (the reader crashed or failed
+    // on this page). Given up without another fetch, so that it cannot stop the reader for good.
+    return recordFailure(deps, page, owner, {
+      message: `reading this page did not finish in ${page.attempts - 1} attempts`,
+      temporary: false,
+      status: page.http_status,
+      retryAfter: null,
+    });
+  }
   const result = await fetchPage(page.url, deps.fetch);
   if (result.kind !== 'ok') return recordFailure(deps, page, owner, failureOf(result));
   const extract = extractPage({ body: result.body, contentType: result.contentType, url: result.finalUrl });
