@@ -81,3 +81,10 @@ test('every variable of the configuration schema is in the README configuration 
     [],
   );
 });
+
+test('TIDINGS_PAGE_MAX_BYTES: 5 MiB by default, at least 1 KiB', () => {
+  assert.equal(loadConfig({}).pageMaxBytes, 5 * 1024 * 1024);
+  assert.equal(loadConfig({ TIDINGS_PAGE_MAX_BYTES: '1048576' }).pageMaxBytes, 1024 * 1024);
+  assert.throws(() => loadConfig({ TIDINGS_PAGE_MAX_BYTES: '100' }), /TIDINGS_PAGE_MAX_BYTES/);
+  assert.throws(() => loadConfig({ TIDINGS_PAGE_MAX_BYTES: 'lots' }), ConfigError);
+});

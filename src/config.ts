@@ -29,6 +29,12 @@ export const configSchema = z.object({
     .min(1024)
     .max(1024 ** 3)
     .default(10 * 1024 * 1024),
+  TIDINGS_PAGE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 ** 3)
+    .default(5 * 1024 * 1024),
   TIDINGS_FEED_BACKFILL_HOURS: z.coerce
     .number()
     .int()
@@ -61,6 +67,8 @@ export interface Config {
   allowPrivateNetworks: boolean;
   /** Largest feed body accepted, after decompression. */
   feedMaxBytes: number;
+  /** The most of a saved page the reader reads, after decompression; a larger page is read up to here. */
+  pageMaxBytes: number;
   /** On subscribing, items published this many hours back are queued; older ones are only remembered. */
   feedBackfillHours: number;
   /** SMTP server digests are emailed through (may carry a password: never log it); null: no email. */
@@ -104,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     shutdownTimeoutMs: c.TIDINGS_SHUTDOWN_TIMEOUT_MS,
     allowPrivateNetworks: c.TIDINGS_ALLOW_PRIVATE_NETWORKS,
     feedMaxBytes: c.TIDINGS_FEED_MAX_BYTES,
+    pageMaxBytes: c.TIDINGS_PAGE_MAX_BYTES,
     feedBackfillHours: c.TIDINGS_FEED_BACKFILL_HOURS,
     smtpUrl: c.TIDINGS_SMTP_URL ?? null,
     mailFrom: c.TIDINGS_MAIL_FROM ?? null,

@@ -18,6 +18,7 @@ import {
   type SubscriptionView,
   deleteSubscription,
   renameSubscription,
+  setFetchOriginal,
   subscriptionById,
   subscriptionsByAccount,
   updateSubscriptionFilters,
@@ -53,6 +54,8 @@ export interface FollowInput {
   title?: string | undefined;
   include?: string | undefined;
   exclude?: string | undefined;
+  /** Read the pages of the feed's items too ("fetch original content"). */
+  fetchOriginal?: boolean | undefined;
 }
 
 /**
@@ -152,4 +155,17 @@ export async function unsubscribe(store: Store, accountId: AccountId, id: number
     if (!(await deleteSubscription(trx, accountId, id))) throw noSuchSubscription(accountId, id);
     await deleteOrphanFeeds(trx);
   });
+}
+
+/**
+ * Turns "fetch original content" on or off for a subscription: on, the page reader reads the pages of the
+ * feed's items queued from now on (and those still unread in the queue), as it reads saved links.
+ */
+export async function changeFetchOriginal(
+  store: Store,
+  accountId: AccountId,
+  id: number,
+  on: boolean,
+): Promise<void> {
+  if (!(await setFetchOriginal(store.db, accountId, id, on))) throw noSuchSubscription(accountId, id);
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { type Feed, FeedParseError, parseFeed } from '../feeds/parse/parse.js';
 import { resolveHttpUrl } from '../feeds/parse/urls.js';
 import { type Io, UsageError } from './context.js';
-import { addCommand, filterCommand, listCommand, removeCommand } from './feedSubscriptions.js';
+import { addCommand, filterCommand, listCommand, removeCommand, setCommand } from './feedSubscriptions.js';
 
 export function feedCommands(program: Command, io: Io): void {
   const feed = program.command('feed').description('work with feeds');
@@ -11,6 +11,7 @@ export function feedCommands(program: Command, io: Io): void {
   listCommand(feed, io);
   removeCommand(feed, io);
   filterCommand(feed, io);
+  setCommand(feed, io);
   parseCommand(feed, io);
 }
 

@@ -126,7 +126,16 @@ await describeEachEngine('feed commands', (ctx) => {
 
     const list = ok(await cli('feed', 'list', '--account', id));
     const [header, ...rows] = list.out.map((l) => l.split('\t'));
-    assert.deepEqual(header, ['ID', 'TITLE', 'URL', 'LAST FETCH', 'NEXT FETCH', 'ITEMS', 'STATUS']);
+    assert.deepEqual(header, [
+      'ID',
+      'TITLE',
+      'URL',
+      'LAST FETCH',
+      'NEXT FETCH',
+      'ITEMS',
+      'STATUS',
+      'ORIGINAL',
+    ]);
     assert.equal(rows.length, 2);
     const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
     const [goodRow, flakyRow] = rows;

@@ -1,10 +1,16 @@
 import type { Command } from 'commander';
 import { operatorAccount } from '../accounts/authorize.js';
-import { changeFilters, followFeed, listSubscriptions, unsubscribe } from '../accounts/subscriptions.js';
+import {
+  changeFetchOriginal,
+  changeFilters,
+  followFeed,
+  listSubscriptions,
+  unsubscribe,
+} from '../accounts/subscriptions.js';
 import { TidingsError } from '../errors.js';
 import { feedDeps } from '../feeds/deps.js';
 import { createLogger } from '../logger.js';
-import { type Io, parseId, withStore } from './context.js';
+import { type Io, UsageError, parseId, withStore } from './context.js';
 
 export function addCommand(feed: Command, io: Io): void {
   feed
@@ -18,18 +24,30 @@ export function addCommand(feed: Command, io: Io): void {
       'queue only items matching one of these words, phrases or /regexes/ (comma-separated)',
     )
     .option('--exclude <terms>', 'never queue items matching one of these')
+    .option(
+      '--fetch-original',
+      "read the pages of the feed's items too (title, text, image), as saved links are",
+    )
     .option('--json', 'print exactly one JSON line {"id", "url", "title"}')
     .action(
       async (
         url: string,
-        opts: { account: string; title?: string; include?: string; exclude?: string; json?: boolean },
+        opts: {
+          account: string;
+          title?: string;
+          include?: string;
+          exclude?: string;
+          fetchOriginal?: boolean;
+          json?: boolean;
+        },
       ) => {
         const id = parseId(opts.account, '--account');
         await withStore(io, async (store, config) => {
           const accountId = await operatorAccount(store, id);
           const deps = feedDeps(config, store, createLogger(config.logLevel));
-          const { title: name, include, exclude } = opts;
-          const result = await followFeed(deps, accountId, { url, title: name, include, exclude });
+          const { title: name, include, exclude, fetchOriginal } = opts;
+          const input = { url, title: name, include, exclude, fetchOriginal: fetchOriginal === true };
+          const result = await followFeed(deps, accountId, input);
           const title = result.subscription.title ?? result.feed.title;
           if (opts.json === true) {
             io.out(JSON.stringify({ id: result.subscription.id, url: result.feed.url, title }));
@@ -66,11 +84,13 @@ export function listCommand(feed: Command, io: Io): void {
           io.out(`Account ${accountId} follows no feeds yet: tidings feed add --account ${accountId} URL`);
           return;
         }
-        io.out(['ID', 'TITLE', 'URL', 'LAST FETCH', 'NEXT FETCH', 'ITEMS', 'STATUS'].join('\t'));
+        io.out(['ID', 'TITLE', 'URL', 'LAST FETCH', 'NEXT FETCH', 'ITEMS', 'STATUS', 'ORIGINAL'].join('\t'));
         for (const s of subs) {
           const status = s.status === 'gone' ? `gone: ${s.lastError ?? ''}` : (s.lastError ?? 'ok');
           const next = s.status === 'gone' ? '-' : s.nextFetchAt;
-          io.out([s.id, s.title, s.url, s.lastFetchedAt ?? 'never', next, s.itemCount, status].join('\t'));
+          const original = s.fetchOriginal ? 'yes' : 'no';
+          const when = s.lastFetchedAt ?? 'never';
+          io.out([s.id, s.title, s.url, when, next, s.itemCount, status, original].join('\t'));
         }
       });
     });
@@ -115,4 +135,36 @@ export function filterCommand(feed: Command, io: Io): void {
         );
       });
     });
+}
+
+export function setCommand(feed: Command, io: Io): void {
+  feed
+    .command('set')
+    .description("change a subscription's settings: whether the pages of its items are read too")
+    .requiredOption('--account <id>', 'account ID')
+    .argument('<id>', 'subscription ID, from `tidings feed list`')
+    .requiredOption(
+      '--fetch-original <on>',
+      "true: read the pages of the feed's items (title, text, image) as saved links are; false: the feed's text only",
+    )
+    .action(async (idArg: string, opts: { account: string; fetchOriginal: string }) => {
+      const account = parseId(opts.account, '--account');
+      const id = parseId(idArg, 'ID');
+      const on = onOff(opts.fetchOriginal, '--fetch-original');
+      await withStore(io, async (store) => {
+        const accountId = await operatorAccount(store, account);
+        await changeFetchOriginal(store, accountId, id, on);
+        io.out(
+          on
+            ? `Subscription ${id}: the pages of its items are read too.`
+            : `Subscription ${id}: its items keep the feed's text only.`,
+        );
+      });
+    });
+}
+
+function onOff(value: string, flag: string): boolean {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new UsageError(`${flag} must be true or false, not "${value}"`, 2);
 }

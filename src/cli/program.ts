@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { accountCommands } from './account.js';
 import type { Io } from './context.js';
 import { digestCommands } from './digest.js';
+import { enrichCommand } from './enrich.js';
 import { feedCommands } from './feed.js';
 import { keyCommands } from './key.js';
 import { migrateCommand } from './migrate.js';
@@ -19,6 +20,7 @@ export function buildProgram(io: Io): Command {
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
   serveCommand(program, io);
   workerCommands(program, io);
+  enrichCommand(program, io);
   opmlCommands(program, io);
   migrateCommand(program, io);
   accountCommands(program, io);

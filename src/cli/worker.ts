@@ -10,7 +10,7 @@ import { type Io, openServerStore, withStore } from './context.js';
 export function workerCommands(program: Command, io: Io): void {
   program
     .command('worker')
-    .description('run only the background work (feed polling, digests), without serving HTTP')
+    .description('run only the background work (feed polling, page reading, digests), without serving HTTP')
     .action(async () => {
       const config = loadConfig(io.env);
       const log = createLogger(config.logLevel);

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { readerDeps } from '../articles/deps.js';
+import { startPageReader } from '../articles/worker.js';
 import type { Config } from '../config.js';
 import { digestDeps } from '../digest/deps.js';
 import { startDigestWorker } from '../digest/worker.js';
@@ -11,6 +13,7 @@ export function startWorkers(config: Config, store: Store, log: Logger): Worker[
   return [
     startPoller(feedDeps(config, store, log.child({ worker: 'poller' }))),
     startDigestWorker(digestDeps(config, store, log.child({ worker: 'digest' }))),
+    startPageReader(readerDeps(config, store, log.child({ worker: 'reader' }))),
   ];
 }
 

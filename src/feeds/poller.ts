@@ -9,6 +9,7 @@ import {
 import { type RefreshDeps, currentTime } from './deps.js';
 import { type RefreshOutcome, refreshFeed } from './refresh.js';
 import { KeyedSemaphore, Semaphore } from '../lib/semaphore.js';
+import { hostOf } from '../lib/url.js';
 import { type Worker, startLoop, workerId } from '../lib/workers.js';
 
 export interface PollerOptions {
@@ -112,14 +113,6 @@ function tally(s: PollSummary, r: RefreshOutcome): void {
   } else if (r.status === 'not_modified') s.notModified++;
   else if (r.status === 'gone') s.gone++;
   else if (r.status === 'error') s.errors++;
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
 }
 
 /**

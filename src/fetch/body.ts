@@ -48,12 +48,19 @@ function decodersFor(contentEncoding: string | null, noun: string): Transform[] 
   });
 }
 
-/** The body's chunks as received, until more than maxBytes have arrived: then too_large. */
+/** Ends a truncated read: what was collected up to the limit is the body. */
+class Truncated extends Error {}
+
+/** The body's chunks as received, until more than maxBytes have arrived: then too_large (or the end, truncating). */
 async function* received(body: AsyncIterable<Buffer>, limits: BodyLimits): AsyncGenerator<Buffer> {
   let total = 0;
   for await (const chunk of body) {
     total += chunk.length;
-    if (total > limits.maxBytes) throw tooLarge(limits);
+    if (total > limits.maxBytes) {
+      if (limits.truncate !== true) throw tooLarge(limits);
+      yield chunk.subarray(0, chunk.length - (total - limits.maxBytes));
+      return;
+    }
     yield chunk;
   }
 }
@@ -65,7 +72,9 @@ function collector(chunks: Buffer[], limits: BodyLimits): Writable {
     write(chunk: Buffer, _encoding, done) {
       total += chunk.length;
       if (total > limits.maxBytes) {
-        done(tooLarge(limits));
+        if (limits.truncate === true)
+          chunks.push(chunk.subarray(0, chunk.length - (total - limits.maxBytes)));
+        done(limits.truncate === true ? new Truncated() : tooLarge(limits));
         return;
       }
       chunks.push(chunk);
@@ -80,13 +89,16 @@ interface BodyLimits {
   signal: AbortSignal;
   /** What the messages call the body's owner: "the feed is larger than…". */
   noun: string;
+  /** Keep the first maxBytes of a larger body instead of failing with too_large. */
+  truncate?: boolean;
 }
 
 /**
  * Reads a response body while undoing its Content-Encoding, and stops as soon as more than maxBytes have
  * arrived, counted both as received and as decompressed: a gzip bomb stops at the limit, having inflated
  * no more than that. Throws FetchFailure for too_large and decompression; an error of the connection or
- * the deadline is thrown as it is, for the caller to describe.
+ * the deadline is thrown as it is, for the caller to describe. With `truncate`, a larger body is cut at
+ * maxBytes instead (the page reader reads what arrived).
  */
 export async function readBody(
   body: Readable,
@@ -94,7 +106,7 @@ export async function readBody(
   limits: BodyLimits,
 ): Promise<Buffer> {
   const { maxBytes, signal, noun } = limits;
-  if (Number(headers.contentLength) > maxBytes) throw tooLarge(limits);
+  if (limits.truncate !== true && Number(headers.contentLength) > maxBytes) throw tooLarge(limits);
   const decoders = decodersFor(headers.contentEncoding, noun);
   const chunks: Buffer[] = [];
   try {
@@ -103,6 +115,7 @@ export async function readBody(
     const source = Readable.from(received(body, limits), { objectMode: false });
     await pipeline([source, ...decoders, collector(chunks, limits)], { signal });
   } catch (err) {
+    if (err instanceof Truncated) return Buffer.concat(chunks);
     if (err instanceof FetchFailure || body.errored !== null || signal.aborted) throw err;
     const detail = err instanceof Error ? err.message : String(err);
     throw new FetchFailure(

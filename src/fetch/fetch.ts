@@ -26,6 +26,8 @@ export interface FetchOptions {
   lastModified?: string | null;
   /** The most body bytes to read, counted after decompression; 10 MiB by default. */
   maxBytes?: number;
+  /** Keep the first maxBytes of a larger body (`truncated` is then set) instead of failing with too_large. */
+  truncate?: boolean;
   /** Each TCP and TLS handshake; 10 s by default. */
   connectTimeoutMs?: number;
   /** The whole fetch, every redirect and the body included; 30 s by default. */
@@ -60,6 +62,8 @@ export interface FetchOk extends CacheHints, Destination {
   status: number;
   body: Buffer;
   contentType: string | null;
+  /** True when the body was cut at maxBytes (only with the `truncate` option). */
+  truncated: boolean;
 }
 
 /** 304: unchanged since the validators were given; no body was read. */
@@ -93,6 +97,7 @@ interface Context {
   caller: AbortSignal | undefined;
   requestHeaders: Record<string, string>;
   maxBytes: number;
+  truncate: boolean;
   noun: string;
   connectTimeoutMs: number;
   requestTimeoutMs: number;
@@ -142,6 +147,7 @@ export async function fetchUrl(url: string, options: FetchOptions): Promise<Fetc
     caller: options.signal,
     requestHeaders: requestHeaders(options),
     maxBytes: options.maxBytes ?? DEFAULT_MAX_BYTES,
+    truncate: options.truncate === true,
     noun,
     connectTimeoutMs,
     requestTimeoutMs,
@@ -235,13 +241,14 @@ async function interpret(
       contentEncoding: header(headers, 'content-encoding'),
       contentLength: header(headers, 'content-length'),
     },
-    { maxBytes: context.maxBytes, signal: context.deadline, noun: context.noun },
+    { maxBytes: context.maxBytes, signal: context.deadline, noun: context.noun, truncate: context.truncate },
   );
   return {
     kind: 'ok',
     status,
     ...destination,
     body: content,
+    truncated: context.truncate && content.length >= context.maxBytes,
     contentType: header(headers, 'content-type'),
     ...cacheHints(headers),
   };

@@ -9,3 +9,12 @@ export function domainOf(url: string | URL): string {
     return '';
   }
 }
+
+/** The host (with its port) a URL is fetched from, for per-host limits; the text itself when not a URL. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}

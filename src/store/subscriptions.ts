@@ -17,6 +17,8 @@ export interface SubscriptionView {
   nextFetchAt: Timestamp;
   includeFilter: string | null;
   excludeFilter: string | null;
+  /** Whether the pages of the feed's items are read too (subscriptions.fetch_original). */
+  fetchOriginal: boolean;
   itemCount: number;
 }
 
@@ -33,6 +35,7 @@ export async function createSubscription(
     folder?: string | null;
     include?: string | null;
     exclude?: string | null;
+    fetchOriginal?: boolean;
     at: Timestamp;
   },
 ): Promise<{ subscription: SubscriptionRow; created: boolean }> {
@@ -45,6 +48,7 @@ export async function createSubscription(
       folder: input.folder ?? null,
       include_filter: input.include ?? null,
       exclude_filter: input.exclude ?? null,
+      fetch_original: input.fetchOriginal === true ? 1 : 0,
       created_at: input.at,
     })
     .onConflict((oc) => oc.columns(['account_id', 'feed_id']).doNothing())
@@ -80,6 +84,7 @@ export async function subscriptionsByAccount(
       'f.next_fetch_at as nextFetchAt',
       's.include_filter as includeFilter',
       's.exclude_filter as excludeFilter',
+      's.fetch_original as fetchOriginal',
       eb
         .selectFrom('feed_items as i')
         .select((e) => e.fn.countAll<number>().as('n'))
@@ -89,7 +94,9 @@ export async function subscriptionsByAccount(
     .where('s.account_id', '=', accountId)
     .orderBy('s.id')
     .execute()
-    .then((rows) => rows.map((r) => ({ ...r, itemCount: r.itemCount ?? 0 })));
+    .then((rows) =>
+      rows.map((r) => ({ ...r, fetchOriginal: r.fetchOriginal === 1, itemCount: r.itemCount ?? 0 })),
+    );
 }
 
 export async function subscriptionById(
@@ -167,6 +174,22 @@ export async function renameSubscription(
   const result = await db
     .updateTable('subscriptions')
     .set({ title })
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriptionId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Turns reading the original pages of a feed's items on or off; false when there is no such subscription. */
+export async function setFetchOriginal(
+  db: Kysely<Database>,
+  accountId: number,
+  subscriptionId: number,
+  on: boolean,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('subscriptions')
+    .set({ fetch_original: on ? 1 : 0 })
     .where('account_id', '=', accountId)
     .where('id', '=', subscriptionId)
     .executeTakeFirst();

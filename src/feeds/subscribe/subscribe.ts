@@ -5,6 +5,7 @@ import { transaction } from '../../store/precompiled.js';
 import {
   type SubscriptionRow,
   createSubscription,
+  setFetchOriginal,
   subscriptionById,
   updateSubscriptionFilters,
 } from '../../store/subscriptions.js';
@@ -41,6 +42,8 @@ export interface SubscribeInput {
   folder?: string | null | undefined;
   /** The site the feed belongs to, when the caller knows it (OPML's htmlUrl); the feed's own wins once read. */
   siteUrl?: string | null | undefined;
+  /** Read the pages of the feed's items too ("fetch original content"); off unless given. */
+  fetchOriginal?: boolean | undefined;
   /** Skip discovery and the first fetch: the URL is a feed (OPML import); the poller fetches it. */
   trusted?: boolean;
   /**
@@ -84,11 +87,15 @@ export async function subscribe(
       title: input.title?.trim() || null,
       folder: input.folder ?? null,
       ...filters,
+      ...(input.fetchOriginal === true ? { fetchOriginal: true } : {}),
       at,
     });
     // Following the feed already: filters given again replace its own.
     if (!made.created && (filters.include !== null || filters.exclude !== null)) {
       await updateSubscriptionFilters(trx, accountId, made.subscription.id, filters);
+    }
+    if (!made.created && input.fetchOriginal === true) {
+      await setFetchOriginal(trx, accountId, made.subscription.id, true);
     }
     return { feed: row, ...made };
   });

@@ -159,6 +159,18 @@ await describeEachEngine('web app: feeds page', (ctx) => {
     assert.deepEqual([filtered?.includeFilter, filtered?.excludeFilter], ['rust, "type systems"', 'ads']);
     assert.match((await client.get('/feeds')).body, /Filters: only items matching rust/);
 
+    assert.match((await client.get('/feeds')).body, /Read the original pages of its items/);
+    const on = await client.post(`/feeds/${sub.id}/original`, { fetch_original: 'true' });
+    assert.equal(on.headers.location, '/feeds?notice=original');
+    assert.equal((await subs()).find((s) => s.id === sub.id)?.fetchOriginal, true);
+    const shown = (await client.get('/feeds?notice=original')).body;
+    assert.match(shown, /The pages of its items are read too\./);
+    assert.match(shown, /Stop reading the original pages/);
+    const off = await client.post(`/feeds/${sub.id}/original`, { fetch_original: 'false' });
+    assert.equal(off.headers.location, '/feeds?notice=feedonly');
+    assert.equal((await subs()).find((s) => s.id === sub.id)?.fetchOriginal, false);
+    assert.equal((await client.post('/feeds/999999/original', { fetch_original: 'true' })).statusCode, 404);
+
     const queued = await queue();
     const removed = await client.post(`/feeds/${sub.id}/remove`);
     assert.equal(removed.headers.location, '/feeds?notice=removed');

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
   type Followed,
+  changeFetchOriginal,
   changeFilters,
   followFeed,
   followOrChoose,
@@ -34,6 +35,8 @@ const NOTICES: Record<string, string> = {
   already: 'You already follow that feed.',
   renamed: 'Feed renamed.',
   filtered: 'Filters saved. They apply to items the feed publishes from now on.',
+  original: 'Saved. The original pages of its items waiting in your queue are read within minutes.',
+  feedonly: 'Saved. Its items keep the feed’s own text.',
   removed: 'Unsubscribed. What the feed already queued stays in your queue.',
   imported: 'Imported.',
 };
@@ -166,6 +169,20 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
       return refused(reply, session, err);
     }
     return seeOther(reply, '/feeds?notice=filtered');
+  });
+
+  scope.post('/feeds/:id/original', async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const id = idParam(request);
+    if (id === null) throw new WebError(404, NO_SUCH_FEED);
+    const on = field(formOf(request), 'fetch_original') === 'true';
+    try {
+      await changeFetchOriginal(deps.store, session.accountId, id, on);
+    } catch (err) {
+      return refused(reply, session, err);
+    }
+    return seeOther(reply, `/feeds?notice=${on ? 'original' : 'feedonly'}`);
   });
 
   scope.post('/feeds/:id/remove', async (request, reply) => {

@@ -192,6 +192,7 @@ function feedRow(s: SubscriptionView, v: FeedsView): SafeHtml {
       </div>
       ${s.lastError === null || s.status === 'gone' ? null : html`<div class="meta error-text">Last fetch failed: ${sentence(s.lastError)}</div>`}
       ${filters.length === 0 ? null : html`<div class="meta">Filters: ${filters.join('; ')}</div>`}
+      ${s.fetchOriginal ? html`<div class="meta">The pages of its items are read too.</div>` : null}
       <details>
         <summary>Change “${s.title}”</summary>
         <form class="stack" method="post" action="/feeds/${s.id}/rename">
@@ -205,6 +206,13 @@ function feedRow(s: SubscriptionView, v: FeedsView): SafeHtml {
         <form class="stack" method="post" action="/feeds/${s.id}/filters">
           ${csrfField(v.viewer)} ${filterFields(String(s.id), s.includeFilter ?? '', s.excludeFilter ?? '')}
           <div><button class="quiet" type="submit">Save filters</button></div>
+        </form>
+        <form method="post" action="/feeds/${s.id}/original">
+          ${csrfField(v.viewer)}
+          <input type="hidden" name="fetch_original" value="${s.fetchOriginal ? 'false' : 'true'}" />
+          <button class="quiet" type="submit">
+            ${s.fetchOriginal ? 'Stop reading the original pages' : 'Read the original pages of its items'}
+          </button>
         </form>
         <form method="post" action="/feeds/${s.id}/remove">
           ${csrfField(v.viewer)}

@@ -1,0 +1,155 @@
+/**
+ * Page reader benchmark: `npm run bench:enrich`. The whole pipeline on SQLite — link saved items to pages,
+ * claim them, fetch each from a loopback server, extract (Readability on linkedom, sanitise), record — over
+ * BENCH_PAGES (2,000) realistic article pages of 50–150 KB (bench/pages.ts), served by bench/pages-server.ts
+ * in a process of its own on BENCH_HOSTS (16) loopback addresses (the reader's limit of 2 per host applies
+ * per address, as it would per site). The reader runs as shipped: the built dist/ modules in a plain
+ * `node --expose-gc` process of its own (no TypeScript loader in its memory), with its default limits (8
+ * at once, 2 per host): it saves the first quarter of the pages and reads them in one pass, then saves and
+ * reads the rest.
+ *
+ * Printed: pages/s over both passes, the reader process's peak RSS (getrusage's maxrss) and its memory
+ * after the first quarter and after all pages (after a GC).
+ * Bars: ≥ 40 pages/s and a peak RSS under 300 MB. Every page must be read once (the server counts the
+ * requests, the database the rows). Exits 0 when both bars are met, 1 when one is missed, 2 when the
+ * benchmark itself failed. Writes .bench/enrich.json.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createAccountWithKey } from '../src/accounts/service.js';
+import { openStore } from '../src/store/db.js';
+import { migrateToLatest } from '../src/store/migrate.js';
+import { envInt } from './env.js';
+import { firstLine, runBench } from './processes.js';
+import { fmt, load, log, mb } from './report.js';
+
+const PAGES = envInt('BENCH_PAGES', 2000);
+const HOSTS = envInt('BENCH_HOSTS', 16);
+const FIRST = Math.floor(PAGES / 4);
+const PAGES_PER_SECOND_BAR = 40;
+const RSS_BAR = 300 * 2 ** 20;
+const DIST = pathToFileURL(resolve(import.meta.dirname, '..', 'dist')).href;
+
+interface Memory {
+  rss: number;
+  heapUsed: number;
+}
+interface ReaderResult {
+  firstMs: number;
+  restMs: number;
+  read: number;
+  peakRss: number;
+  before: Memory;
+  afterFirst: Memory;
+  afterAll: Memory;
+}
+
+/** The measured process: plain JavaScript over dist/, given its work in the environment. */
+const READER = `
+const { enrichOnce } = await import('${DIST}/articles/enrich.js');
+const { addSavedUrl } = await import('${DIST}/queue/add.js');
+const { openStore } = await import('${DIST}/store/db.js');
+const { default: pino } = await import('pino');
+const { DB, ACCOUNT, ORIGINS, PAGES, FIRST } = process.env;
+const origins = JSON.parse(ORIGINS);
+const memory = () => { globalThis.gc(); const m = process.memoryUsage(); return { rss: m.rss, heapUsed: m.heapUsed }; };
+const store = openStore(DB);
+const save = async (from, to) => {
+  for (let n = from; n < to; n += 100) {
+    const batch = Array.from({ length: Math.min(100, to - n) }, (_, i) => n + i);
+    await Promise.all(batch.map((k) => addSavedUrl(store, Number(ACCOUNT),
+      { url: origins[k % origins.length] + '/article/' + k, title: undefined, source: 'api' }, { limit: 1000000 })));
+  }
+};
+const deps = { store, log: pino({ level: 'silent' }), fetch: { policy: { allowPrivate: true } } };
+const before = memory();
+await save(0, Number(FIRST));
+let t = performance.now();
+const first = await enrichOnce(deps);
+const firstMs = performance.now() - t;
+const afterFirst = memory();
+await save(Number(FIRST), Number(PAGES));
+t = performance.now();
+const rest = await enrichOnce(deps);
+const restMs = performance.now() - t;
+const afterAll = memory();
+const peakRss = process.resourceUsage().maxRSS * 1024;
+await store.close();
+process.stdout.write(JSON.stringify({ firstMs, restMs, read: first.read + rest.read, peakRss, before, afterFirst, afterAll }) + '\\n');
+`;
+
+await runBench('bench:enrich', async (cleanup) => {
+  const tmp = mkdtempSync(join(tmpdir(), 'tidings-bench-enrich-'));
+  cleanup.defer('removing the temporary directory', () => rmSync(tmp, { recursive: true, force: true }));
+  const addresses = Array.from({ length: HOSTS }, (_, i) => `127.0.1.${1 + i}`);
+  const server = cleanup.track(
+    spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'pages-server.ts'), ...addresses], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
+  const { origins } = JSON.parse(await firstLine(server)) as { origins: string[] };
+
+  const db = join(tmp, 'tidings.db');
+  const setup = openStore(db);
+  await migrateToLatest(setup);
+  const { account } = await createAccountWithKey(setup, { name: 'bench' });
+  await setup.close();
+
+  log(
+    `bench:enrich: ${fmt(PAGES)} pages on ${HOSTS} loopback hosts, SQLite; ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${load()}`,
+  );
+  const reader = cleanup.track(
+    spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', READER], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: {
+        ...process.env,
+        DB: db,
+        ACCOUNT: String(account.id),
+        ORIGINS: JSON.stringify(origins),
+        PAGES: String(PAGES),
+        FIRST: String(FIRST),
+      },
+    }),
+  );
+  const r = JSON.parse(await firstLine(reader, 3_600_000)) as ReaderResult;
+
+  const check = openStore(db);
+  cleanup.defer('closing the database', () => check.close());
+  const rows = await check.db
+    .selectFrom('pages')
+    .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('word_count').as('words')])
+    .where('state', '=', 'read')
+    .where('title', 'is not', null)
+    .executeTakeFirstOrThrow();
+  const stats = (await (await fetch(`${origins[0] ?? ''}/stats`)).json()) as {
+    requests: number;
+    bytes: number;
+  };
+  if (r.read !== PAGES || rows.n !== PAGES || stats.requests !== PAGES) {
+    throw new Error(
+      `read ${r.read}, stored ${rows.n}, served ${stats.requests} of ${PAGES} pages; the benchmark is not valid`,
+    );
+  }
+  const perSecond = PAGES / ((r.firstMs + r.restMs) / 1000);
+  log(
+    `  first ${fmt(FIRST)} pages: ${fmt(r.firstMs / 1000, 1)} s; the other ${fmt(PAGES - FIRST)}: ${fmt(r.restMs / 1000, 1)} s`,
+  );
+  log(
+    `  ${fmt(perSecond, 1)} pages/s (bar ≥ ${PAGES_PER_SECOND_BAR}); ${mb(stats.bytes)} of HTML served, ${fmt(rows.words)} words stored`,
+  );
+  log(
+    `  memory: at start ${mb(r.before.rss)} RSS; after ${fmt(FIRST)} pages ${mb(r.afterFirst.rss)} RSS / ${mb(r.afterFirst.heapUsed)} heap; after ${fmt(PAGES)} ${mb(r.afterAll.rss)} RSS / ${mb(r.afterAll.heapUsed)} heap`,
+  );
+  log(`  peak RSS ${mb(r.peakRss)} (bar < ${mb(RSS_BAR)})`);
+  mkdirSync('.bench', { recursive: true });
+  writeFileSync(
+    '.bench/enrich.json',
+    JSON.stringify({ pages: PAGES, hosts: HOSTS, perSecond, ...r, bytes: stats.bytes }, null, 2),
+  );
+  const ok = perSecond >= PAGES_PER_SECOND_BAR && r.peakRss < RSS_BAR;
+  log(ok ? 'bench:enrich: both bars met' : 'bench:enrich: a bar was missed');
+  return ok ? 0 : 1;
+});

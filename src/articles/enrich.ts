@@ -1,0 +1,137 @@
+import { KeyedSemaphore, Semaphore } from '../lib/semaphore.js';
+import { hostOf } from '../lib/url.js';
+import { workerId } from '../lib/workers.js';
+import {
+  type PageRow,
+  claimDuePages,
+  deleteUnusedPages,
+  linkUnreadItems,
+  releasePage,
+} from '../store/pages.js';
+import { type ReaderDeps, readerTime } from './deps.js';
+import { type PageOutcome, readPage } from './reader.js';
+
+export interface EnrichOptions {
+  /** Pages fetched at once by this process. */
+  concurrency: number;
+  /** Pages of one host fetched at once: two, as for feeds. */
+  perHost: number;
+  /** How long a claimed page stays ours; longer than one whole fetch (30 s) and its extraction. */
+  leaseMs: number;
+  /** Queue items linked per transaction, and pages forgotten per pass. */
+  batchSize: number;
+}
+
+export const DEFAULT_ENRICH_OPTIONS: EnrichOptions = {
+  concurrency: 8,
+  perHost: 2,
+  leaseMs: 5 * 60_000,
+  batchSize: 500,
+};
+
+/** A page is fetched only while its lease has this much left: a whole fetch (30 s) and its extraction. */
+const LEASE_MARGIN_MS = 60_000;
+
+export interface EnrichSummary {
+  /** Queue items linked to a page in this pass. */
+  linked: number;
+  /** Pages fetched (each counted once, whatever came of it). */
+  pages: number;
+  read: number;
+  /** Of those read, how many were larger than the limit and read up to it. */
+  truncated: number;
+  /** Temporary failures: tried again later. */
+  retried: number;
+  failed: number;
+  /** Pages another worker took over mid-read: nothing of ours was written. */
+  leaseLost: number;
+  /** Pages no item shows any more, deleted. */
+  forgotten: number;
+}
+
+/**
+ * One pass of the page reader: link unread saved items to their pages, read every page that is due, and
+ * forget pages nothing shows any more. With `accountId`, only that account's items are linked and only
+ * pages they show are read. Pages are claimed with leases, so several processes can read at once. Once
+ * `signal` is aborted, nothing more is claimed and claimed pages not yet started are given back.
+ */
+export async function enrichOnce(
+  deps: ReaderDeps,
+  opts: Partial<EnrichOptions> & { accountId?: number; owner?: string; signal?: AbortSignal } = {},
+): Promise<EnrichSummary> {
+  const o = { ...DEFAULT_ENRICH_OPTIONS, ...opts };
+  const owner = opts.owner ?? workerId();
+  const account = opts.accountId === undefined ? {} : { accountId: opts.accountId };
+  const summary: EnrichSummary = {
+    linked: 0,
+    pages: 0,
+    read: 0,
+    truncated: 0,
+    retried: 0,
+    failed: 0,
+    leaseLost: 0,
+    forgotten: 0,
+  };
+  const stopped = (): boolean => opts.signal?.aborted === true;
+  for (let n = o.batchSize; n === o.batchSize && !stopped();) {
+    n = await linkUnreadItems(deps.store.db, {
+      now: readerTime(deps).toISOString(),
+      limit: o.batchSize,
+      ...account,
+    });
+    summary.linked += n;
+  }
+  const global = new Semaphore(o.concurrency);
+  const perHost = new KeyedSemaphore(o.perHost);
+  const margin = Math.min(LEASE_MARGIN_MS, o.leaseMs / 2);
+  let givenBack = 0;
+  const read = async (page: PageRow): Promise<void> => {
+    // A page that waited for its host until its lease nearly ran out is given back unfetched: another
+    // worker may take it over, and fetching it then would ask its server twice.
+    const late = readerTime(deps).getTime() > Date.parse(page.lease_until ?? '') - margin;
+    if (stopped() || late) {
+      givenBack++;
+      await releasePage(deps.store.db, page.id, owner);
+    } else tally(summary, await readOne(deps, page, owner));
+  };
+  while (!stopped()) {
+    const t = readerTime(deps);
+    const batch = await claimDuePages(deps.store.db, deps.store.engine, {
+      owner,
+      now: t.toISOString(),
+      leaseUntil: new Date(t.getTime() + o.leaseMs).toISOString(),
+      limit: o.concurrency * 4,
+      ...account,
+    });
+    if (batch.length === 0) break;
+    givenBack = 0;
+    await Promise.all(batch.map((page) => global.run(() => perHost.run(hostOf(page.url), () => read(page)))));
+    // Nothing read, all given back (the clock or the lease is off): the next pass tries again.
+    if (givenBack === batch.length) break;
+  }
+  if (!stopped()) summary.forgotten = await deleteUnusedPages(deps.store.db, o.batchSize);
+  return summary;
+}
+
+/** Reads one page; an unexpected failure (a bug, the database) is logged and counted, never thrown. */
+async function readOne(deps: ReaderDeps, page: PageRow, owner: string): Promise<PageOutcome> {
+  try {
+    const outcome = await readPage(deps, page, owner);
+    deps.log.debug({ pageId: page.id, url: page.url, ...outcome }, 'page read');
+    return outcome;
+  } catch (err) {
+    // The lease runs out and the page is claimed again: a bug does not fail a page for good.
+    deps.log.error({ err, pageId: page.id, url: page.url }, 'reading a page failed');
+    return { status: 'retry', message: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function tally(s: EnrichSummary, r: PageOutcome): void {
+  s.pages++;
+  if (r.status === 'read') {
+    s.read++;
+    if (r.truncated) s.truncated++;
+  } else if (r.status === 'retry') s.retried++;
+  else if (r.status === 'failed') s.failed++;
+  else s.leaseLost++;
+}

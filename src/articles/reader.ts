@@ -1,0 +1,115 @@
+import type { FetchError, FetchResult } from '../fetch/fetch.js';
+import { type PageRow, recordPageFailure, recordPageRead } from '../store/pages.js';
+import { type ReaderDeps, readerTime } from './deps.js';
+import { extractPage } from './extract.js';
+import { fetchPage } from './fetchPage.js';
+import { MAX_PAGE_ATTEMPTS, isTemporary, nextAttemptAt } from './retry.js';
+
+export type PageOutcome =
+  | { status: 'read'; truncated: boolean }
+  /** A temporary failure: the page is tried again later. */
+  | { status: 'retry'; message: string }
+  /** Given up: a permanent failure, or the last attempt. */
+  | { status: 'failed'; message: string }
+  /** Another worker took the page over (our lease had expired); nothing was written. */
+  | { status: 'lease_lost' };
+
+/**
+ * The whole reading of one page that `owner` holds a lease on: fetch → extract → record. Never throws for
+ * anything a page or its server does: that ends as the page's recorded error. Each outcome is written in
+ * one statement, under the lease, so a crash leaves the page as claimed (retried when the lease expires).
+ */
+export async function readPage(deps: ReaderDeps, page: PageRow, owner: string): Promise<PageOutcome> {
+  if (page.attempts > MAX_PAGE_ATTEMPTS) {
+    // Claimed more often than a page is tried: earlier attempts never ended (the reader crashed or failed
+    // on this page). Given up without another fetch, so that it cannot stop the reader for good.
+    return recordFailure(deps, page, owner, {
+      message: `reading this page did not finish in ${page.attempts - 1} attempts`,
+      temporary: false,
+      status: page.http_status,
+      retryAfter: null,
+    });
+  }
+  const result = await fetchPage(page.url, deps.fetch);
+  if (result.kind !== 'ok') return recordFailure(deps, page, owner, failureOf(result));
+  const extract = extractPage({ body: result.body, contentType: result.contentType, url: result.finalUrl });
+  const recorded = await recordPageRead(deps.store.db, page.id, owner, {
+    fetchedAt: readerTime(deps).toISOString(),
+    httpStatus: result.status,
+    finalUrl: result.finalUrl,
+    kind: extract.kind,
+    title: extract.title,
+    description: extract.description,
+    siteName: extract.siteName,
+    author: extract.author,
+    publishedAt: extract.publishedAt,
+    language: extract.language,
+    canonicalUrl: extract.canonicalUrl,
+    image: extract.image,
+    html: extract.html,
+    wordCount: extract.wordCount,
+    readingMinutes: extract.readingMinutes,
+    mediaType: extract.mediaType,
+    byteLength: extract.byteLength,
+  });
+  return recorded ? { status: 'read', truncated: result.truncated } : { status: 'lease_lost' };
+}
+
+/** A fetch that did not answer with a body, as the reader sees it: temporary or not, with its status. */
+interface Failure {
+  message: string;
+  temporary: boolean;
+  status: number | null;
+  retryAfter: number | null;
+}
+
+function failureOf(result: Exclude<FetchResult, { kind: 'ok' }>): Failure {
+  switch (result.kind) {
+    case 'gone':
+      return { message: result.message, temporary: false, status: 410, retryAfter: null };
+    case 'not_modified':
+      // Tidings sends no validators for pages; a 304 anyway is an answer without a page.
+      return {
+        message: 'the server answered 304 Not Modified without being asked',
+        temporary: false,
+        status: 304,
+        retryAfter: null,
+      };
+    case 'error':
+      return fromError(result);
+  }
+}
+
+function fromError(e: FetchError): Failure {
+  return {
+    message: e.message,
+    temporary: isTemporary(e),
+    status: e.status ?? null,
+    retryAfter: e.retryAfter ?? null,
+  };
+}
+
+async function recordFailure(
+  deps: ReaderDeps,
+  page: PageRow,
+  owner: string,
+  failure: Failure,
+): Promise<PageOutcome> {
+  const now = readerTime(deps);
+  const retry = failure.temporary && page.attempts < MAX_PAGE_ATTEMPTS;
+  const next = retry
+    ? nextAttemptAt(now, page.attempts, failure.retryAfter, deps.random ?? Math.random)
+    : null;
+  const error =
+    retry || !failure.temporary
+      ? failure.message
+      : `${failure.message} (gave up after ${page.attempts} attempts)`;
+  const recorded = await recordPageFailure(deps.store.db, page.id, owner, {
+    fetchedAt: now.toISOString(),
+    error,
+    httpStatus: failure.status,
+    nextAttemptAt: next?.toISOString() ?? null,
+  });
+  if (!recorded) return { status: 'lease_lost' };
+  return retry ? { status: 'retry', message: error } : { status: 'failed', message: error };
+}

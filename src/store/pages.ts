@@ -1,0 +1,232 @@
+import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
+import type { Engine } from './db.js';
+import type { Database, PageKind, PagesTable, Timestamp } from './schema.js';
+
+export type PageRow = Selectable<PagesTable>;
+
+// ---- The page reader's work (src/articles/): link, claim, record, forget. ----
+
+/**
+ * Links up to `limit` unlinked queue items to their page, creating the page (pending, due at once) when
+ * its URL has none yet: one page per `url_key`, whoever saved it. An item is read when it was saved
+ * (source `api`: either API variant, the web page, the bookmarklet) or when its feed subscription asks for
+ * the original pages (`fetch_original = 1`). Returns how many items were linked; one transaction.
+ */
+export async function linkUnreadItems(
+  db: Kysely<Database>,
+  input: { now: Timestamp; limit: number; accountId?: number },
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const items = await trx
+      .selectFrom('queue_items as q')
+      .select(['q.id', 'q.url', 'q.url_key'])
+      .where('q.page_id', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('q.source', '=', 'api'),
+          eb.exists(
+            eb
+              .selectFrom('subscriptions as s')
+              .select('s.id')
+              .whereRef('s.account_id', '=', 'q.account_id')
+              .whereRef('s.feed_id', '=', 'q.feed_id')
+              .where('s.fetch_original', '=', 1),
+          ),
+        ]),
+      )
+      .$if(input.accountId !== undefined, (qb) => qb.where('q.account_id', '=', input.accountId ?? 0))
+      .orderBy('q.id')
+      .limit(input.limit)
+      .execute();
+    if (items.length === 0) return 0;
+    const byKey = new Map(items.map((i) => [i.url_key, i.url]));
+    await trx
+      .insertInto('pages')
+      .values(
+        [...byKey].map(([urlKey, url]) => ({
+          url,
+          url_key: urlKey,
+          next_attempt_at: input.now,
+          created_at: input.now,
+        })),
+      )
+      .onConflict((oc) => oc.column('url_key').doNothing())
+      .execute();
+    await trx
+      .updateTable('queue_items')
+      .set((eb) => ({
+        page_id: eb
+          .selectFrom('pages')
+          .select('pages.id')
+          .whereRef('pages.url_key', '=', 'queue_items.url_key'),
+      }))
+      .where(
+        'id',
+        'in',
+        items.map((i) => i.id),
+      )
+      .execute();
+    return items.length;
+  });
+}
+
+/**
+ * Leases up to `limit` due pages to `owner` until `leaseUntil`, counting the attempt. A page is due when
+ * pending, its next attempt has come and nobody holds a live lease on it; with `accountId`, only pages one
+ * of that account's queue items shows. FOR UPDATE SKIP LOCKED on PostgreSQL, as claimDueFeeds.
+ */
+export async function claimDuePages(
+  db: Kysely<Database>,
+  engine: Engine,
+  input: { owner: string; now: Timestamp; leaseUntil: Timestamp; limit: number; accountId?: number },
+): Promise<PageRow[]> {
+  const lock = engine === 'postgres' ? sql`for update skip locked` : sql``;
+  const account =
+    input.accountId === undefined
+      ? sql``
+      : sql`and exists (select 1 from queue_items q where q.page_id = pages.id and q.account_id = ${input.accountId})`;
+  const result = await sql<PageRow>`
+    update pages set lease_owner = ${input.owner}, lease_until = ${input.leaseUntil}, attempts = attempts + 1
+    where id in (
+      select id from pages
+      where state = 'pending' and next_attempt_at <= ${input.now}
+        and (lease_until is null or lease_until < ${input.now})
+        ${account}
+      order by next_attempt_at, id
+      limit ${input.limit}
+      ${lock}
+    )
+    returning *`.execute(db);
+  return result.rows;
+}
+
+/** Everything a successful read stores. */
+export interface PageRead {
+  fetchedAt: Timestamp;
+  httpStatus: number;
+  finalUrl: string;
+  kind: PageKind;
+  title: string | null;
+  description: string | null;
+  siteName: string | null;
+  author: string | null;
+  publishedAt: Timestamp | null;
+  language: string | null;
+  canonicalUrl: string | null;
+  image: { url: string; width: number | null; height: number | null; alt: string | null } | null;
+  html: string | null;
+  wordCount: number;
+  readingMinutes: number;
+  mediaType: string | null;
+  byteLength: number;
+}
+
+/** Stores a read and releases the lease, in one statement, only if `owner` still holds it; false otherwise. */
+export async function recordPageRead(
+  db: Kysely<Database>,
+  pageId: number,
+  owner: string,
+  r: PageRead,
+): Promise<boolean> {
+  return updateUnderLease(db, pageId, owner, {
+    state: 'read',
+    next_attempt_at: null,
+    fetched_at: r.fetchedAt,
+    http_status: r.httpStatus,
+    error: null,
+    final_url: r.finalUrl,
+    kind: r.kind,
+    title: r.title,
+    description: r.description,
+    site_name: r.siteName,
+    author: r.author,
+    published_at: r.publishedAt,
+    language: r.language,
+    canonical_url: r.canonicalUrl,
+    image_url: r.image?.url ?? null,
+    image_width: r.image?.width ?? null,
+    image_height: r.image?.height ?? null,
+    image_alt: r.image?.alt ?? null,
+    html: r.html,
+    word_count: r.wordCount,
+    reading_minutes: r.readingMinutes,
+    media_type: r.mediaType,
+    byte_length: r.byteLength,
+  });
+}
+
+export interface PageFailure {
+  fetchedAt: Timestamp;
+  /** Plain words for a person. */
+  error: string;
+  httpStatus: number | null;
+  /** When to try again; null: never (the page is failed). */
+  nextAttemptAt: Timestamp | null;
+}
+
+/** Records a failed attempt and releases the lease, only if `owner` still holds it; false otherwise. */
+export async function recordPageFailure(
+  db: Kysely<Database>,
+  pageId: number,
+  owner: string,
+  f: PageFailure,
+): Promise<boolean> {
+  return updateUnderLease(db, pageId, owner, {
+    state: f.nextAttemptAt === null ? 'failed' : 'pending',
+    next_attempt_at: f.nextAttemptAt,
+    fetched_at: f.fetchedAt,
+    http_status: f.httpStatus,
+    error: f.error,
+  });
+}
+
+/** Writes an attempt's outcome and releases the lease, in one statement, only while `owner` holds it. */
+async function updateUnderLease(
+  db: Kysely<Database>,
+  pageId: number,
+  owner: string,
+  values: Updateable<PagesTable>,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('pages')
+    .set({ ...values, lease_owner: null, lease_until: null })
+    .where('id', '=', pageId)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Gives a claimed page back unfetched (a worker stopping), uncounting the attempt, if `owner` holds it. */
+export async function releasePage(db: Kysely<Database>, pageId: number, owner: string): Promise<void> {
+  await db
+    .updateTable('pages')
+    .set((eb) => ({ lease_owner: null, lease_until: null, attempts: eb('attempts', '-', 1) }))
+    .where('id', '=', pageId)
+    .where('lease_owner', '=', owner)
+    .execute();
+}
+
+/** Deletes up to `limit` pages no queue item and no digest item shows any more; returns how many. */
+export async function deleteUnusedPages(db: Kysely<Database>, limit: number): Promise<number> {
+  const result = await sql`
+    delete from pages where id in (
+      select p.id from pages p
+      where not exists (select 1 from queue_items q where q.page_id = p.id)
+        and not exists (select 1 from digest_items d where d.page_id = p.id)
+      order by p.id
+      limit ${limit}
+    )`.execute(db);
+  return Number(result.numAffectedRows ?? 0n);
+}
+
+/** When the earliest pending page is next due, or null when none is. */
+export async function nextPageDueAt(db: Kysely<Database>): Promise<Timestamp | null> {
+  const row = await db
+    .selectFrom('pages')
+    .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return row?.at ?? null;
+}
+
+// ---- End of the page reader's functions. ----
