@@ -23,8 +23,8 @@ export interface EnrichOptions {
   batchSize: number;
   /**
    * Threads that extract pages (articles/extractPool.ts) while this one fetches and records; 0 (the
-   * default) extracts in this thread. Off because on the 2-core VM of BENCHMARKS.md they gained about 10%
-   * in pages/s for 100–450 MB more peak RSS. When on, they are started for a pass that claims at least
+   * default) extracts in this thread. Off: on the 2-core VM of BENCHMARKS.md they gained about 10 % in
+   * pages/s (the CPU is the limit), for a heap of their own each. When on, they are started for a pass that claims at least
    * MIN_PAGES_FOR_THREADS pages at once (starting them costs more than a few pages save) and ended with it.
    */
   extractThreads: number;
