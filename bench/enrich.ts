@@ -1,5 +1,8 @@
 /**
- * Page reader benchmark: `npm run bench:enrich`. The whole pipeline on SQLite — link saved items to pages,
+ * Page reader benchmark: `npm run bench:enrich`, in two steps. (1) The extraction step alone, per DOM
+ * (linkedom, as shipped; happy-dom and jsdom for the DOM choice), each in a child process of its own over
+ * the same pages, time-boxed at BENCH_SECONDS (60) each (bench/enrich-extract.ts). (2) The whole pipeline
+ * on SQLite — link saved items to pages,
  * claim them, fetch each from a loopback server, extract (Readability on linkedom, sanitise), record — over
  * BENCH_PAGES (2,000) realistic article pages of 50–150 KB (bench/pages.ts), served by bench/pages-server.ts
  * in a process of its own on BENCH_HOSTS (16) loopback addresses (the reader's limit of 2 per host applies
@@ -8,11 +11,16 @@
  * at once, 2 per host): it saves the first quarter of the pages and reads them in one pass, then saves and
  * reads the rest.
  *
- * Printed: pages/s over both passes, the reader process's peak RSS (getrusage's maxrss) and its memory
- * after the first quarter and after all pages (after a GC).
- * Bars: ≥ 40 pages/s and a peak RSS under 300 MB. Every page must be read once (the server counts the
- * requests, the database the rows). Exits 0 when both bars are met, 1 when one is missed, 2 when the
- * benchmark itself failed. Writes .bench/enrich.json.
+ * Printed: for each DOM, extraction pages/s, ms per page, whether the text was right and its memory after
+ * 500 pages and at the end; for the pipeline, pages/s over both passes, the reader process's peak RSS
+ * (getrusage's maxrss: its extraction threads included) and its memory after the first quarter and after
+ * all pages (after a GC); then a summary table. The bars are the pipeline's: ≥ 40 pages/s and a peak RSS
+ * under 300 MB. Every page must be read once (the server counts the requests, the database the rows).
+ * Exits 0 when both bars are met, 1 when one is missed, 2 when the benchmark itself failed (the pipeline,
+ * or extraction with linkedom). Writes .bench/enrich.json.
+ *
+ * BENCH_DOMS (linkedom,happy-dom,jsdom) chooses the DOMs of step 1; "none" skips it. BENCH_EXTRACT_THREADS
+ * sets the reader's extraction threads (EnrichOptions.extractThreads; 0 extracts in its main thread).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +30,7 @@ import { pathToFileURL } from 'node:url';
 import { createAccountWithKey } from '../src/accounts/service.js';
 import { openStore } from '../src/store/db.js';
 import { migrateToLatest } from '../src/store/migrate.js';
+import { DOMS, type DomName, type ExtractResult, describe, extractionBench } from './enrich-extract.js';
 import { envInt } from './env.js';
 import { firstLine, runBench } from './processes.js';
 import { fmt, load, log, mb } from './report.js';
@@ -53,7 +62,8 @@ const { enrichOnce } = await import('${DIST}/articles/enrich.js');
 const { addSavedUrl } = await import('${DIST}/queue/add.js');
 const { openStore } = await import('${DIST}/store/db.js');
 const { default: pino } = await import('pino');
-const { DB, ACCOUNT, ORIGINS, PAGES, FIRST } = process.env;
+const { DB, ACCOUNT, ORIGINS, PAGES, FIRST, THREADS } = process.env;
+const opts = THREADS === '' ? {} : { extractThreads: Number(THREADS) };
 const origins = JSON.parse(ORIGINS);
 const memory = () => { globalThis.gc(); const m = process.memoryUsage(); return { rss: m.rss, heapUsed: m.heapUsed }; };
 const store = openStore(DB);
@@ -68,12 +78,12 @@ const deps = { store, log: pino({ level: 'silent' }), fetch: { policy: { allowPr
 const before = memory();
 await save(0, Number(FIRST));
 let t = performance.now();
-const first = await enrichOnce(deps);
+const first = await enrichOnce(deps, opts);
 const firstMs = performance.now() - t;
 const afterFirst = memory();
 await save(Number(FIRST), Number(PAGES));
 t = performance.now();
-const rest = await enrichOnce(deps);
+const rest = await enrichOnce(deps, opts);
 const restMs = performance.now() - t;
 const afterAll = memory();
 const peakRss = process.resourceUsage().maxRSS * 1024;
@@ -82,6 +92,19 @@ process.stdout.write(JSON.stringify({ firstMs, restMs, read: first.read + rest.r
 `;
 
 await runBench('bench:enrich', async (cleanup) => {
+  const wanted = (process.env.BENCH_DOMS ?? DOMS.join(',')).split(',');
+  const doms = DOMS.filter((d) => wanted.includes(d));
+  let extraction: (ExtractResult | Error)[] = [];
+  if (doms.length > 0) {
+    log(
+      `bench:enrich (1) extraction alone, per DOM: ${fmt(PAGES)} pages at most, ${envInt('BENCH_SECONDS', 60)} s at most each; load ${load()}`,
+    );
+    extraction = await extractionBench(doms, (child) => cleanup.track(child));
+    for (const r of extraction) log(`  ${r instanceof Error ? 'failed' : r.dom}: ${describe(r)}`);
+    const linkedom = extraction.find((r, i) => doms[i] === 'linkedom');
+    if (linkedom instanceof Error) throw linkedom;
+  }
+
   const tmp = mkdtempSync(join(tmpdir(), 'tidings-bench-enrich-'));
   cleanup.defer('removing the temporary directory', () => rmSync(tmp, { recursive: true, force: true }));
   const addresses = Array.from({ length: HOSTS }, (_, i) => `127.0.1.${1 + i}`);
@@ -99,7 +122,7 @@ await runBench('bench:enrich', async (cleanup) => {
   await setup.close();
 
   log(
-    `bench:enrich: ${fmt(PAGES)} pages on ${HOSTS} loopback hosts, SQLite; ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${load()}`,
+    `bench:enrich (2) the whole pipeline: ${fmt(PAGES)} pages on ${HOSTS} loopback hosts, SQLite; ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${load()}`,
   );
   const reader = cleanup.track(
     spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', READER], {
@@ -111,6 +134,7 @@ await runBench('bench:enrich', async (cleanup) => {
         ORIGINS: JSON.stringify(origins),
         PAGES: String(PAGES),
         FIRST: String(FIRST),
+        THREADS: process.env.BENCH_EXTRACT_THREADS ?? '',
       },
     }),
   );
@@ -144,12 +168,53 @@ await runBench('bench:enrich', async (cleanup) => {
     `  memory: at start ${mb(r.before.rss)} RSS; after ${fmt(FIRST)} pages ${mb(r.afterFirst.rss)} RSS / ${mb(r.afterFirst.heapUsed)} heap; after ${fmt(PAGES)} ${mb(r.afterAll.rss)} RSS / ${mb(r.afterAll.heapUsed)} heap`,
   );
   log(`  peak RSS ${mb(r.peakRss)} (bar < ${mb(RSS_BAR)})`);
+  summary(doms, extraction, { perSecond, ...r });
   mkdirSync('.bench', { recursive: true });
   writeFileSync(
     '.bench/enrich.json',
-    JSON.stringify({ pages: PAGES, hosts: HOSTS, perSecond, ...r, bytes: stats.bytes }, null, 2),
+    JSON.stringify(
+      { pages: PAGES, hosts: HOSTS, extraction, pipeline: { perSecond, ...r, bytes: stats.bytes } },
+      (_, v: unknown) => (v instanceof Error ? v.message : v),
+      2,
+    ),
   );
   const ok = perSecond >= PAGES_PER_SECOND_BAR && r.peakRss < RSS_BAR;
   log(ok ? 'bench:enrich: both bars met' : 'bench:enrich: a bar was missed');
   return ok ? 0 : 1;
 });
+
+/** The summary table: one row per DOM's extraction alone, one for the pipeline. */
+function summary(
+  doms: readonly DomName[],
+  extraction: (ExtractResult | Error)[],
+  pipeline: ReaderResult & { perSecond: number },
+): void {
+  const rows: string[][] = [
+    ['step', 'pages', 'pages/s', 'ms/page (median, p95)', 'RSS after 500', 'RSS at end / peak'],
+  ];
+  extraction.forEach((r, i) => {
+    const name = `extract, ${doms[i] ?? '?'}`;
+    if (r instanceof Error) rows.push([name, 'failed', '', '', '', '']);
+    else
+      rows.push([
+        name,
+        `${fmt(r.pages)} (text right ${fmt(r.right)})`,
+        fmt(r.perSecond, 1),
+        `${fmt(r.medianMs, 1)}, ${fmt(r.p95Ms, 1)}`,
+        r.at500 === null ? 'n/a' : mb(r.at500.peakRss),
+        mb(r.end.peakRss),
+      ]);
+  });
+  rows.push([
+    'whole pipeline',
+    fmt(PAGES),
+    fmt(pipeline.perSecond, 1),
+    fmt((pipeline.firstMs + pipeline.restMs) / PAGES, 1) + ' (wall)',
+    mb(pipeline.afterFirst.rss),
+    `${mb(pipeline.afterAll.rss)} / ${mb(pipeline.peakRss)}`,
+  ]);
+  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((row) => (row[c] ?? '').length))) ?? [];
+  log('');
+  for (const row of rows) log(`  ${row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ')}`);
+  log('');
+}

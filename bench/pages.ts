@@ -32,11 +32,13 @@ const sentence = (r: () => number): string => {
   return `${s.charAt(0).toUpperCase()}${s.slice(1)}.`;
 };
 
-function paragraph(r: () => number, site: string): string {
+/** A paragraph of 3–7 sentences; `said` gets each plain sentence, for the extraction's checks. */
+function paragraph(r: () => number, site: string, said: string[] = []): string {
   const parts: string[] = [];
   const n = 3 + Math.floor(r() * 5);
   for (let i = 0; i < n; i++) {
     const s = sentence(r);
+    said.push(s);
     const roll = r();
     if (roll < 0.2)
       parts.push(`${s} <a href="https://${site}/story/${Math.floor(r() * 1e6)}">${words(r, 3)}</a>.`);
@@ -56,6 +58,22 @@ const SCRIPT = `<script>window.dataLayer=window.dataLayer||[];function gtag(){da
 
 /** The page numbered `n`, about `targetBytes` long (50–150 KB by default), as served from `origin`. */
 export function articlePage(n: number, origin: string, targetBytes?: number): string {
+  return articlePageParts(n, origin, targetBytes).html;
+}
+
+/**
+ * A page and what its reader text must hold: the article's first and last sentences, and none of
+ * `outside` (a sidebar link, a comment, the footer) — bench/enrich-extract.ts checks the extraction with
+ * them. The same bytes as articlePage.
+ */
+export interface ArticlePageParts {
+  html: string;
+  first: string;
+  last: string;
+  outside: string[];
+}
+
+export function articlePageParts(n: number, origin: string, targetBytes?: number): ArticlePageParts {
   const r = seeded(n * 7919 + 17);
   const site = `site${n % 97}.example.com`;
   const target = targetBytes ?? 50_000 + Math.floor(r() * 100_000);
@@ -82,29 +100,33 @@ export function articlePage(n: number, origin: string, targetBytes?: number): st
     '</head><body>',
   ].join('\n');
   const nav = `<header class="c1"><a href="/">Home</a><nav><ul>${Array.from({ length: 30 }, (_, i) => `<li><a href="/section/${i}">${words(r, 2)}</a></li>`).join('')}</ul></nav></header>`;
-  const sidebar = `<aside class="sidebar"><h3>Related</h3><ul>${Array.from({ length: 15 }, (_, i) => `<li><a href="/related/${n}/${i}">${sentence(r)}</a></li>`).join('')}</ul></aside>`;
-  const footer = `<footer class="c2"><p>© 2026 Site ${n % 97}. ${sentence(r)}</p>${Array.from({ length: 20 }, (_, i) => `<a href="/legal/${i}">${words(r, 2)}</a>`).join(' ')}<script>${'track();'.repeat(100)}</script></footer></body></html>`;
+  const outside: string[] = [];
+  const aside = (s: string): string => (outside.push(s), s);
+  const sidebar = `<aside class="sidebar"><h3>Related</h3><ul>${Array.from({ length: 15 }, (_, i) => `<li><a href="/related/${n}/${i}">${aside(sentence(r))}</a></li>`).join('')}</ul></aside>`;
+  const footer = `<footer class="c2"><p>© 2026 Site ${n % 97}. ${aside(sentence(r))}</p>${Array.from({ length: 20 }, (_, i) => `<a href="/legal/${i}">${words(r, 2)}</a>`).join(' ')}<script>${'track();'.repeat(100)}</script></footer></body></html>`;
   const comments: string[] = ['<section class="comments"><h3>Comments</h3>'];
   const commentCount = 5 + Math.floor(r() * 25);
   for (let i = 0; i < commentCount; i++) {
     comments.push(
-      `<div class="comment"><span class="who">${words(r, 1)}</span><p>${sentence(r)} ${sentence(r)}</p><a href="#reply">Reply</a></div>`,
+      `<div class="comment"><span class="who">${words(r, 1)}</span><p>${aside(sentence(r))} ${sentence(r)}</p><a href="#reply">Reply</a></div>`,
     );
   }
   comments.push('</section>');
   const fixed = head.length + nav.length + sidebar.length + footer.length + comments.join('').length;
   const body: string[] = [`<main><article><h1>${title}</h1><p class="byline">By ${words(r, 2)}</p>`];
   let size = fixed;
+  const said: string[] = [];
   for (let i = 0; size < target; i++) {
     const p =
       i > 0 && i % 9 === 0
         ? `<h2>${sentence(r).slice(0, -1)}</h2>`
         : i % 6 === 5
           ? `<figure><img src="${origin}/img/${n}-${i}.jpg" alt="${words(r, 4)}" width="800" height="450"><figcaption>${sentence(r)}</figcaption></figure>`
-          : paragraph(r, site);
+          : paragraph(r, site, said);
     body.push(p);
     size += p.length;
   }
   body.push('</article>', sidebar, comments.join(''), '</main>');
-  return [head, nav, ...body, footer].join('\n');
+  const html = [head, nav, ...body, footer].join('\n');
+  return { html, first: said[0] ?? '', last: said[said.length - 1] ?? '', outside };
 }
