@@ -19,8 +19,7 @@
  * Exits 0 when both bars are met, 1 when one is missed, 2 when the benchmark itself failed (the pipeline,
  * or extraction with linkedom). Writes .bench/enrich.json.
  *
- * BENCH_DOMS (linkedom,happy-dom,jsdom) chooses the DOMs of step 1; "none" skips it. BENCH_EXTRACT_THREADS
- * sets the reader's extraction threads (EnrichOptions.extractThreads; 0 extracts in its main thread).
+ * BENCH_DOMS (linkedom,happy-dom,jsdom) chooses the DOMs of step 1; "none" skips it.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -62,8 +61,7 @@ const { enrichOnce } = await import('${DIST}/articles/enrich.js');
 const { addSavedUrl } = await import('${DIST}/queue/add.js');
 const { openStore } = await import('${DIST}/store/db.js');
 const { default: pino } = await import('pino');
-const { DB, ACCOUNT, ORIGINS, PAGES, FIRST, THREADS } = process.env;
-const opts = THREADS === '' ? {} : { extractThreads: Number(THREADS) };
+const { DB, ACCOUNT, ORIGINS, PAGES, FIRST } = process.env;
 const origins = JSON.parse(ORIGINS);
 const memory = () => { globalThis.gc(); const m = process.memoryUsage(); return { rss: m.rss, heapUsed: m.heapUsed }; };
 const store = openStore(DB);
@@ -78,12 +76,12 @@ const deps = { store, log: pino({ level: 'silent' }), fetch: { policy: { allowPr
 const before = memory();
 await save(0, Number(FIRST));
 let t = performance.now();
-const first = await enrichOnce(deps, opts);
+const first = await enrichOnce(deps);
 const firstMs = performance.now() - t;
 const afterFirst = memory();
 await save(Number(FIRST), Number(PAGES));
 t = performance.now();
-const rest = await enrichOnce(deps, opts);
+const rest = await enrichOnce(deps);
 const restMs = performance.now() - t;
 const afterAll = memory();
 const peakRss = process.resourceUsage().maxRSS * 1024;
@@ -134,7 +132,6 @@ await runBench('bench:enrich', async (cleanup) => {
         ORIGINS: JSON.stringify(origins),
         PAGES: String(PAGES),
         FIRST: String(FIRST),
-        THREADS: process.env.BENCH_EXTRACT_THREADS ?? '',
       },
     }),
   );

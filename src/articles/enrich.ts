@@ -9,7 +9,6 @@ import {
   releasePage,
 } from '../store/pages.js';
 import { type ReaderDeps, readerTime } from './deps.js';
-import { ExtractPool } from './extractPool.js';
 import { type PageOutcome, readPage } from './reader.js';
 
 export interface EnrichOptions {
@@ -21,13 +20,6 @@ export interface EnrichOptions {
   leaseMs: number;
   /** Queue items linked per transaction, and pages forgotten per pass. */
   batchSize: number;
-  /**
-   * Threads that extract pages (articles/extractPool.ts) while this one fetches and records; 0 (the
-   * default) extracts in this thread. Off: on the 2-core VM of BENCHMARKS.md they gained about 10 % in
-   * pages/s (the CPU is the limit), for a heap of their own each. When on, they are started for a pass that claims at least
-   * MIN_PAGES_FOR_THREADS pages at once (starting them costs more than a few pages save) and ended with it.
-   */
-  extractThreads: number;
 }
 
 export const DEFAULT_ENRICH_OPTIONS: EnrichOptions = {
@@ -35,11 +27,7 @@ export const DEFAULT_ENRICH_OPTIONS: EnrichOptions = {
   perHost: 2,
   leaseMs: 5 * 60_000,
   batchSize: 500,
-  extractThreads: 0,
 };
-
-/** Pages claimed at once from which a pass extracts them in threads. */
-const MIN_PAGES_FOR_THREADS = 16;
 
 /** A page is fetched only while its lease has this much left: a whole fetch (30 s) and its extraction. */
 const LEASE_MARGIN_MS = 60_000;
@@ -97,7 +85,6 @@ export async function enrichOnce(
   const perHost = new KeyedSemaphore(o.perHost);
   const margin = Math.min(LEASE_MARGIN_MS, o.leaseMs / 2);
   let givenBack = 0;
-  let pool: ExtractPool | null = null;
   const read = async (page: PageRow): Promise<void> => {
     // A page that waited for its host until its lease nearly ran out is given back unfetched: another
     // worker may take it over, and fetching it then would ask its server twice.
@@ -105,46 +92,31 @@ export async function enrichOnce(
     if (stopped() || late) {
       givenBack++;
       await releasePage(deps.store.db, page.id, owner);
-    } else tally(summary, await readOne(deps, page, owner, pool));
+    } else tally(summary, await readOne(deps, page, owner));
   };
-  try {
-    while (!stopped()) {
-      const t = readerTime(deps);
-      const batch = await claimDuePages(deps.store.db, deps.store.engine, {
-        owner,
-        now: t.toISOString(),
-        leaseUntil: new Date(t.getTime() + o.leaseMs).toISOString(),
-        limit: o.concurrency * 4,
-        ...account,
-      });
-      if (batch.length === 0) break;
-      if (pool === null && o.extractThreads > 0 && batch.length >= MIN_PAGES_FOR_THREADS)
-        pool = new ExtractPool(o.extractThreads);
-      givenBack = 0;
-      await Promise.all(
-        batch.map((page) => global.run(() => perHost.run(hostOf(page.url), () => read(page)))),
-      );
-      // Nothing read, all given back (the clock or the lease is off): the next pass tries again.
-      if (givenBack === batch.length) break;
-    }
-  } finally {
-    await pool?.close();
+  while (!stopped()) {
+    const t = readerTime(deps);
+    const batch = await claimDuePages(deps.store.db, deps.store.engine, {
+      owner,
+      now: t.toISOString(),
+      leaseUntil: new Date(t.getTime() + o.leaseMs).toISOString(),
+      limit: o.concurrency * 4,
+      ...account,
+    });
+    if (batch.length === 0) break;
+    givenBack = 0;
+    await Promise.all(batch.map((page) => global.run(() => perHost.run(hostOf(page.url), () => read(page)))));
+    // Nothing read, all given back (the clock or the lease is off): the next pass tries again.
+    if (givenBack === batch.length) break;
   }
   if (!stopped()) summary.forgotten = await deleteUnusedPages(deps.store.db, o.batchSize);
   return summary;
 }
 
 /** Reads one page; an unexpected failure (a bug, the database) is logged and counted, never thrown. */
-async function readOne(
-  deps: ReaderDeps,
-  page: PageRow,
-  owner: string,
-  pool: ExtractPool | null,
-): Promise<PageOutcome> {
+async function readOne(deps: ReaderDeps, page: PageRow, owner: string): Promise<PageOutcome> {
   try {
-    const outcome = await (pool === null
-      ? readPage(deps, page, owner)
-      : readPage(deps, page, owner, (i) => pool.extract(i)));
+    const outcome = await readPage(deps, page, owner);
     deps.log.debug({ pageId: page.id, url: page.url, ...outcome }, 'page read');
     return outcome;
   } catch (err) {
