@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Selectable } from 'kysely';
 import type { ReaderDeps } from '../articles/deps.js';
-import { addSavedUrl } from '../queue/add.js';
 import type { Store } from '../store/db.js';
 import type { PagesTable } from '../store/schema.js';
 import { silentLogger } from './harness.js';
@@ -46,10 +45,8 @@ export function testReaderDeps(
   };
 }
 
-/** Saves a URL to an account's queue as the API does. */
-export async function saveUrl(store: Store, accountId: number, url: string, title?: string): Promise<void> {
-  await addSavedUrl(store, accountId, { url, title, source: 'api' }, { limit: 10_000 });
-}
+/** Saves a URL to an account's queue as the API does (one helper for the digest's and the reader's tests). */
+export { saveUrl } from './digestPipeline.js';
 
 export type PageRowOf = Selectable<PagesTable>;
 
