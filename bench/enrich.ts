@@ -39,6 +39,8 @@ const HOSTS = envInt('BENCH_HOSTS', 16);
 const FIRST = Math.floor(PAGES / 4);
 const PAGES_PER_SECOND_BAR = 40;
 const RSS_BAR = 300 * 2 ** 20;
+/** BENCH_READER_FLAGS: node flags for the reader process, e.g. "--cpu-prof" to see where its time goes. */
+const readerFlags = (process.env.BENCH_READER_FLAGS ?? '').split(' ').filter((f) => f !== '');
 const DIST = pathToFileURL(resolve(import.meta.dirname, '..', 'dist')).href;
 
 interface Memory {
@@ -119,11 +121,16 @@ await runBench('bench:enrich', async (cleanup) => {
   const { account } = await createAccountWithKey(setup, { name: 'bench' });
   await setup.close();
 
+  // A file rather than `-e` (a thread it started would inherit `--input-type` and fail), in .bench/ so
+  // that its imports resolve to this checkout's packages.
+  mkdirSync('.bench', { recursive: true });
+  const readerScript = resolve('.bench', 'enrich-reader.mjs');
+  writeFileSync(readerScript, READER);
   log(
     `bench:enrich (2) the whole pipeline: ${fmt(PAGES)} pages on ${HOSTS} loopback hosts, SQLite; ${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load ${load()}`,
   );
   const reader = cleanup.track(
-    spawn(process.execPath, ['--expose-gc', '--input-type=module', '-e', READER], {
+    spawn(process.execPath, ['--expose-gc', ...readerFlags, readerScript], {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: {
         ...process.env,

@@ -54,7 +54,7 @@ export function extractHtml(
   const doc = parse(source, pageUrl);
   const base = baseOf(doc, pageUrl);
   const meta = readMetadata(doc, base, pageUrl);
-  const readable = markupDepth(source, MAX_DEPTH) > MAX_DEPTH ? null : readableContent(doc);
+  const readable = markupDepth(source, MAX_DEPTH) > MAX_DEPTH ? null : readableContent(doc, base);
   const sanitized = readable === null ? '' : sanitizeArticle(readable.html, base);
   const capped = capHtml(sanitized, MAX_HTML_CHARS).html;
   const text = htmlToText(capped);

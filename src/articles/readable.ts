@@ -15,11 +15,19 @@ const MAX_ELEMENTS = 60_000;
  * its guess at the author; null when it finds none or fails. Readability changes the document, so
  * metadata must be read first. Its own JSON-LD reading is off: articles/jsonLd.ts has done it, capped.
  */
-export function readableContent(doc: DomDocument): { html: string; byline: string | null } | null {
+export function readableContent(
+  doc: DomDocument,
+  base: string | null,
+): { html: string; byline: string | null } | null {
   try {
+    // Readability resolves links against the document's baseURI, which a server DOM may not have (linkedom
+    // has none): a failed resolution per link costs a thrown error. Give it the page's base; the sanitiser
+    // resolves every link again anyway, so this only changes how fast.
+    Object.defineProperty(doc, 'baseURI', { value: base ?? undefined, configurable: true });
     const article = new Readability(doc as unknown as ReadabilityDocument, {
       maxElemsToParse: MAX_ELEMENTS,
       disableJSONLD: true,
+      keepClasses: true, // the sanitiser drops every class; Readability need not walk them first
     }).parse();
     const html = article?.content;
     if (typeof html !== 'string' || html === '') return null;
