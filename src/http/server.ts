@@ -1,4 +1,9 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { ApiError } from './errors.js';
@@ -29,6 +34,8 @@ export interface ServerDeps {
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
   const logger: FastifyBaseLogger = deps.logger;
+  // The web's 404 page, once the web app is registered below (frameworkErrors runs only for requests).
+  const web: { notFound?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> } = {};
   const app = Fastify({
     loggerInstance: logger,
     logController: new RequestLogController(logger),
@@ -38,10 +45,15 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     requestTimeout: 30_000,
     connectionTimeout: 60_000,
     return503OnClosing: false,
-    // Fastify's own early errors (a path with broken percent-encoding…) would echo the URL, key included.
+    // Fastify's own early errors (a path with broken percent-encoding, a path segment over
+    // maxParamLength…) would echo the URL, key included. A browser gets the web's "no page here".
     frameworkErrors: (err, request, reply) => {
-      const bad =
-        err.code === 'FST_ERR_BAD_URL' ? fromKind('bad_request', 'the request path is not valid') : null;
+      const badPath = err.code === 'FST_ERR_BAD_URL' || err.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      if (badPath && wantsPage(request) && web.notFound !== undefined) {
+        void web.notFound(request, reply);
+        return;
+      }
+      const bad = badPath ? fromKind('bad_request', 'the request path is not valid') : null;
       const res = bad ?? toErrorResponse(err, request.log);
       void sendErrorResponse(reply, res);
     },
@@ -87,6 +99,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     logger: deps.logger,
     ...(deps.signInLimiter === undefined ? {} : { signInLimiter: deps.signInLimiter }),
   });
+
+  web.notFound = webNotFound;
 
   app.setNotFoundHandler((request, reply) => {
     if (wantsPage(request)) return webNotFound(request, reply);
