@@ -19,7 +19,9 @@
  * Exits 0 when both bars are met, 1 when one is missed, 2 when the benchmark itself failed (the pipeline,
  * or extraction with linkedom). Writes .bench/enrich.json.
  *
- * BENCH_DOMS (linkedom,happy-dom,jsdom) chooses the DOMs of step 1; "none" skips it.
+ * BENCH_DOMS (linkedom,happy-dom,jsdom) chooses the DOMs of step 1; "none" skips it. BENCH_THREADS sets the
+ * reader's extraction threads (default: what `tidings serve` would use on this machine, config.ts's
+ * defaultReaderThreads).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -55,6 +57,7 @@ interface ReaderResult {
   before: Memory;
   afterFirst: Memory;
   afterAll: Memory;
+  extractThreads: number;
 }
 
 /** The measured process: plain JavaScript over dist/, given its work in the environment. */
@@ -74,7 +77,10 @@ const save = async (from, to) => {
       { url: origins[k % origins.length] + '/article/' + k, title: undefined, source: 'api' }, { limit: 1000000 })));
   }
 };
-const deps = { store, log: pino({ level: 'silent' }), fetch: { policy: { allowPrivate: true } } };
+const { defaultReaderThreads } = await import('${DIST}/config.js');
+const { availableParallelism } = await import('node:os');
+const extractThreads = process.env.BENCH_THREADS === undefined ? defaultReaderThreads(availableParallelism()) : Number(process.env.BENCH_THREADS);
+const deps = { store, log: pino({ level: 'silent' }), fetch: { policy: { allowPrivate: true } }, extractThreads };
 const before = memory();
 await save(0, Number(FIRST));
 let t = performance.now();
@@ -88,7 +94,7 @@ const restMs = performance.now() - t;
 const afterAll = memory();
 const peakRss = process.resourceUsage().maxRSS * 1024;
 await store.close();
-process.stdout.write(JSON.stringify({ firstMs, restMs, read: first.read + rest.read, peakRss, before, afterFirst, afterAll }) + '\\n');
+process.stdout.write(JSON.stringify({ firstMs, restMs, read: first.read + rest.read, peakRss, before, afterFirst, afterAll, extractThreads }) + '\\n');
 `;
 
 await runBench('bench:enrich', async (cleanup) => {
@@ -162,6 +168,9 @@ await runBench('bench:enrich', async (cleanup) => {
     );
   }
   const perSecond = PAGES / ((r.firstMs + r.restMs) / 1000);
+  log(
+    `  extraction threads: ${r.extractThreads} (BENCH_THREADS; default as shipped, for ${cpus().length} CPUs)`,
+  );
   log(
     `  first ${fmt(FIRST)} pages: ${fmt(r.firstMs / 1000, 1)} s; the other ${fmt(PAGES - FIRST)}: ${fmt(r.restMs / 1000, 1)} s`,
   );

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ConfigError, configSchema, loadConfig } from './config.js';
+import { availableParallelism } from 'node:os';
+import { ConfigError, configSchema, defaultReaderThreads, loadConfig } from './config.js';
 
 test('defaults: 127.0.0.1:8080, ./data/tidings.db, workers on', () => {
   const c = loadConfig({});
@@ -80,6 +81,17 @@ test('every variable of the configuration schema is in the README configuration 
     Object.keys(configSchema.shape).filter((name) => !documented.has(name)),
     [],
   );
+});
+
+test('TIDINGS_READER_THREADS: 2 where there is a core to spare, else 0; 0 to 16 when set', () => {
+  assert.equal(defaultReaderThreads(1), 0);
+  assert.equal(defaultReaderThreads(2), 2);
+  assert.equal(defaultReaderThreads(64), 2);
+  assert.equal(loadConfig({}).readerThreads, defaultReaderThreads(availableParallelism()));
+  assert.equal(loadConfig({ TIDINGS_READER_THREADS: '0' }).readerThreads, 0);
+  assert.equal(loadConfig({ TIDINGS_READER_THREADS: '4' }).readerThreads, 4);
+  assert.throws(() => loadConfig({ TIDINGS_READER_THREADS: '17' }), /TIDINGS_READER_THREADS/);
+  assert.throws(() => loadConfig({ TIDINGS_READER_THREADS: 'many' }), ConfigError);
 });
 
 test('TIDINGS_PAGE_MAX_BYTES: 5 MiB by default, at least 1 KiB', () => {

@@ -13,6 +13,11 @@ export interface ReaderDeps {
   now?: () => Date;
   /** Jitter in [0, 1); Math.random by default (tests fix it). */
   random?: () => number;
+  /**
+   * Threads that extract pages while this one fetches and records (articles/extractPool.ts); 0 or absent:
+   * extraction runs in this thread.
+   */
+  extractThreads?: number;
 }
 
 export const readerTime = (deps: Pick<ReaderDeps, 'now'>): Date => (deps.now ?? (() => new Date()))();
@@ -23,5 +28,6 @@ export function readerDeps(config: Config, store: Store, log: Logger): ReaderDep
     store,
     log,
     fetch: { policy: { allowPrivate: config.allowPrivateNetworks }, maxBytes: config.pageMaxBytes },
+    extractThreads: config.readerThreads,
   };
 }

@@ -9,6 +9,7 @@ import {
   releasePage,
 } from '../store/pages.js';
 import { type ReaderDeps, readerTime } from './deps.js';
+import { ExtractPool } from './extractPool.js';
 import { type PageOutcome, readPage } from './reader.js';
 
 export interface EnrichOptions {
@@ -28,6 +29,12 @@ export const DEFAULT_ENRICH_OPTIONS: EnrichOptions = {
   leaseMs: 5 * 60_000,
   batchSize: 500,
 };
+
+/**
+ * Pages claimed at once from which a pass extracts them in threads (deps.extractThreads): starting a
+ * thread costs more than extracting a few pages, so a pass over a handful of new links stays in this one.
+ */
+const MIN_PAGES_FOR_THREADS = 16;
 
 /** A page is fetched only while its lease has this much left: a whole fetch (30 s) and its extraction. */
 const LEASE_MARGIN_MS = 60_000;
@@ -85,6 +92,8 @@ export async function enrichOnce(
   const perHost = new KeyedSemaphore(o.perHost);
   const margin = Math.min(LEASE_MARGIN_MS, o.leaseMs / 2);
   let givenBack = 0;
+  const threads = deps.extractThreads ?? 0;
+  let pool: ExtractPool | null = null;
   const read = async (page: PageRow): Promise<void> => {
     // A page that waited for its host until its lease nearly ran out is given back unfetched: another
     // worker may take it over, and fetching it then would ask its server twice.
@@ -92,31 +101,46 @@ export async function enrichOnce(
     if (stopped() || late) {
       givenBack++;
       await releasePage(deps.store.db, page.id, owner);
-    } else tally(summary, await readOne(deps, page, owner));
+    } else tally(summary, await readOne(deps, page, owner, pool));
   };
-  while (!stopped()) {
-    const t = readerTime(deps);
-    const batch = await claimDuePages(deps.store.db, deps.store.engine, {
-      owner,
-      now: t.toISOString(),
-      leaseUntil: new Date(t.getTime() + o.leaseMs).toISOString(),
-      limit: o.concurrency * 4,
-      ...account,
-    });
-    if (batch.length === 0) break;
-    givenBack = 0;
-    await Promise.all(batch.map((page) => global.run(() => perHost.run(hostOf(page.url), () => read(page)))));
-    // Nothing read, all given back (the clock or the lease is off): the next pass tries again.
-    if (givenBack === batch.length) break;
+  try {
+    while (!stopped()) {
+      const t = readerTime(deps);
+      const batch = await claimDuePages(deps.store.db, deps.store.engine, {
+        owner,
+        now: t.toISOString(),
+        leaseUntil: new Date(t.getTime() + o.leaseMs).toISOString(),
+        limit: o.concurrency * 4,
+        ...account,
+      });
+      if (batch.length === 0) break;
+      if (pool === null && threads > 0 && batch.length >= MIN_PAGES_FOR_THREADS)
+        pool = new ExtractPool(threads, (err) => deps.log.warn({ err }, 'a page extraction thread ended'));
+      givenBack = 0;
+      await Promise.all(
+        batch.map((page) => global.run(() => perHost.run(hostOf(page.url), () => read(page)))),
+      );
+      // Nothing read, all given back (the clock or the lease is off): the next pass tries again.
+      if (givenBack === batch.length) break;
+    }
+  } finally {
+    await pool?.close();
   }
   if (!stopped()) summary.forgotten = await deleteUnusedPages(deps.store.db, o.batchSize);
   return summary;
 }
 
 /** Reads one page; an unexpected failure (a bug, the database) is logged and counted, never thrown. */
-async function readOne(deps: ReaderDeps, page: PageRow, owner: string): Promise<PageOutcome> {
+async function readOne(
+  deps: ReaderDeps,
+  page: PageRow,
+  owner: string,
+  pool: ExtractPool | null,
+): Promise<PageOutcome> {
   try {
-    const outcome = await readPage(deps, page, owner);
+    const outcome = await (pool === null
+      ? readPage(deps, page, owner)
+      : readPage(deps, page, owner, (i) => pool.extract(i)));
     deps.log.debug({ pageId: page.id, url: page.url, ...outcome }, 'page read');
     return outcome;
   } catch (err) {

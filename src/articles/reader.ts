@@ -1,7 +1,7 @@
 import type { FetchError, FetchResult } from '../fetch/fetch.js';
 import { type PageRow, recordPageFailure, recordPageRead } from '../store/pages.js';
 import { type ReaderDeps, readerTime } from './deps.js';
-import { extractPage } from './extract.js';
+import { type ExtractInput, type PageExtract, extractPage } from './extract.js';
 import { fetchPage } from './fetchPage.js';
 import { MAX_PAGE_ATTEMPTS, isTemporary, nextAttemptAt } from './retry.js';
 
@@ -15,11 +15,17 @@ export type PageOutcome =
   | { status: 'lease_lost' };
 
 /**
- * The whole reading of one page that `owner` holds a lease on: fetch → extract → record. Never throws for
+ * The whole reading of one page that `owner` holds a lease on: fetch → extract (with `extract`: in this
+ * thread, or articles/extractPool.ts) → record. Never throws for
  * anything a page or its server does: that ends as the page's recorded error. Each outcome is written in
  * one statement, under the lease, so a crash leaves the page as claimed (retried when the lease expires).
  */
-export async function readPage(deps: ReaderDeps, page: PageRow, owner: string): Promise<PageOutcome> {
+export async function readPage(
+  deps: ReaderDeps,
+  page: PageRow,
+  owner: string,
+  extract: (input: ExtractInput) => PageExtract | Promise<PageExtract> = extractPage,
+): Promise<PageOutcome> {
   if (page.attempts > MAX_PAGE_ATTEMPTS) {
     // Claimed more often than a page is tried: earlier attempts never ended (the reader crashed or failed
     // on this page). Given up without another fetch, so that it cannot stop the reader for good.
@@ -32,25 +38,25 @@ export async function readPage(deps: ReaderDeps, page: PageRow, owner: string): 
   }
   const result = await fetchPage(page.url, deps.fetch);
   if (result.kind !== 'ok') return recordFailure(deps, page, owner, failureOf(result));
-  const extract = extractPage({ body: result.body, contentType: result.contentType, url: result.finalUrl });
+  const read = await extract({ body: result.body, contentType: result.contentType, url: result.finalUrl });
   const recorded = await recordPageRead(deps.store.db, page.id, owner, {
     fetchedAt: readerTime(deps).toISOString(),
     httpStatus: result.status,
     finalUrl: result.finalUrl,
-    kind: extract.kind,
-    title: extract.title,
-    description: extract.description,
-    siteName: extract.siteName,
-    author: extract.author,
-    publishedAt: extract.publishedAt,
-    language: extract.language,
-    canonicalUrl: extract.canonicalUrl,
-    image: extract.image,
-    html: extract.html,
-    wordCount: extract.wordCount,
-    readingMinutes: extract.readingMinutes,
-    mediaType: extract.mediaType,
-    byteLength: extract.byteLength,
+    kind: read.kind,
+    title: read.title,
+    description: read.description,
+    siteName: read.siteName,
+    author: read.author,
+    publishedAt: read.publishedAt,
+    language: read.language,
+    canonicalUrl: read.canonicalUrl,
+    image: read.image,
+    html: read.html,
+    wordCount: read.wordCount,
+    readingMinutes: read.readingMinutes,
+    mediaType: read.mediaType,
+    byteLength: read.byteLength,
   });
   return recorded ? { status: 'read', truncated: result.truncated } : { status: 'lease_lost' };
 }
