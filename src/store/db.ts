@@ -16,6 +16,8 @@ import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from '
 import { registerSqliteHandle } from './precompiled.js';
 import type { Database } from './schema.js';
 
+export { isDatabaseUnavailable } from './unavailable.js';
+
 export type Engine = 'sqlite' | 'postgres';
 
 export interface Store {
