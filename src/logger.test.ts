@@ -17,6 +17,35 @@ test('log lines never carry API keys or the SMTP URL', () => {
   assert.equal((out.match(/\[redacted\]/g) ?? []).length, 4);
 });
 
+test('URLs in log lines lose their secrets: url fields, errors (message, stack, cause, extra fields)', () => {
+  const lines: string[] = [];
+  const logger = createLogger('debug', { write: (line: string) => lines.push(line) });
+  logger.debug({ url: 'https://reader:feedpass1@feeds.example/rss?token=feedtoken1' }, 'feed refreshed');
+  logger.info({ url: '/api/v1/articles?apiKey[]=nearmiss1&x=1' }, 'a request');
+  const cause = new Error('connect to postgres://u:dbpass1@db:5432/t?password=dbpass2 failed');
+  const err = Object.assign(new Error('GET /api?api_key%5Bx%5D=nearmiss2 failed', { cause }), {
+    input: 'smtp://mailer:smtppass1@mail.example',
+  });
+  logger.error({ err, url: 'https://x.example/?access_token=tok3' }, 'failed');
+  logger.warn({ error: 'checkpoint of sqlite:/data/t.db?key=filekey1 failed' }, 'warned');
+  const out = lines.join('');
+  for (const secret of ['feedpass1', 'feedtoken1', 'nearmiss1', 'nearmiss2', 'dbpass1', 'dbpass2']) {
+    assert.ok(!out.includes(secret), `${secret} in the log:\n${out}`);
+  }
+  for (const secret of ['smtppass1', 'tok3', 'filekey1']) assert.ok(!out.includes(secret), secret);
+  const failed = JSON.parse(lines[2] ?? '{}') as { err: { message: string; stack: string } };
+  assert.match(failed.err.message, /^GET \/api\?api_key%5Bx%5D=\[redacted\] failed/);
+  assert.match(failed.err.stack, /^Error: GET \/api\?api_key%5Bx%5D=\[redacted\] failed\n/);
+  assert.match(
+    failed.err.stack, // with its cause's
+    /postgres:\/\/u:\[redacted\]@db:5432\/t\?password=\[redacted\]/,
+  );
+  assert.match(
+    lines[0] ?? '',
+    /"url":"https:\/\/reader:\[redacted\]@feeds.example\/rss\?token=\[redacted\]"/,
+  );
+});
+
 const LOGGER = fileURLToPath(new URL('./logger.ts', import.meta.url));
 
 interface Chunk {

@@ -1,11 +1,28 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
-import { redactUrl } from './lib/redact.js';
+import { redactText, redactUrl } from './lib/redact.js';
 
-/** Serializers for any log line that carries a request: never the raw URL. */
-const requestSerializers = {
+/**
+ * Serializers for the fields that may carry a URL, and so a secret: every one goes through the one rule
+ * of lib/redact.ts. `url` (a request's, a feed's, a page's, the base URL), `req`, and errors, whose
+ * messages, stacks and other fields (a cause, an `input`) may quote URLs.
+ */
+const serializers = {
   req: (req: { method?: string; url?: string }) => ({ method: req.method, url: redactUrl(req.url ?? '') }),
+  url: (url: unknown) => (typeof url === 'string' ? redactUrl(url) : url),
+  err: (err: unknown) => redactFields(err instanceof Error ? pino.stdSerializers.err(err) : err),
+  error: (error: unknown) => redactFields(error instanceof Error ? pino.stdSerializers.err(error) : error),
 };
+
+/** Every string in a serialized error (nested causes and aggregated errors too) with its URLs redacted. */
+function redactFields(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactText(value);
+  if (typeof value !== 'object' || value === null || depth > 4) return value;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactFields(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = redactFields(v, depth + 1);
+  return out;
+}
 
 /** Lines wait until this many bytes are buffered, or at most FLUSH_MS. */
 const BUFFER_BYTES = 4096;
@@ -32,7 +49,7 @@ export function createLogger(
     {
       level,
       base: { service: 'tidings' },
-      serializers: { ...requestSerializers, err: pino.stdSerializers.err },
+      serializers,
       redact: {
         // API keys, and the SMTP URL (it may carry the password) should a config object ever be logged.
         paths: ['apiKey', 'api_key', '*.apiKey', '*.api_key', 'smtpUrl', '*.smtpUrl'],

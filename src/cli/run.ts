@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { type ErrorKind, TidingsError } from '../errors.js';
+import { redactText } from '../lib/redact.js';
 import { type Io, UsageError } from './context.js';
 import { buildProgram } from './program.js';
 
@@ -26,20 +27,22 @@ const EXIT_CODES: Record<ErrorKind, number> = {
  */
 export async function runCli(args: readonly string[], io: Io): Promise<number> {
   const program = buildProgram(io);
+  // What a failure prints may quote a URL (DATABASE_URL, a feed's): through the logs' redaction rule.
+  const fail = (message: string): void => io.err(`tidings: ${redactText(message)}`);
   try {
     await program.parseAsync([...args], { from: 'user' });
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     if (err instanceof TidingsError) {
-      io.err(`tidings: ${err.message}`);
+      fail(err.message);
       return EXIT_CODES[err.kind];
     }
     if (err instanceof UsageError || err instanceof ConfigError) {
-      io.err(`tidings: ${err.message}`);
+      fail(err.message);
       return err instanceof UsageError ? err.exitCode : 2;
     }
-    io.err(`tidings: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    fail(err instanceof Error ? (err.stack ?? err.message) : String(err));
     return 1;
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { type ErrorKind, TidingsError } from '../errors.js';
+import { isDatabaseUnavailable } from '../store/db.js';
 
 /**
  * Every error an API client can see, with its HTTP status and its stable numeric code.
@@ -58,24 +59,6 @@ export interface ErrorResponse {
   body: { code: number; message: string };
 }
 
-/** Error codes of the database drivers that mean "try again shortly", not "bug". */
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'SQLITE_BUSY',
-  '08000', // PostgreSQL connection_exception and its subclasses
-  '08001',
-  '08003',
-  '08004',
-  '08006',
-  '3D000', // the database does not exist (dropped, or not created yet)
-  '53300', // too many connections
-  '57P01', // admin shutdown
-  '57P02',
-  '57P03', // cannot connect now (starting up)
-]);
-
 /** Fastify's own errors, by code, as what the client did wrong. */
 const FASTIFY_ERRORS: Record<string, [ApiErrorKind, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: ['body_too_large', 'the request body is larger than 64 KiB'],
@@ -102,12 +85,18 @@ export function toErrorResponse(err: unknown, log: FastifyBaseLogger): ErrorResp
   const code = errorCode(err);
   const known = code === undefined ? undefined : FASTIFY_ERRORS[code];
   if (known !== undefined) return fromKind(known[0], known[1]);
-  if (code !== undefined && UNAVAILABLE_CODES.has(code)) {
+  if (isDatabaseUnavailable(err)) {
     log.warn({ err }, 'database unavailable');
     return {
       ...fromKind('unavailable', 'the database is unavailable; try again shortly'),
       headers: { 'retry-after': '5' },
     };
+  }
+  // Node's "aborted" (ECONNRESET without a syscall) on a request body the client stopped sending: the
+  // client went away, which says nothing about the server. Nobody reads the answer.
+  if (code === 'ECONNRESET') {
+    log.debug({ err }, 'client closed the connection');
+    return fromKind('bad_request', 'the request was aborted');
   }
   const status =
     typeof err === 'object' && err !== null && 'statusCode' in err ? Number(err.statusCode) : 500;

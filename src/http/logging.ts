@@ -8,14 +8,15 @@ import { redactUrl } from '../lib/redact.js';
  */
 export class RequestLogController extends LogController {
   /**
-   * The completion line is built here from known fields (the URL already redacted), so it is written
-   * without pino's path redaction, which would cost as much again as the rest of the line.
+   * The completion line is built here from known fields (the URL already redacted, by the same rule as
+   * the logger's `url` serializer, once per distinct URL), so it is written without pino's path redaction
+   * or that serializer, which would cost as much again as the rest of the line.
    */
   private readonly lines: FastifyBaseLogger;
 
   constructor(logger: FastifyBaseLogger) {
     super();
-    this.lines = logger.child({}, { redact: [] });
+    this.lines = logger.child({}, { redact: [], serializers: { url: (url: unknown) => url } });
   }
 
   override incomingRequest(): void {

@@ -1,3 +1,6 @@
+import http from 'node:http';
+import { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -20,6 +23,7 @@ import type { WebConfig } from './web/context.js';
 import { registerWeb, wantsPage } from './web/index.js';
 
 export const BODY_LIMIT = 64 * 1024;
+const API_METHOD_SET = new Set(API_METHODS.split(', '));
 
 export interface ServerDeps {
   /** The web app also reads the SMTP and feed settings when given (see WebConfig). */
@@ -102,13 +106,23 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
 
   web.notFound = webNotFound;
 
+  // The API's paths answer other methods 405 before any body is read: a body that is too large, or not
+  // of its Content-Type, or a QUERY without one, must not turn the 405 into a 400 or a 413.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!API_METHOD_SET.has(request.method) && isApiPath(request.url)) {
+      done(
+        new ApiError('method_not_allowed', `${request.method} is not allowed here; use GET or POST`, {
+          allow: API_METHODS,
+        }),
+      );
+      return;
+    }
+    done();
+  });
+  routeConnect(app);
+
   app.setNotFoundHandler((request, reply) => {
     if (wantsPage(request)) return webNotFound(request, reply);
-    if (isApiPath(request.url)) {
-      throw new ApiError('method_not_allowed', `${request.method} is not allowed here; use GET or POST`, {
-        allow: API_METHODS,
-      });
-    }
     throw new ApiError('not_found', `nothing at ${request.method} ${request.url.split('?')[0] ?? ''}`);
   });
 
@@ -122,4 +136,28 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   });
   registerDigestRoutes(app, { store: deps.store, baseUrl: deps.config.baseUrl });
   return app;
+}
+
+/**
+ * Node gives a CONNECT request to the server's 'connect' listeners, and without one closes the connection
+ * without a byte. Every method Node parses otherwise reaches Fastify (an Upgrade header too, as there is
+ * no 'upgrade' listener), so CONNECT is routed like them, on a response of its own over its socket, which
+ * is closed once answered: the API's 405, or the 404 of any other path.
+ */
+function routeConnect(app: FastifyInstance): void {
+  app.server.on('connect', (req: http.IncomingMessage, socket: Duplex) => {
+    socket.on('error', () => socket.destroy());
+    if (!(socket instanceof Socket)) {
+      socket.destroy();
+      return;
+    }
+    const res = new http.ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket);
+    res.on('finish', () => {
+      res.detachSocket(socket);
+      socket.end();
+    });
+    app.routing(req, res);
+  });
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { redactUrl } from './redact.js';
+import { redactText, redactUrl } from './redact.js';
 
 test('API keys are redacted from URLs however they are spelled', () => {
   assert.equal(redactUrl('/api/v1/articles?apiKey=tdg_secret'), '/api/v1/articles?apiKey=[redacted]');
@@ -21,4 +21,77 @@ test('digest tokens are redacted from URLs however they are spelled', () => {
   );
   assert.equal(redactUrl('/digests.atom?+token+=s3cr3t'), '/digests.atom?+token+=[redacted]');
   assert.equal(redactUrl('/digests.atom?tokens=kept'), '/digests.atom?tokens=kept');
+});
+
+test('a key under a near-miss parameter name is redacted too', () => {
+  for (const name of [
+    'apiKey[]',
+    'api_key[a]',
+    'apiKey%00',
+    'apiKey%E0',
+    'ApiKey',
+    'aPiKeY',
+    'API_KEY',
+    'api-key',
+    'x-api-key',
+    'api%255Fkey',
+    '%EF%BD%81piKey', // a fullwidth "a"
+    'apiKey.x',
+    '[apiKey]',
+  ]) {
+    assert.equal(redactUrl(`/api?${name}=s3cr3t`), `/api?${name}=[redacted]`, name);
+  }
+  assert.equal(redactUrl('/api?x=1?apiKey=s3cr3t'), '/api?x=1?apiKey=[redacted]', 'a second ?');
+  assert.equal(redactUrl('/api;apiKey=s3cr3t'), '/api;apiKey=[redacted]', 'a ; in the path');
+  assert.equal(redactUrl('/api?a=1;api_key=s3cr3t'), '/api?a=1;api_key=[redacted]');
+});
+
+test('other secret parameter names are redacted, and ordinary ones kept', () => {
+  for (const name of ['password', 'pass', 'pwd', 'passwd', 'secret', 'client_secret', 'access_token']) {
+    assert.equal(redactUrl(`/x?${name}=s3cr3t&page=2`), `/x?${name}=[redacted]&page=2`, name);
+  }
+  for (const name of ['sslpassword', 'key', 'X-Amz-Signature', 'auth', 'session', 'jsessionid']) {
+    assert.equal(redactUrl(`/x?${name}=s3cr3t`), `/x?${name}=[redacted]`, name);
+  }
+  for (const name of ['url', 'title', 'tokens', 'keyword', 'monkey', 'page', 'passage']) {
+    assert.equal(redactUrl(`/x?${name}=kept`), `/x?${name}=kept`, name);
+  }
+});
+
+test('a value shaped like a Tidings key is redacted under any name, and in the path', () => {
+  const key = `tdg_${'ab12'.repeat(19)}`;
+  assert.equal(redactUrl(`/api?k=${key}`), '/api?k=[redacted]');
+  assert.equal(redactUrl(`/api?${key}`), '/api?[redacted]');
+  assert.equal(redactUrl(`/api?q=${encodeURIComponent(key).replace(/a/g, '%61')}`), '/api?q=[redacted]');
+  assert.equal(redactUrl(`/api/v1/articles/${key}?x=1`), '/api/v1/articles/[redacted]?x=1');
+  assert.equal(redactUrl(`/api/%74dg_${'0'.repeat(20)}`), '/api/[redacted]');
+});
+
+test('user info: the password is redacted, up to the last @ before the host; the user name stays', () => {
+  assert.equal(redactUrl('postgres://u:hunter2@db:5432/t'), 'postgres://u:[redacted]@db:5432/t');
+  assert.equal(redactUrl('postgres://user:p@ss@host/db'), 'postgres://user:[redacted]@host/db');
+  assert.equal(redactUrl('postgres://user:p@s:s@host:5/db?x=1'), 'postgres://user:[redacted]@host:5/db?x=1');
+  assert.equal(redactUrl('postgres://postgres@127.0.0.1/db'), 'postgres://postgres@127.0.0.1/db');
+  assert.equal(
+    redactUrl('postgres://postgres@127.0.0.1:5432/db?password=hunter2&sslmode=disable'),
+    'postgres://postgres@127.0.0.1:5432/db?password=[redacted]&sslmode=disable',
+  );
+  assert.equal(
+    redactUrl('https://u:pw@feeds.example/rss?token=t0k&n=1#key=frag'),
+    'https://u:[redacted]@feeds.example/rss?token=[redacted]&n=1#key=[redacted]',
+  );
+  assert.equal(redactUrl('https://medium.com/@someone/feed'), 'https://medium.com/@someone/feed');
+  assert.equal(
+    redactUrl('smtp://mailer:pa ss@mail.example:587'),
+    'smtp://mailer:[redacted]@mail.example:587',
+  );
+});
+
+test('URLs quoted in text are redacted, and so is anything shaped like a key', () => {
+  const key = `tdg_${'f'.repeat(76)}`;
+  assert.equal(
+    redactText(`connect to postgres://u:hunter2@db/x failed: GET /api?apiKey=${key} key ${key}`),
+    'connect to postgres://u:[redacted]@db/x failed: GET /api?apiKey=[redacted] key [redacted]',
+  );
+  assert.equal(redactText('at file:///work/src/x.ts:10:3'), 'at file:///work/src/x.ts:10:3');
 });

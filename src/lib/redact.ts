@@ -1,25 +1,141 @@
-const SECRET_PARAMS = new Set(['apikey', 'api_key', 'token']);
+/**
+ * The one rule for secrets in what Tidings logs. A URL keeps its shape, and loses:
+ *
+ * - the password of its user info (`scheme://user:[redacted]@host`; the user name stays). The user info ends
+ *   at the last `@` before the path, so a raw `@` in the password is redacted with the rest;
+ * - the value of every query parameter whose name is a secret (see `isSecretName`), however the name is
+ *   spelled: percent-encoded (also twice), in any case, with a suffix or prefix (`apiKey[]`, `api_key[a]`,
+ *   `apiKey%00`, `x-api-key`). Parameters are read after the first `?`, `#` or `;`, split at any of
+ *   `& ; ? #`, so a second `?` or a `;` does not hide one;
+ * - anything shaped like a Tidings API key (`tdg_` and hex), in the path or under any parameter name.
+ */
+const REDACTED = '[redacted]';
+
+/** Words of a parameter name that make it a secret. */
+const SECRET_WORDS = new Set([
+  'key',
+  'apikey',
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'pass',
+  'pwd',
+  'auth',
+  'authorization',
+  'credential',
+  'credentials',
+  'signature',
+  'sig',
+  'session',
+  'sid',
+  'jwt',
+  'bearer',
+]);
+
+/** Endings that make a word secret too: accesstoken, clientsecret, sslpassword, xapikey, jsessionid… */
+const SECRET_ENDINGS = [
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'apikey',
+  'accesskey',
+  'privatekey',
+  'secretkey',
+  'sessionid',
+];
+
+/** A Tidings API key, or a long enough part of one to matter. */
+const KEY_SHAPE = /tdg_[0-9a-f]{12,}/i;
+const KEY_SHAPES = /tdg_[0-9a-f]{12,}/gi;
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const PAIR = /[^&;?#]+/g;
 
 /**
- * A request URL fit for logs: the values of apiKey / api_key (API keys) and of token (the digest token of
- * /digests/:id and /digests.atom), however encoded, replaced.
+ * Whether a query parameter name names a secret: percent-decoded (up to three times), `+` read as a
+ * space, Unicode compatibility forms folded (NFKC) and lower-cased, then cut into words at every character
+ * that is not a letter or digit; secret when a word is one of SECRET_WORDS or ends with one of
+ * SECRET_ENDINGS. So `apiKey`, `APIKEY`, `api_key[a]`, `x-api-key`, `access_token`, `password`, `pwd` and
+ * `sslpassword` are secrets; `tokens`, `keyword` and `monkey` are not.
  */
+function isSecretName(name: string): boolean {
+  for (const word of decode(name)
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)) {
+    if (word === '') continue;
+    if (SECRET_WORDS.has(word) || SECRET_ENDINGS.some((ending) => word.endsWith(ending))) return true;
+  }
+  return false;
+}
+
+/** A URL (absolute, or a request's path and query) fit for logs; see the top of this file. */
 export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q === -1) return url;
-  const parts = url
-    .slice(q + 1)
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      const name = eq === -1 ? pair : pair.slice(0, eq);
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name.replace(/\+/g, ' '));
-      } catch {
-        // keep the raw name
-      }
-      return SECRET_PARAMS.has(decoded.trim().toLowerCase()) ? `${name}=[redacted]` : pair;
-    });
-  return `${url.slice(0, q)}?${parts.join('&')}`;
+  const scheme = SCHEME.exec(url);
+  let head = '';
+  let rest = 0;
+  if (scheme !== null) {
+    rest = scheme[0].length;
+    head = url.slice(0, rest);
+    const at = url.lastIndexOf('@', firstOf(url, '/?#', rest) - 1);
+    if (at >= rest) {
+      const info = url.slice(rest, at);
+      const colon = info.indexOf(':');
+      head += colon === -1 ? info : `${info.slice(0, colon)}:${REDACTED}`;
+      rest = at;
+    }
+  }
+  const pairsAt = firstOf(url, '?#;', rest);
+  return head + redactPath(url.slice(rest, pairsAt)) + redactPairs(url.slice(pairsAt));
+}
+
+/** Text that may quote URLs (an error's message or stack): each URL in it redacted, and any key. */
+export function redactText(text: string): string {
+  return text
+    .replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+|\/[^\s"'<>`]*[?#;][^\s"'<>`]*/gi, (url) => redactUrl(url))
+    .replace(KEY_SHAPES, REDACTED);
+}
+
+function redactPath(path: string): string {
+  if (!/tdg_|%/i.test(path)) return path;
+  return path
+    .split('/')
+    .map((segment) => (KEY_SHAPE.test(decode(segment)) ? REDACTED : segment))
+    .join('/');
+}
+
+function redactPairs(pairs: string): string {
+  if (pairs === '') return pairs;
+  return pairs.replace(PAIR, (pair) => {
+    const eq = pair.indexOf('=');
+    const name = eq === -1 ? pair : pair.slice(0, eq);
+    if (isSecretName(name)) return `${name}=${REDACTED}`;
+    if (KEY_SHAPE.test(decode(eq === -1 ? pair : pair.slice(eq + 1)))) {
+      return eq === -1 ? REDACTED : `${name}=${REDACTED}`;
+    }
+    return pair;
+  });
+}
+
+/** Percent-decoding as a server might (once, or again), never failing: bad UTF-8 decodes byte by byte. */
+function decode(text: string): string {
+  let out = text.replace(/\+/g, ' ');
+  for (let round = 0; round < 3 && out.includes('%'); round++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(out);
+    } catch {
+      next = out.replace(/%([0-9a-f]{2})/gi, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    }
+    if (next === out) break;
+    out = next;
+  }
+  // eslint-disable-next-line no-control-regex
+  return /[^\x00-\x7f]/.test(out) ? out.normalize('NFKC') : out;
+}
+
+/** The index of the first of `chars` in `text` from `from`, or the text's length. */
+function firstOf(text: string, chars: string, from: number): number {
+  for (let i = from; i < text.length; i++) if (chars.includes(text.charAt(i))) return i;
+  return text.length;
 }

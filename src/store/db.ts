@@ -11,16 +11,19 @@ import {
   sql,
 } from 'kysely';
 import pg from 'pg';
+import { redactUrl } from '../lib/redact.js';
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from './checkpointer.js';
 import { registerSqliteHandle } from './precompiled.js';
 import type { Database } from './schema.js';
+
+export { isDatabaseUnavailable } from './unavailable.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
 export interface Store {
   db: Kysely<Database>;
   engine: Engine;
-  /** Where the data lives, without credentials: a file path or host/database. */
+  /** Where the data lives, fit for logs: a file path, or the URL with its secrets redacted (lib/redact.ts). */
   describe: string;
   close(): Promise<void>;
 }
@@ -44,13 +47,6 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
     );
   }
   return { engine: 'sqlite', file: url };
-}
-
-export function redactUrl(url: string): string {
-  return url.replace(
-    /\/\/([^@/]*)@/,
-    (_m, cred: string) => `//${cred.includes(':') ? `${cred.split(':')[0] ?? ''}:***` : cred}@`,
-  );
 }
 
 // PostgreSQL returns bigint (count(*), sums) as strings by default; every such value here fits a JS number.
@@ -98,7 +94,7 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     return {
       db,
       engine: 'sqlite',
-      describe: target.file,
+      describe: redactUrl(target.file),
       close: async () => {
         await checkpointer?.stop();
         await db.destroy();

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { ensureFirstAccount } from '../accounts/service.js';
 import { addSavedUrl } from '../queue/add.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
-import { type Store, openStore, parseDatabaseUrl, redactUrl } from './db.js';
+import { type Store, openStore, parseDatabaseUrl } from './db.js';
 import { migrateToLatest } from './migrate.js';
 import { savedUrlsByAccount } from './queueItems.js';
 
@@ -20,9 +20,8 @@ test('DATABASE_URL picks the engine', () => {
   assert.equal(parseDatabaseUrl('postgresql://u@h/db').engine, 'postgres');
   assert.throws(
     () => parseDatabaseUrl('mysql://root:pw@h/db'),
-    /unsupported DATABASE_URL scheme in mysql:\/\/root:\*\*\*@h\/db/,
+    /unsupported DATABASE_URL scheme in mysql:\/\/root:\[redacted\]@h\/db/,
   );
-  assert.equal(redactUrl('postgres://user:secret@db:5432/tidings'), 'postgres://user:***@db:5432/tidings');
 });
 
 await describeEachEngine('store', (ctx) => {
