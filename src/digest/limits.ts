@@ -9,7 +9,7 @@
  * - an email, 100 items: about 90 KB of HTML (Gmail clips a message's HTML past 102 KB), plus the text;
  *   the default `max-items` is 100, so a digest of the default size is emailed whole;
  * - an Atom entry, 100 items: about 90 KB; the feed's 20 entries (FEED_DIGESTS, src/http/digests.ts)
- *   stay under about 2 MB, within what feed readers accept from one document.
+ *   come to about 1.8 MB at most, within what feed readers accept from one document.
  *
  * A page is a slice of the digest in the order its items were queued (oldest first), laid out as a
  * digest is: "Saved" first, then one group per feed. The email and the Atom entry show the first slice

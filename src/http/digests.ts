@@ -25,7 +25,7 @@ import { sendConditional } from './conditional.js';
 /**
  * Digests in the Atom feed, newest first: three weeks of daily digests. Each entry carries at most the
  * first ATOM_ENTRY_ITEMS (100) items of its digest (about 40 KB of HTML for 50 items): 20 keep the feed
- * near 1 MB at 50 items a digest and under 2 MB at most, within the limits feed readers put on a
+ * near 1 MB at 50 items a digest and about 1.8 MB at most, within the limits feed readers put on a
  * document; 30 of 100 items came to 2.4 MB.
  */
 export const FEED_DIGESTS = 20;
