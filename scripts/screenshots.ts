@@ -91,6 +91,8 @@ for (const [n, delivery, items] of [
     localDate: built.slice(0, 10),
     createdAt: built,
     itemCount: items,
+    savedCount: 0,
+    feedCount: 0,
     remaining: 0,
     delivery,
     nextAttemptAt: null,

@@ -54,12 +54,19 @@ test('mail: TIDINGS_SMTP_URL (smtp or smtps) with TIDINGS_MAIL_FROM, or neither'
     TIDINGS_MAIL_FROM: 'digest@news.example',
   });
   assert.equal(tls.smtpUrl, 'smtps://mail.example');
+  const named = loadConfig({
+    TIDINGS_SMTP_URL: 'smtp://mail.example',
+    TIDINGS_MAIL_FROM: '"Tidings, daily" <digest@news.example>',
+  });
+  assert.equal(named.mailFrom, '"Tidings, daily" <digest@news.example>');
   for (const env of [
     { TIDINGS_SMTP_URL: 'http://mail.example', TIDINGS_MAIL_FROM: 'digest@news.example' },
     { TIDINGS_SMTP_URL: 'mail.example:587', TIDINGS_MAIL_FROM: 'digest@news.example' },
     { TIDINGS_SMTP_URL: 'smtp://mail.example' }, // a From is required with SMTP
     { TIDINGS_SMTP_URL: 'smtp://mail.example', TIDINGS_MAIL_FROM: 'not an address' },
     { TIDINGS_SMTP_URL: 'smtp://mail.example', TIDINGS_MAIL_FROM: 'a@b.example\r\nBcc: x@y.example' },
+    { TIDINGS_SMTP_URL: 'smtp://mail.example', TIDINGS_MAIL_FROM: 'Tidings <x<a@evil.test>>' },
+    { TIDINGS_SMTP_URL: 'smtp://mail.example', TIDINGS_MAIL_FROM: 'Tidings <a b@example.org>' },
   ]) {
     assert.throws(
       () => loadConfig(env),

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { parseMailbox } from './lib/email.js';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
@@ -48,8 +49,9 @@ export const configSchema = z.object({
     .optional(),
   TIDINGS_MAIL_FROM: z
     .string()
-    .regex(/^(?:[^<>\r\n]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, {
-      error: 'expected an address, such as tidings@example.com or "Tidings <tidings@example.com>"',
+    .refine((value) => parseMailbox(value) !== null, {
+      error:
+        'expected an address, such as tidings@example.com or "Tidings <tidings@example.com>" (an address an SMTP server takes: see docs/operating.md#email)',
     })
     .optional(),
 });

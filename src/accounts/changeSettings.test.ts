@@ -41,7 +41,7 @@ await describeEachEngine('account services', (ctx) => {
     // Without a token (as if it were lost), a read leaves it so: no write on the way.
     await ctx.store().db.deleteFrom('digest_tokens').where('account_id', '=', id).execute();
     const { digestId } = built;
-    const loaded = await loadDigest(ctx.store().db, id, digestId, 'https://tidings.example');
+    const loaded = await loadDigest(ctx.store().db, id, digestId, 'https://tidings.example', { page: 1 });
     assert.equal(loaded?.view.links.web, `https://tidings.example/digests/${digestId}`);
     assert.equal(await tokenRows(ctx.store(), id), 0);
   });

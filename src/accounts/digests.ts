@@ -1,3 +1,4 @@
+import { ATOM_ENTRY_ITEMS, EMAIL_ITEMS } from '../digest/limits.js';
 import { type LoadedDigest, loadDigest, loadLatestDigests } from '../digest/load.js';
 import { digestTokenOf } from '../digest/token.js';
 import { digestLinks } from '../digest/view.js';
@@ -57,32 +58,43 @@ export async function archivedDigest(
   return digest === null || token === null ? null : archived(digest, baseUrl, token);
 }
 
-/** One of the account's digests, ready to render; null when it has no such digest. */
+/**
+ * A page (1-based) of one of the account's digests, ready to render; null when it has no such digest.
+ * A page past the last is loaded empty: `view.page.count` says how many there are.
+ */
 export async function digestToRead(
   store: Store,
   accountId: AccountId,
   digestId: number,
+  page: number,
   baseUrl: string,
 ): Promise<LoadedDigest | null> {
-  return loadDigest(store.db, accountId, digestId, baseUrl);
+  return loadDigest(store.db, accountId, digestId, baseUrl, { page });
 }
 
-/** Any account's digest, named by its id alone (the operator's `digest show`); null when there is none. */
+/**
+ * Any account's digest as its email shows it (its first EMAIL_ITEMS items), named by its id alone (the
+ * operator's `digest show`); null when there is none.
+ */
 export async function anyDigestToRead(
   store: Store,
   digestId: number,
   baseUrl: string,
 ): Promise<LoadedDigest | null> {
   const accountId = await accountIdOfDigest(store.db, digestId);
-  return accountId === null ? null : loadDigest(store.db, accountId, digestId, baseUrl);
+  if (accountId === null) return null;
+  return loadDigest(store.db, accountId, digestId, baseUrl, { first: EMAIL_ITEMS });
 }
 
-/** The account's latest `limit` digests for its Atom feed; null when it no longer exists. */
+/**
+ * The account's latest `limit` digests for its Atom feed, each with its first ATOM_ENTRY_ITEMS items; null
+ * when it no longer exists.
+ */
 export async function digestFeed(
   store: Store,
   accountId: AccountId,
   limit: number,
   baseUrl: string,
 ): Promise<{ account: Account; digests: LoadedDigest[] } | null> {
-  return loadLatestDigests(store.db, accountId, limit, baseUrl);
+  return loadLatestDigests(store.db, accountId, limit, ATOM_ENTRY_ITEMS, baseUrl);
 }

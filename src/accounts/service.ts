@@ -3,7 +3,7 @@ import { DEFAULT_SCHEDULE, nextSlotAfter, scheduleOf } from '../digest/schedule.
 import { ensureDigestToken } from '../digest/token.js';
 import { canonicalZone } from '../digest/zone.js';
 import { TidingsError } from '../errors.js';
-import { isEmailAddress } from '../lib/email.js';
+import { emailAddressProblem } from '../lib/email.js';
 import type { Store } from '../store/db.js';
 import { type Account, accountById, allAccounts, createAccount } from '../store/accounts.js';
 import { type ApiKeyInfo, createApiKey } from '../store/apiKeys.js';
@@ -29,8 +29,9 @@ function checkAccountInput(input: AccountInput): { name: string; email: string |
     throw new TidingsError('invalid_input', 'name must be 1 to 200 characters');
   }
   const email = input.email?.trim() ?? '';
-  if (email !== '' && !isEmailAddress(email)) {
-    throw new TidingsError('invalid_input', `not an email address: ${email}`);
+  const problem = email === '' ? null : emailAddressProblem(email);
+  if (problem !== null) {
+    throw new TidingsError('invalid_input', `not an email address: ${email} (${problem})`);
   }
   const timezone = canonicalZone(input.timezone ?? 'UTC');
   if (timezone === null) {

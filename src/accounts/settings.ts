@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { formatDayList, parseDays } from '../digest/days.js';
 import { canonicalZone } from '../digest/zone.js';
 import { TidingsError } from '../errors.js';
-import { isEmailAddress } from '../lib/email.js';
+import { emailAddressProblem } from '../lib/email.js';
 
 /**
  * An account's digest settings as a person types them (`tidings account set`), validated by one schema
@@ -56,8 +56,9 @@ const maxItems = z
 const email = z.string().transform((value, ctx) => {
   const address = value.trim();
   if (address === '') return null; // an empty address removes it
-  if (!isEmailAddress(address)) {
-    ctx.addIssue({ code: 'custom', message: `not an email address: "${value}"` });
+  const problem = emailAddressProblem(address);
+  if (problem !== null) {
+    ctx.addIssue({ code: 'custom', message: `not an email address: "${value}" (${problem})` });
     return z.NEVER;
   }
   return address;

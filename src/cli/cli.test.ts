@@ -64,6 +64,9 @@ await describeEachEngine('cli', (ctx) => {
     assert.equal(tz.code, 2);
     assert.match(tz.err.join('\n'), /unknown time zone/);
     assert.equal((await cli('account', 'create', '--name', 'X', '--email', 'nope')).code, 2);
+    const angled = await cli('account', 'create', '--name', 'X', '--email', 'x<a@evil.test>');
+    assert.equal(angled.code, 2);
+    assert.match(angled.err.join('\n'), /not an email address: x<a@evil\.test>/);
     assert.equal((await cli('account', 'create')).code, 2);
   });
 

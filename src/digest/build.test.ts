@@ -70,6 +70,7 @@ await describeEachEngine('digest build', (ctx) => {
       },
     ]);
     assert.equal(digest.item_count, 3);
+    assert.deepEqual([digest.saved_count, digest.feed_count], [2, 1], 'the tally is kept with the digest');
     assert.equal(digest.remaining, 0);
     assert.equal(digest.created_at, '2026-11-23T07:00:30.000Z');
     const items = await itemsOf(ctx.store(), digest.id);
@@ -82,7 +83,9 @@ await describeEachEngine('digest build', (ctx) => {
       ],
     );
     // Each item's domain, as the digest shows it.
-    const loaded = await loadDigest(ctx.store().db, account.id, digest.id, 'https://tidings.example');
+    const loaded = await loadDigest(ctx.store().db, account.id, digest.id, 'https://tidings.example', {
+      page: 1,
+    });
     assert.deepEqual(
       loaded?.view.groups.flatMap((g) => g.items.map((i) => [i.url, i.domain])),
       [

@@ -18,6 +18,7 @@ import type { DigestDeps } from './deps.js';
 import { digestMessageId } from './mail.js';
 import { fireAt, localDateOf, nextSlotAfter, scheduleOf } from './schedule.js';
 import { ensureDigestToken } from './token.js';
+import { tallyOf } from './view.js';
 
 /**
  * Building a digest: in one transaction the account's oldest queued items (at most its maximum) move into
@@ -155,6 +156,20 @@ async function buildLocked(
   const { items, remaining } = await oldestWaiting(trx, accountId, account.digest_max_items);
   if (items.length === 0 && skipEmpty) return { status: 'empty', accountId, localDate };
   const createdAt = now.toISOString();
+  const rows = items.map((item, position) => ({
+    position,
+    url: item.url,
+    title: item.title,
+    source: item.source,
+    feed_id: item.feed_id,
+    feed_title: item.source === 'feed' ? item.feed_title : null,
+    summary: item.summary,
+    published_at: item.published_at,
+    queued_at: item.created_at,
+    page_id: item.page_id,
+    image_url: item.image_url,
+  }));
+  const tally = tallyOf(rows);
   const delivery = deliveryAtBuild(deps, account);
   const id = await nextDigestId(trx, deps.store.engine);
   const digest = await createDigest(trx, accountId, {
@@ -162,6 +177,8 @@ async function buildLocked(
     localDate,
     createdAt,
     itemCount: items.length,
+    savedCount: tally.saved,
+    feedCount: tally.feeds,
     remaining,
     delivery,
     nextAttemptAt: delivery === 'pending' ? createdAt : null,
@@ -174,23 +191,7 @@ async function buildLocked(
   }
   // The "Read on the web" link of its email carries the account's digest token (older accounts get theirs now).
   await ensureDigestToken(trx, accountId);
-  await createDigestItems(
-    trx,
-    digest.id,
-    items.map((item, position) => ({
-      position,
-      url: item.url,
-      title: item.title,
-      source: item.source,
-      feed_id: item.feed_id,
-      feed_title: item.source === 'feed' ? item.feed_title : null,
-      summary: item.summary,
-      published_at: item.published_at,
-      queued_at: item.created_at,
-      page_id: item.page_id,
-      image_url: item.image_url,
-    })),
-  );
+  await createDigestItems(trx, digest.id, rows);
   await takeItems(trx, accountId, items);
   return { status: 'built', accountId, digestId: digest.id, localDate, items: items.length, remaining };
 }

@@ -2,6 +2,7 @@ import { workerId } from '../lib/workers.js';
 import { type Digest, type DeliveryUpdate, claimDueDeliveries, recordDelivery } from '../store/digests.js';
 import { nextAttemptDelay } from './backoff.js';
 import type { DigestDeps } from './deps.js';
+import { EMAIL_ITEMS } from './limits.js';
 import { loadDigest } from './load.js';
 import { MailError, type MailMessage, type Mailer } from './mail.js';
 import { digestSubject } from './render/common.js';
@@ -89,7 +90,9 @@ async function deliverOne(
       ? outcome
       : { status: 'lease_lost', ...ids };
 
-  const loaded = await loadDigest(deps.store.db, digest.account_id, digest.id, deps.baseUrl);
+  const loaded = await loadDigest(deps.store.db, digest.account_id, digest.id, deps.baseUrl, {
+    first: EMAIL_ITEMS,
+  });
   const to = loaded?.account.email ?? null;
   if (loaded === null || to === null || !loaded.account.email_enabled) {
     return record(

@@ -1,16 +1,18 @@
 import type { Kysely } from 'kysely';
 import { type Account, accountById } from '../store/accounts.js';
-import { digestItemsByDigest, digestItemsByDigests } from '../store/digestItems.js';
+import { type DigestItem, digestItemsRange, firstDigestItems } from '../store/digestItems.js';
 import { type Digest, digestById, digestsPage } from '../store/digests.js';
 import { pageCardsByIds } from '../store/pageReads.js';
 import type { Database } from '../store/schema.js';
+import { DIGEST_PAGE_ITEMS } from './limits.js';
 import { digestTokenOf } from './token.js';
-import { type DigestView, digestView } from './view.js';
+import { type DigestTally, type DigestView, digestView } from './view.js';
 
 /**
  * Reading digests for display (email, web page, Atom feed, `digest show`): the rows a rendering needs, read
  * only, each item with the page read for it (store/pageReads.ts). The links carry the account's digest
- * token, made when the account was created or a digest built.
+ * token, made when the account was created or a digest built. Only the items a rendering shows are read
+ * (see limits.ts); what the whole digest holds was counted when it was built.
  */
 
 /** A stored digest with its account and its view, ready for a renderer. */
@@ -20,51 +22,67 @@ export interface LoadedDigest {
   view: DigestView;
 }
 
-/** Reads one of the account's digests and everything its rendering needs; null when it has no such digest. */
+/** The part of a digest to read: a page of its web page (1-based), or its first items (email, `digest show`). */
+export type DigestPart = { page: number } | { first: number };
+
+/** Reads one of the account's digests and what its rendering needs; null when it has no such digest. */
 export async function loadDigest(
   db: Kysely<Database>,
   accountId: number,
   digestId: number,
   baseUrl: string,
+  part: DigestPart,
 ): Promise<LoadedDigest | null> {
   const digest = await digestById(db, accountId, digestId);
   const account = digest === null ? null : await accountById(db, accountId);
   if (digest === null || account === null) return null;
-  const items = await digestItemsByDigest(db, digest.id);
+  const range =
+    'page' in part
+      ? { from: (part.page - 1) * DIGEST_PAGE_ITEMS, count: DIGEST_PAGE_ITEMS }
+      : { from: 0, count: part.first };
+  const items = await digestItemsRange(db, accountId, digest.id, range);
   const token = await digestTokenOf(db, accountId);
   const pages = await pageCardsByIds(
     db,
     items.map((i) => i.page_id),
   );
-  return { digest, account, view: digestView({ account, digest, items, baseUrl, token, pages }) };
+  const tally = tallyOfDigest(digest);
+  const view = digestView({ account, digest, items, baseUrl, token, pages, tally, offset: range.from });
+  return { digest, account, view };
 }
 
-/** The account's latest digests (at most `limit`, newest first), each with its view; null without the account. */
+/**
+ * The account's latest digests (at most `limit`, newest first), each with its view of its first
+ * `itemsEach` items; null without the account.
+ */
 export async function loadLatestDigests(
   db: Kysely<Database>,
   accountId: number,
   limit: number,
+  itemsEach: number,
   baseUrl: string,
 ): Promise<{ account: Account; token: string | null; digests: LoadedDigest[] } | null> {
   const account = await accountById(db, accountId);
   if (account === null) return null;
   const token = await digestTokenOf(db, accountId);
   const digests = await digestsPage(db, accountId, { offset: 0, limit });
-  const items = await digestItemsByDigests(
-    db,
-    digests.map((d) => d.id),
-  );
+  const ids = digests.map((d) => d.id);
+  const items = await firstDigestItems(db, accountId, ids, itemsEach);
   const pages = await pageCardsByIds(
     db,
     [...items.values()].flatMap((list) => list.map((i) => i.page_id)),
   );
+  const view = (digest: Digest, rows: readonly DigestItem[]): DigestView =>
+    digestView({ account, digest, items: rows, baseUrl, token, pages, tally: tallyOfDigest(digest) });
   return {
     account,
     token,
-    digests: digests.map((digest) => ({
-      digest,
-      account,
-      view: digestView({ account, digest, items: items.get(digest.id) ?? [], baseUrl, token, pages }),
-    })),
+    digests: digests.map((digest) => ({ digest, account, view: view(digest, items.get(digest.id) ?? []) })),
   };
 }
+
+const tallyOfDigest = (d: Digest): DigestTally => ({
+  items: d.item_count,
+  saved: d.saved_count,
+  feeds: d.feed_count,
+});

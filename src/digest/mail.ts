@@ -1,6 +1,7 @@
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Config } from '../config.js';
+import { parseMailbox } from '../lib/email.js';
 
 /** One email, as the digest delivery hands it over. */
 export interface MailMessage {
@@ -83,7 +84,9 @@ export interface MailerOptions {
  */
 export function createMailer(config: MailConfig, options: MailerOptions = {}): Mailer | null {
   if (config.smtpUrl === null || config.mailFrom === null) return null;
-  const from = config.mailFrom;
+  // Name and address apart, so that nodemailer encodes the name and never reads it as more addresses.
+  const from = parseMailbox(config.mailFrom);
+  if (from === null) throw new Error(`TIDINGS_MAIL_FROM is not an address: ${config.mailFrom}`);
   const smtp = smtpOptions(config.smtpUrl, { ...DEFAULT_MAIL_TIMEOUTS, ...options.timeouts });
   const password = smtp.auth?.pass;
   const transport = nodemailer.createTransport(smtp);

@@ -9,7 +9,11 @@ import {
 } from '../lib/display.js';
 import { foldWhitespace, truncate } from '../lib/text.js';
 import { domainOf } from '../lib/url.js';
+import { dayLabel, timeLabel } from './labels.js';
+import { DIGEST_PAGE_ITEMS } from './limits.js';
 import { zoneOrUtc } from './zone.js';
+
+export { timeLabel } from './labels.js';
 
 /**
  * Everything a rendering of one digest needs, already resolved: the renderers (HTML email, plain text, web
@@ -26,10 +30,27 @@ export interface DigestView {
   dateShort: string;
   /** When the digest was built, ISO UTC. */
   createdAt: string;
+  /** The whole digest's, even when the view shows only part of it. */
   counts: DigestCounts;
-  /** "Saved" (from the API) first when there is any, then one group per feed, ordered by title. */
+  /**
+   * The items shown, of the part of the digest this view holds (all of it, or a slice: see limits.ts):
+   * "Saved" (from the API) first when there is any, then one group per feed, ordered by title.
+   */
   groups: DigestGroup[];
+  /** Which of the digest's items the groups hold: 1-based positions, inclusive (`last` < `first`: none). */
+  shown: { first: number; last: number };
+  /** The page of the digest's web page the shown items start on, among how many, and the links to its neighbours. */
+  page: DigestPage;
   links: DigestLinks;
+}
+
+export interface DigestPage {
+  /** 1-based. */
+  number: number;
+  /** At least 1 (an empty digest has one, empty, page). */
+  count: number;
+  previous: string | null;
+  next: string | null;
 }
 
 export interface DigestCounts {
@@ -39,6 +60,8 @@ export interface DigestCounts {
   saved: number;
   /** Of those, from feeds. */
   fromFeeds: number;
+  /** The feeds those came from. */
+  feeds: number;
   /** Items left in the queue for the next digest (over the account's maximum). */
   stillQueued: number;
 }
@@ -145,6 +168,10 @@ export interface DigestViewInput {
   token: string | null;
   /** The pages the items point at that were read, by id (store/pageReads.ts); none by default. */
   pages?: ReadonlyMap<number, PageFacts>;
+  /** The whole digest's counts when `items` is only a part of it (kept with the digest); else counted. */
+  tally?: DigestTally;
+  /** The position in the digest of the first of `items` (0, unless they are a later page). */
+  offset?: number;
 }
 
 export const EXCERPT_LIMIT = 300;
@@ -171,7 +198,12 @@ export function digestLinks(baseUrl: string, digestId: number, token: string | n
   return { web: `${base}/digests/${digestId}${query}`, feeds: `${base}/feeds`, settings: `${base}/settings` };
 }
 
-/** Builds the view of one digest from plain rows. Pure: same rows, same view. */
+/** The link of page `page` of a digest's web page, from the link of its first page. */
+export function digestPageUrl(web: string, page: number): string {
+  return page === 1 ? web : `${web}${web.includes('?') ? '&' : '?'}page=${page}`;
+}
+
+/** Builds the view of one digest (or of a part of it) from plain rows. Pure: same rows, same view. */
 export function digestView(input: DigestViewInput): DigestView {
   const { account, digest } = input;
   const timezone = zoneOrUtc(account.timezone);
@@ -191,8 +223,7 @@ export function digestView(input: DigestViewInput): DigestView {
       saved.push(item);
       return;
     }
-    const title = foldWhitespace(row.feed_title ?? '') || 'Other feeds';
-    const key = row.feed_id === null ? `title:${title}` : `id:${row.feed_id}`;
+    const { key, title } = feedGroupOf(row);
     let group = feeds.get(key);
     if (group === undefined) {
       group = { title, feedId: row.feed_id, rows: [] };
@@ -212,6 +243,10 @@ export function digestView(input: DigestViewInput): DigestView {
     saved.length > 0
       ? [{ kind: 'saved', title: 'Saved', feedId: null, items: saved }, ...feedGroups]
       : feedGroups;
+  const tally = input.tally ?? tallyOf(input.items);
+  const offset = input.offset ?? 0;
+  const pages = Math.max(1, Math.ceil(tally.items / DIGEST_PAGE_ITEMS));
+  const page = Math.floor(offset / DIGEST_PAGE_ITEMS) + 1;
   return {
     id: digest.id,
     account: { id: account.id, name: account.name, timezone },
@@ -220,14 +255,48 @@ export function digestView(input: DigestViewInput): DigestView {
     dateShort: dayLabel(digest.local_date, false),
     createdAt: digest.created_at,
     counts: {
-      items: input.items.length,
-      saved: saved.length,
-      fromFeeds: input.items.length - saved.length,
+      items: tally.items,
+      saved: tally.saved,
+      fromFeeds: tally.items - tally.saved,
+      feeds: tally.feeds,
       stillQueued: Math.max(0, digest.remaining),
     },
     groups,
+    shown: { first: offset + 1, last: offset + input.items.length },
+    page: {
+      number: page,
+      count: pages,
+      previous: page > 1 ? digestPageUrl(links.web, page - 1) : null,
+      next: page < pages ? digestPageUrl(links.web, page + 1) : null,
+    },
     links,
   };
+}
+
+/** The feed group an item from a feed is shown in: its feed, else (a feed since removed) the name it had. */
+function feedGroupOf(row: Pick<DigestItemRow, 'feed_id' | 'feed_title'>): { key: string; title: string } {
+  const title = foldWhitespace(row.feed_title ?? '') || 'Other feeds';
+  return { key: row.feed_id === null ? `title:${title}` : `id:${row.feed_id}`, title };
+}
+
+/** What a digest holds: its items, those saved, and the feeds (as the view groups them) of the others. */
+export interface DigestTally {
+  items: number;
+  saved: number;
+  feeds: number;
+}
+
+/** The tally of a digest of these items: counted by the build and kept with the digest. */
+export function tallyOf(
+  items: readonly Pick<DigestItemRow, 'source' | 'feed_id' | 'feed_title'>[],
+): DigestTally {
+  const feeds = new Set<string>();
+  let saved = 0;
+  for (const row of items) {
+    if (row.source === 'api') saved++;
+    else feeds.add(feedGroupOf(row).key);
+  }
+  return { items: items.length, saved, feeds: feeds.size };
 }
 
 interface RankedItem {
@@ -301,48 +370,4 @@ function isoOrNull(value: string | null): string | null {
   if (CANONICAL_ISO.test(value)) return value;
   const ms = Date.parse(value);
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
-}
-
-// Formatters are costly to create and a digest run formats thousands of times: one per zone.
-const timeFormats = new Map<string, Intl.DateTimeFormat>();
-
-/** "Sat 21 Nov, 18:05" in `timezone`. */
-export function timeLabel(iso: string, timezone: string): string {
-  let format = timeFormats.get(timezone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-GB', {
-      timeZone: timezone,
-      weekday: 'short',
-      day: 'numeric',
-      month: 'short',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-    });
-    timeFormats.set(timezone, format);
-  }
-  return format.format(new Date(iso));
-}
-
-const longDay = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'UTC',
-  weekday: 'long',
-  day: 'numeric',
-  month: 'long',
-  year: 'numeric',
-});
-const shortDay = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'UTC',
-  weekday: 'long',
-  day: 'numeric',
-  month: 'long',
-});
-
-/** A calendar day (YYYY-MM-DD, already local) spelled out; the string itself when it is not such a day. */
-function dayLabel(localDate: string, withYear: boolean): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(localDate);
-  if (m === null) return localDate;
-  const day = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
-  if (Number.isNaN(day.getTime())) return localDate;
-  return (withYear ? longDay : shortDay).format(day).replace(',', '');
 }

@@ -12,8 +12,10 @@ import { sendConditional } from './conditional.js';
  * The private digest URLs, both authorised by the account's digest token in the query (see
  * src/accounts/digestToken.ts):
  *
- * - `GET /digests/:id?token=T`: one digest as a web page (the email's markup);
- * - `GET /digests.atom?token=T`: the Atom feed of the account's latest FEED_DIGESTS digests.
+ * - `GET /digests/:id?token=T[&page=N]`: one digest as a web page (the email's markup), DIGEST_PAGE_ITEMS
+ *   items a page (src/digest/limits.ts); a page that does not exist is a 404;
+ * - `GET /digests.atom?token=T`: the Atom feed of the account's latest FEED_DIGESTS digests, each entry
+ *   with the first ATOM_ENTRY_ITEMS items of its digest.
  *
  * A wrong, replaced or missing token, another account's digest and a digest that does not exist all get the
  * same 404 {code, message}: the answer never tells whether a digest exists. The token is a query parameter
@@ -21,9 +23,10 @@ import { sendConditional } from './conditional.js';
  */
 
 /**
- * Digests in the Atom feed, newest first: three weeks of daily digests. Each entry carries its whole digest
- * (about 40 KB of HTML for 50 items): 20 keep the feed near 1 MB (1.6 MB at 100 items a digest), under
- * the limits feed readers put on a document; 30 of 100 items came to 2.4 MB.
+ * Digests in the Atom feed, newest first: three weeks of daily digests. Each entry carries at most the
+ * first ATOM_ENTRY_ITEMS (100) items of its digest (about 40 KB of HTML for 50 items): 20 keep the feed
+ * near 1 MB at 50 items a digest and about 1.8 MB at most, within the limits feed readers put on a
+ * document; 30 of 100 items came to 2.4 MB.
  */
 export const FEED_DIGESTS = 20;
 
@@ -61,8 +64,10 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
       const token = queryToken(request);
       const accountId = token === null ? null : await digestReader(store, token);
       if (accountId === null || !/^\d{1,15}$/.test(id)) throw digestNotFound();
-      const loaded = await digestToRead(store, accountId, Number(id), baseUrl);
+      const page = pageNumber(request);
+      const loaded = page === null ? null : await digestToRead(store, accountId, Number(id), page, baseUrl);
       if (loaded === null) throw digestNotFound();
+      if (loaded.view.page.number > loaded.view.page.count) throw pageNotFound();
       return sendConditional(request, reply, {
         contentType: HTML_TYPE,
         body: renderWebPage(loaded.view),
@@ -102,8 +107,17 @@ function queryToken(request: FastifyRequest): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
+/** The `page` query parameter: 1 when absent; null when it is not one whole number from 1 up. */
+function pageNumber(request: FastifyRequest): number | null {
+  const value = (request.query as Record<string, string | string[] | undefined>).page;
+  if (value === undefined) return 1;
+  return typeof value === 'string' && /^[1-9]\d{0,5}$/.test(value) ? Number(value) : null;
+}
+
 const digestNotFound = (): ApiError =>
   new ApiError('not_found', 'no such digest, or the link is not valid (its token may have been replaced)');
+
+const pageNotFound = (): ApiError => new ApiError('not_found', 'this digest has no such page');
 
 const feedNotFound = (): ApiError =>
   new ApiError('not_found', 'no such feed, or the link is not valid (its token may have been replaced)');

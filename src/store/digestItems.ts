@@ -18,29 +18,47 @@ export async function createDigestItems(
   }
 }
 
-/** A digest's items in digest order. */
-export async function digestItemsByDigest(db: Kysely<Database>, digestId: number): Promise<DigestItem[]> {
+/**
+ * Items `from` to `from + count - 1` (positions) of one of the account's digests, in digest order. A build
+ * writes positions 0 to item_count - 1, so a page is a range of the (digest_id, position) index: only its
+ * rows are read, however large the digest.
+ */
+export async function digestItemsRange(
+  db: Kysely<Database>,
+  accountId: number,
+  digestId: number,
+  range: { from: number; count: number },
+): Promise<DigestItem[]> {
   return db
     .selectFrom('digest_items')
-    .selectAll()
-    .where('digest_id', '=', digestId)
-    .orderBy('position')
+    .innerJoin('digests', 'digests.id', 'digest_items.digest_id')
+    .selectAll('digest_items')
+    .where('digests.account_id', '=', accountId)
+    .where('digest_items.digest_id', '=', digestId)
+    .where('digest_items.position', '>=', range.from)
+    .where('digest_items.position', '<', range.from + range.count)
+    .orderBy('digest_items.position')
     .execute();
 }
 
-/** The items of several digests in one query, by digest id and in digest order. */
-export async function digestItemsByDigests(
+/** The first `count` items of each of several of the account's digests, by digest id, in digest order. */
+export async function firstDigestItems(
   db: Kysely<Database>,
+  accountId: number,
   digestIds: readonly number[],
+  count: number,
 ): Promise<Map<number, DigestItem[]>> {
   const byDigest = new Map<number, DigestItem[]>(digestIds.map((id) => [id, []]));
   if (digestIds.length === 0) return byDigest;
   const rows = await db
     .selectFrom('digest_items')
-    .selectAll()
-    .where('digest_id', 'in', digestIds)
-    .orderBy('digest_id')
-    .orderBy('position')
+    .innerJoin('digests', 'digests.id', 'digest_items.digest_id')
+    .selectAll('digest_items')
+    .where('digests.account_id', '=', accountId)
+    .where('digest_items.digest_id', 'in', digestIds)
+    .where('digest_items.position', '<', count)
+    .orderBy('digest_items.digest_id')
+    .orderBy('digest_items.position')
     .execute();
   for (const row of rows) byDigest.get(row.digest_id)?.push(row);
   return byDigest;

@@ -10,6 +10,9 @@ export interface NewDigest {
   localDate: string;
   createdAt: Timestamp;
   itemCount: number;
+  /** Of the items, those saved through the API, and the feeds the others came from. */
+  savedCount: number;
+  feedCount: number;
   remaining: number;
   delivery: DeliveryState;
   nextAttemptAt: Timestamp | null;
@@ -34,6 +37,8 @@ export async function createDigest(
       local_date: d.localDate,
       created_at: d.createdAt,
       item_count: d.itemCount,
+      saved_count: d.savedCount,
+      feed_count: d.feedCount,
       remaining: d.remaining,
       delivery: d.delivery,
       next_attempt_at: d.nextAttemptAt,

@@ -139,6 +139,10 @@ export interface DigestsTable {
   local_date: string;
   created_at: Timestamp;
   item_count: number;
+  /** Of those, saved through the API (counted at the build). */
+  saved_count: number;
+  /** The feeds the others came from (counted at the build, as the digest groups them). */
+  feed_count: number;
   /** Items still waiting in the queue once this digest took its maximum. */
   remaining: number;
   delivery: DeliveryState;

@@ -71,3 +71,59 @@ for (const engine of ENGINES) {
     },
   );
 }
+
+/** 0011 counts, for digests built before it, the saved items and the feeds (by id, else by the kept name). */
+for (const engine of ENGINES) {
+  await test(
+    `0011_digest_tallies counts the digests built before it [${engine}]`,
+    { skip: engine === 'postgres' ? pgSkip : undefined },
+    async (t) => {
+      const store = await storeMigratedTo(t, engine, '0010_pages');
+      const at = '2026-11-01T00:00:00.000Z';
+      await sql`insert into accounts (name, email, timezone, created_at) values ('old', null, 'UTC', ${at})`.execute(
+        store.db,
+      );
+      await sql`insert into feeds (url, title, next_fetch_at, created_at)
+        values ('https://a.example/feed', 'A', ${at}, ${at}), ('https://b.example/feed', 'B', ${at}, ${at})`.execute(
+        store.db,
+      );
+      for (const [id, day] of [
+        [1, '2026-11-01'],
+        [2, '2026-11-02'],
+      ] as const) {
+        await sql`insert into digests (id, account_id, local_date, created_at, item_count, remaining, delivery, message_id)
+          values (${id}, 1, ${day}, ${at}, 0, 0, 'sent', ${`m${id}`})`.execute(store.db);
+      }
+      // Digest 1: two saved items, three from feed 1, one from feed 2, two from a removed feed (its kept name).
+      const rows: [string, number | null, string | null][] = [
+        ['api', null, null],
+        ['feed', 1, 'A'],
+        ['feed', 1, 'A'],
+        ['api', null, null],
+        ['feed', 2, 'B'],
+        ['feed', 1, 'A'],
+        ['feed', null, 'Gone'],
+        ['feed', null, 'Gone'],
+      ];
+      for (const [position, [source, feedId, feedTitle]] of rows.entries()) {
+        await sql`insert into digest_items (digest_id, position, url, title, source, feed_id, feed_title, queued_at)
+          values (1, ${position}, ${`https://x.example/${position}`}, 'T', ${source}, ${feedId}, ${feedTitle}, ${at})`.execute(
+          store.db,
+        );
+      }
+      await migrateToLatest(store);
+      const tallies = await store.db
+        .selectFrom('digests')
+        .select(['id', 'saved_count', 'feed_count'])
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(
+        tallies.map((d) => [d.id, d.saved_count, d.feed_count]),
+        [
+          [1, 2, 3],
+          [2, 0, 0],
+        ],
+      );
+    },
+  );
+}

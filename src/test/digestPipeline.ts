@@ -3,7 +3,7 @@ import { MailError, type MailMessage, type Mailer, type SentMail } from '../dige
 import { addSavedUrl } from '../queue/add.js';
 import { checkItem, enqueue } from '../queue/enqueue.js';
 import type { Store } from '../store/db.js';
-import { type DigestItem, digestItemsByDigest } from '../store/digestItems.js';
+import type { DigestItem } from '../store/digestItems.js';
 import type { Digest } from '../store/digests.js';
 import { findOrCreateFeed } from '../store/feeds.js';
 import { createSubscription } from '../store/subscriptions.js';
@@ -141,8 +141,14 @@ export async function digestsOf(store: Store, accountId: number): Promise<Digest
     .execute();
 }
 
+/** All of a digest's items in digest order (renderings read them a page at a time). */
 export async function itemsOf(store: Store, digestId: number): Promise<DigestItem[]> {
-  return digestItemsByDigest(store.db, digestId);
+  return store.db
+    .selectFrom('digest_items')
+    .selectAll()
+    .where('digest_id', '=', digestId)
+    .orderBy('position')
+    .execute();
 }
 
 export async function setEmail(

@@ -17,8 +17,7 @@ export function digestSubject(view: DigestView): string {
 
 /** The counts as a sentence: "12 new links: 3 saved, 9 from 4 feeds. 5 more are waiting for the next digest." */
 export function countsLine(view: DigestView): string {
-  const { items, saved, fromFeeds, stillQueued } = view.counts;
-  const feeds = view.groups.filter((g) => g.kind === 'feed').length;
+  const { items, saved, fromFeeds, feeds, stillQueued } = view.counts;
   let line: string;
   if (items === 0) line = 'Nothing new this time.';
   else if (fromFeeds === 0) line = `${plural(items, 'new link')}, all saved by you.`;
@@ -28,6 +27,23 @@ export function countsLine(view: DigestView): string {
     line += ` ${stillQueued} more ${stillQueued === 1 ? 'is' : 'are'} waiting for the next digest.`;
   }
   return line;
+}
+
+/** Items of the digest after those the view shows: the email and an Atom entry show only its first ones. */
+export function itemsAfter(view: DigestView): number {
+  return Math.max(0, view.counts.items - view.shown.last);
+}
+
+/** "…and 9900 more links." under a digest shown in part; "" when it is shown to its end. */
+export function moreLine(view: DigestView): string {
+  const after = itemsAfter(view);
+  return after === 0 ? '' : `…and ${plural(after, 'more link', 'more links')}.`;
+}
+
+/** "Links 201–400 of 10000", for a page of a digest's web page. */
+export function shownLine(view: DigestView): string {
+  const { first, last } = view.shown;
+  return last < first ? `No links on this page` : `Links ${first}–${last} of ${view.counts.items}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { type LeadImage, thumbnailSize } from '../../lib/display.js';
 import type { DigestGroup, DigestItemView, DigestView } from '../view.js';
-import { countsLine, digestSubject, esc, preheaderText } from './common.js';
+import { countsLine, digestSubject, esc, moreLine, preheaderText, shownLine } from './common.js';
 
 /*
  * One body markup serves the email, the web page and the Atom entries. Mail clients keep little CSS:
@@ -51,10 +51,14 @@ export type BodyVariant = 'email' | 'web' | 'atom';
 
 /**
  * The digest's markup, a table 600 px wide at most: header (date, counts), the groups, the footer links.
- * The email and the web page wrap it in a document; an Atom entry carries it as it is.
+ * The email and the web page wrap it in a document; an Atom entry carries it as it is. A view of part of
+ * the digest says so: the web page has links to its other pages above and below the items, the email and
+ * the Atom entry end with how many more there are and a link to the web page.
  */
 export function digestBodyHtml(view: DigestView, variant: BodyVariant): string {
-  const rows = [header(view), ...view.groups.map(group), footer(view, variant)];
+  const pages = variant === 'web' && view.page.count > 1 ? [pager(view)] : [];
+  const more = variant !== 'web' && moreLine(view) !== '' ? [moreRow(view)] : [];
+  const rows = [header(view), ...pages, ...view.groups.map(group), ...pages, ...more, footer(view, variant)];
   return `<table role="presentation" class="td-card" width="600" cellpadding="0" cellspacing="0" border="0" style="width:100%;max-width:600px;background-color:${COLORS.card};border-radius:8px;font-family:${FONT};">
 ${rows.join('\n')}
 </table>`;
@@ -90,7 +94,7 @@ export function renderWebPage(view: DigestView): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 ${HEAD}
-<title>Tidings — ${esc(view.dateLabel)}</title>
+<title>Tidings — ${esc(view.dateLabel)}${view.page.count > 1 ? ` (page ${view.page.number} of ${view.page.count})` : ''}</title>
 </head>
 <body class="td-page" style="margin:0;padding:0;background-color:${COLORS.page};">
 <main>
@@ -186,9 +190,30 @@ ${text}
 </tr></table>`;
 }
 
+const link = (href: string, text: string): string =>
+  `<a class="td-link" href="${esc(href)}" style="color:${COLORS.link};text-decoration:underline;">${text}</a>`;
+
+/** Where a page of the web page sits, with links to the pages before and after it. */
+function pager(view: DigestView): string {
+  const { number, count, previous, next } = view.page;
+  const parts = [
+    `${esc(shownLine(view))} · page ${number} of ${count}`,
+    ...(previous === null ? [] : [link(previous, '← Previous page')]),
+    ...(next === null ? [] : [link(next, 'Next page →')]),
+  ];
+  return `<tr><td class="td-pad" style="padding:16px 32px 0 32px;">
+<nav aria-label="Pages of this digest"><p class="td-muted" style="margin:0;font-size:14px;line-height:20px;color:${COLORS.muted};">${parts.join(' &nbsp;·&nbsp; ')}</p></nav>
+</td></tr>`;
+}
+
+/** Under an email or Atom entry that shows only the digest's first items: how many more, and where. */
+function moreRow(view: DigestView): string {
+  return `<tr><td class="td-pad" style="padding:20px 32px 0 32px;">
+<p class="td-text" style="margin:0;font-size:15px;line-height:22px;color:${COLORS.text};">${esc(moreLine(view))} ${link(view.links.web, 'Read the whole digest on the web')}</p>
+</td></tr>`;
+}
+
 function footer(view: DigestView, variant: BodyVariant): string {
-  const link = (href: string, text: string) =>
-    `<a class="td-link" href="${esc(href)}" style="color:${COLORS.link};text-decoration:underline;">${text}</a>`;
   const links = [
     ...(variant === 'web' ? [] : [link(view.links.web, 'Read on the web')]),
     link(view.links.feeds, 'Manage feeds'),

@@ -1,6 +1,6 @@
 import { codePoints } from '../../lib/text.js';
 import type { DigestView } from '../view.js';
-import { countsLine } from './common.js';
+import { countsLine, moreLine } from './common.js';
 
 /** Width plain-text digests wrap at. */
 export const TEXT_WIDTH = 72;
@@ -28,6 +28,9 @@ export function renderText(view: DigestView): string {
       out.push('');
     }
   }
+  const more = moreLine(view);
+  if (more !== '')
+    out.push(...wrap(`${more} Read the whole digest on the web:`, TEXT_WIDTH), view.links.web, '');
   out.push('-- ');
   out.push(`Read on the web: ${view.links.web}`);
   out.push(`Manage feeds: ${view.links.feeds}`);

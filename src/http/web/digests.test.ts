@@ -29,6 +29,8 @@ await describeEachEngine('web app: digests archive', (ctx) => {
       localDate: day(n),
       createdAt: new Date(Date.UTC(2026, 0, 1 + n, 7)).toISOString(),
       itemCount: n,
+      savedCount: n,
+      feedCount: 0,
       remaining: 0,
       delivery,
       nextAttemptAt: extra.next ?? null,

@@ -87,7 +87,7 @@ await describeEachEngine('web app: settings page', (ctx) => {
 
   test('refused values are listed in plain words, the form keeps them, nothing changes', async () => {
     const before = await accountById(ctx.store().db, account.id);
-    const bad = { timezone: 'Mars/Olympus', time: '25:00', max_items: '0', email: 'not-an-address' };
+    const bad = { timezone: 'Mars/Olympus', time: '25:00', max_items: '0', email: 'x<a@evil.test>' };
     const res = await post('/settings', settingsForm(client.csrf, bad, []));
     assert.equal(res.statusCode, 400);
     for (const message of [
@@ -95,11 +95,12 @@ await describeEachEngine('web app: settings page', (ctx) => {
       /Time zone: unknown time zone &quot;Mars\/Olympus&quot;/,
       /Send time: must be HH:MM/,
       /Most links in one digest: must be at least 1/,
-      /Email address: not an email address/,
+      /Email address: not an email address: &quot;x&lt;a@evil\.test&gt;&quot;/,
     ]) {
       assert.match(res.body, message);
     }
     assert.match(res.body, /id="timezone"[^>]*value="Mars\/Olympus"/);
+    assert.match(res.body, /id="email"[^>]*value="x&lt;a@evil\.test&gt;"/);
     assert.match(res.body, /aria-invalid="true"/);
     assert.deepEqual(await accountById(ctx.store().db, account.id), before);
   });

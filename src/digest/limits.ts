@@ -1,0 +1,26 @@
+/*
+ * How much of a digest one document shows. A digest may hold up to 10,000 items (the `max-items` setting's
+ * ceiling); rendered whole that is about 8.6 MB of HTML, and every request for it held the server for
+ * about a second at 400-600 MB. With these limits a rendering reads and lays out a bounded number of rows
+ * however large its digest, and the web page carries the rest, a page at a time. An item renders to
+ * about 0.9 KB of HTML (a title, its links, an excerpt of at most 300 characters), so:
+ *
+ * - a web page of the digest, 200 items: about 175 KB;
+ * - an email, 100 items: about 90 KB of HTML (Gmail clips a message's HTML past 102 KB), plus the text;
+ *   the default `max-items` is 100, so a digest of the default size is emailed whole;
+ * - an Atom entry, 100 items: about 90 KB; the feed's 20 entries (FEED_DIGESTS, src/http/digests.ts)
+ *   come to about 1.8 MB at most, within what feed readers accept from one document.
+ *
+ * A page is a slice of the digest in the order its items were queued (oldest first), laid out as a
+ * digest is: "Saved" first, then one group per feed. The email and the Atom entry show the first slice
+ * and end with "…and N more", linking to the web page.
+ */
+
+/** Items on one page of a digest's web page (`/digests/ID?token=…&page=N`). */
+export const DIGEST_PAGE_ITEMS = 200;
+
+/** Items in a digest email (the first ones of the digest); the rest are on the web page. */
+export const EMAIL_ITEMS = 100;
+
+/** Items in a digest's entry of the Atom feed (the first ones of the digest); the rest are on the web page. */
+export const ATOM_ENTRY_ITEMS = 100;
