@@ -9,7 +9,6 @@ import { once } from 'node:events';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Store } from '../store/db.js';
-import { digestItemsByDigest } from '../store/digestItems.js';
 import { waitFor } from '../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { saveUrl, setDueAt } from '../test/digestPipeline.js';
@@ -96,7 +95,11 @@ await describeEachEngine('SIGKILL of a worker mid-digest', (ctx) => {
 
     const delivered = new Map<number, string[]>();
     for (const d of digests) {
-      const items = await digestItemsByDigest(store.db, d.id);
+      const items = await store.db
+        .selectFrom('digest_items')
+        .select('url')
+        .where('digest_id', '=', d.id)
+        .execute();
       delivered.set(d.account_id, [...(delivered.get(d.account_id) ?? []), ...items.map((i) => i.url)]);
     }
     for (const [id, urls] of saved)
