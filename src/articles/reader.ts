@@ -1,4 +1,5 @@
 import type { FetchError, FetchResult } from '../fetch/fetch.js';
+import { stopwatch } from '../lib/metrics.js';
 import { type PageRow, recordPageFailure, recordPageRead } from '../store/pages.js';
 import { type ReaderDeps, readerTime } from './deps.js';
 import { extractPage } from './extract.js';
@@ -20,6 +21,19 @@ export type PageOutcome =
  * one statement, under the lease, so a crash leaves the page as claimed (retried when the lease expires).
  */
 export async function readPage(deps: ReaderDeps, page: PageRow, owner: string): Promise<PageOutcome> {
+  const elapsed = stopwatch();
+  let outcome: PageOutcome | undefined;
+  try {
+    outcome = await read(deps, page, owner);
+    return outcome;
+  } finally {
+    // Counted once, here; a throw (the database, a bug) is an error, and the page is tried again later.
+    deps.metrics?.pageRead(outcome?.status ?? 'error', elapsed());
+    if (outcome?.status === 'lease_lost') deps.metrics?.leaseLost('reader');
+  }
+}
+
+async function read(deps: ReaderDeps, page: PageRow, owner: string): Promise<PageOutcome> {
   if (page.attempts > MAX_PAGE_ATTEMPTS) {
     // Claimed more often than a page is tried: earlier attempts never ended (the reader crashed or failed
     // on this page). Given up without another fetch, so that it cannot stop the reader for good.

@@ -14,6 +14,7 @@ import pg from 'pg';
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from './checkpointer.js';
 import { registerSqliteHandle } from './precompiled.js';
 import type { Database } from './schema.js';
+import type { PoolStats } from '../lib/metrics.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -22,6 +23,8 @@ export interface Store {
   engine: Engine;
   /** Where the data lives, without credentials: a file path or host/database. */
   describe: string;
+  /** The connection pool as it stands (PostgreSQL); null on SQLite, whose one connection has no pool. */
+  poolStats(): PoolStats | null;
   close(): Promise<void>;
 }
 
@@ -99,6 +102,7 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
       db,
       engine: 'sqlite',
       describe: target.file,
+      poolStats: () => null,
       close: async () => {
         await checkpointer?.stop();
         await db.destroy();
@@ -112,7 +116,13 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, engine: 'postgres', describe: redactUrl(target.url), close: () => db.destroy() };
+  return {
+    db,
+    engine: 'postgres',
+    describe: redactUrl(target.url),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
 }
 
 const STATEMENT_CACHE_SIZE = 256;
