@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { PrometheusMetrics } from '../lib/metrics.js';
 import { ApiError, sendErrorResponse, toErrorResponse } from './errors.js';
@@ -20,7 +20,7 @@ export function buildMetricsServer(deps: MetricsServerDeps): FastifyInstance {
   const logger: FastifyBaseLogger = deps.logger;
   const app = Fastify({
     loggerInstance: logger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     requestTimeout: 30_000,
     return503OnClosing: false,
   });

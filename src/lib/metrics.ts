@@ -213,7 +213,9 @@ function scrapeGauges(registry: Registry, options: PrometheusMetricsOptions): vo
       collect: async () => {
         const value = await read();
         g.reset();
-        if (value !== null) set(g, value);
+        // reset() leaves a gauge without labels at 0: a failed probe must show no value, not a false one.
+        if (value === null) g.remove({});
+        else set(g, value);
       },
     });
   };
