@@ -34,7 +34,7 @@ const pgSkip = await postgresSkipReason();
 
 const ARTICLE_HTML =
   '<!doctype html><html lang="en"><head><title>Metered tides</title></head><body><article><h1>Metered tides</h1>' +
-  `${'<p>The tide comes in twice a day, and the sea pulls back as the moon passes over.</p>'.repeat(12)}` +
+  '<p>The tide comes in twice a day, and the sea pulls back as the moon passes over.</p>'.repeat(12) +
   '</article></body></html>';
 
 /** The metrics URL the "listening" line gives. */
@@ -218,7 +218,7 @@ test('tidings worker with TIDINGS_METRICS serves its own metrics, and stops them
   });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  const exited = once(child, 'close');
+  const exited = once(child, 'close').then(([code]) => code as number | null);
   try {
     await waitFor('the worker to start', () => Promise.resolve(stderr.includes('"msg":"worker started"')));
     const url = /"metrics":"([^"]+)"/.exec(stderr)?.[1];
@@ -231,8 +231,7 @@ test('tidings worker with TIDINGS_METRICS serves its own metrics, and stops them
     assert.ok(has(samples, 'tidings_feeds_due'));
     assert.ok(!stderr.includes('worker-metrics-token-42'), 'the token is never logged');
     child.kill('SIGTERM');
-    const [code] = await exited;
-    assert.equal(code, 0, stderr);
+    assert.equal(await exited, 0, stderr);
     assert.equal(await tryConnect(Number(new URL(url).port)), 'refused');
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
