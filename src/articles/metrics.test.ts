@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PrometheusMetrics } from '../lib/metrics.js';
+import { PrometheusMetrics } from '../lib/metricsRegistry.js';
 import { useFeedServer } from '../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { parseSamples, total } from '../test/metricsText.js';

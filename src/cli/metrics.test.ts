@@ -220,7 +220,11 @@ test('tidings worker with TIDINGS_METRICS serves its own metrics, and stops them
   child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
   const exited = once(child, 'close').then(([code]) => code as number | null);
   try {
-    await waitFor('the worker to start', () => Promise.resolve(stderr.includes('"msg":"worker started"')));
+    await waitFor(
+      'the worker to start',
+      () => Promise.resolve(stderr.includes('"msg":"worker started"')),
+      20_000, // as startServer waits: a process starts slowly on a busy machine
+    );
     const url = /"metrics":"([^"]+)"/.exec(stderr)?.[1];
     assert.ok(url !== undefined, stderr);
     assert.equal((await request(url)).status, 401, 'the token is asked for');

@@ -3,15 +3,23 @@ import type { Logger } from 'pino';
 import type { Config, MetricsConfig } from '../config.js';
 import { feedBacklog } from '../feeds/poller.js';
 import { buildMetricsServer } from '../http/metricsServer.js';
-import { PrometheusMetrics } from '../lib/metrics.js';
+import type { PrometheusMetrics } from '../lib/metricsRegistry.js';
 import { queueSizes } from '../queue/reads.js';
 import { pendingSaves } from '../queue/writer.js';
 import type { Store } from '../store/db.js';
 import { UsageError } from './context.js';
 
-/** The process's metrics when TIDINGS_METRICS is on (null when off), with the gauges read at scrape time. */
-export function createMetrics(config: Config, store: Store, log: Logger): PrometheusMetrics | null {
+/**
+ * The process's metrics when TIDINGS_METRICS is on (null when off), with the gauges read at scrape time.
+ * prom-client is loaded only then: every other command starts without it.
+ */
+export async function createMetrics(
+  config: Config,
+  store: Store,
+  log: Logger,
+): Promise<PrometheusMetrics | null> {
   if (config.metrics === null) return null;
+  const { PrometheusMetrics } = await import('../lib/metricsRegistry.js');
   return new PrometheusMetrics({
     probes: {
       queues: () => queueSizes(store),

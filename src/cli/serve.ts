@@ -36,7 +36,7 @@ export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
     io.out('');
   }
 
-  const metrics = createMetrics(config, store, logger);
+  const metrics = await createMetrics(config, store, logger);
   const app = buildServer({ config, store, logger, metrics: metrics ?? undefined });
   const runWorkers = opts.worker && config.worker;
   let workers: Worker[] = [];

@@ -17,7 +17,7 @@ export function workerCommands(program: Command, io: Io): void {
       const log = createLogger(config.logLevel);
       const store = openServerStore(config, log);
       await migrateToLatest(store);
-      const metrics = createMetrics(config, store, log);
+      const metrics = await createMetrics(config, store, log);
       const listener =
         config.metrics === null || metrics === null
           ? null

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PrometheusMetrics } from '../lib/metrics.js';
+import { PrometheusMetrics } from '../lib/metricsRegistry.js';
 import {
   feedPipelineSuite,
   feedRow,

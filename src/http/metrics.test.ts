@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createMetrics } from '../cli/metrics.js';
 import { loadConfig } from '../config.js';
-import type { PrometheusMetrics } from '../lib/metrics.js';
+import type { PrometheusMetrics } from '../lib/metricsRegistry.js';
 import { trustedFeed } from '../test/feedFixtures.js';
 import { describeEachEngine, newAccount, silentLogger } from '../test/harness.js';
 import { type Sample, has, labelValues, parseSamples, total } from '../test/metricsText.js';
@@ -29,7 +29,7 @@ await describeEachEngine('metrics of the HTTP server', (ctx) => {
   before(async () => {
     const config = loadConfig({ TIDINGS_METRICS: 'true', TIDINGS_METRICS_TOKEN: TOKEN });
     assert.ok(config.metrics !== null);
-    const made = createMetrics(config, ctx.store(), silentLogger);
+    const made = await createMetrics(config, ctx.store(), silentLogger);
     assert.ok(made !== null);
     metrics = made;
     app = buildServer({

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
-import type { PrometheusMetrics } from '../lib/metrics.js';
+import type { PrometheusMetrics } from '../lib/metricsRegistry.js';
 import { ApiError, sendErrorResponse, toErrorResponse } from './errors.js';
 
 export interface MetricsServerDeps {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { has, parseSamples, total } from '../test/metricsText.js';
-import { PrometheusMetrics } from './metrics.js';
+import { PrometheusMetrics } from './metricsRegistry.js';
 
 test('each PrometheusMetrics has a registry of its own: two in one process neither collide nor share counts', async () => {
   const a = new PrometheusMetrics();
