@@ -107,3 +107,36 @@ test('TIDINGS_PAGE_MAX_BYTES: 5 MiB by default, at least 1 KiB', () => {
   assert.throws(() => loadConfig({ TIDINGS_PAGE_MAX_BYTES: '100' }), /TIDINGS_PAGE_MAX_BYTES/);
   assert.throws(() => loadConfig({ TIDINGS_PAGE_MAX_BYTES: 'lots' }), ConfigError);
 });
+
+test('metrics: off by default; TIDINGS_METRICS=true serves them on 127.0.0.1:9464, never on PORT', () => {
+  assert.equal(loadConfig({}).metrics, null);
+  assert.equal(loadConfig({ TIDINGS_METRICS_PORT: '9100' }).metrics, null, 'a port alone turns nothing on');
+  assert.deepEqual(loadConfig({ TIDINGS_METRICS: 'true' }).metrics, {
+    host: '127.0.0.1',
+    port: 9464,
+    token: null,
+  });
+  assert.deepEqual(
+    loadConfig({
+      TIDINGS_METRICS: 'yes',
+      TIDINGS_METRICS_HOST: '0.0.0.0',
+      TIDINGS_METRICS_PORT: '9100',
+      TIDINGS_METRICS_TOKEN: 'a-long-enough-token',
+    }).metrics,
+    { host: '0.0.0.0', port: 9100, token: 'a-long-enough-token' },
+  );
+  assert.throws(() => loadConfig({ TIDINGS_METRICS: 'true', PORT: '9464' }), /TIDINGS_METRICS_PORT/);
+  assert.equal(
+    loadConfig({ TIDINGS_METRICS: 'true', PORT: '0', TIDINGS_METRICS_PORT: '0' }).metrics?.port,
+    0,
+  );
+  for (const token of ['short', 'has a space in it somewhere']) {
+    assert.throws(
+      () => loadConfig({ TIDINGS_METRICS: 'true', TIDINGS_METRICS_TOKEN: token }),
+      (err: unknown) =>
+        err instanceof ConfigError &&
+        /TIDINGS_METRICS_TOKEN/.test(err.message) &&
+        !err.message.includes(token),
+    );
+  }
+});

@@ -54,6 +54,13 @@ export const configSchema = z.object({
         'expected an address, such as tidings@example.com or "Tidings <tidings@example.com>" (an address an SMTP server takes: see docs/operating.md#email)',
     })
     .optional(),
+  TIDINGS_METRICS: booleanFromEnv.default(false),
+  TIDINGS_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  TIDINGS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  TIDINGS_METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,}$/, { error: 'expected at least 16 printable characters, no spaces' })
+    .optional(),
 });
 
 export interface Config {
@@ -84,6 +91,16 @@ export interface Config {
   smtpUrl: string | null;
   /** The From of digest emails; set whenever smtpUrl is. */
   mailFrom: string | null;
+  /** Prometheus metrics on a listener of their own; null: off (TIDINGS_METRICS unset or false). */
+  metrics: MetricsConfig | null;
+}
+
+export interface MetricsConfig {
+  /** Where GET /metrics is served: 127.0.0.1 by default, never the public listener. */
+  host: string;
+  port: number;
+  /** When set, a scrape must send `Authorization: Bearer <token>` (a secret: never log it). */
+  token: string | null;
 }
 
 /**
@@ -117,6 +134,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       'invalid configuration:\n  TIDINGS_MAIL_FROM: required when TIDINGS_SMTP_URL is set (the From of digest emails)',
     );
   }
+  if (c.TIDINGS_METRICS && c.TIDINGS_METRICS_PORT !== 0 && c.TIDINGS_METRICS_PORT === c.PORT) {
+    throw new ConfigError(
+      `invalid configuration:\n  TIDINGS_METRICS_PORT: the metrics are served on a listener of their own; choose a port other than PORT (${c.PORT})`,
+    );
+  }
   const hostForUrl = c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST === '0.0.0.0' ? '127.0.0.1' : c.HOST;
   return {
     port: c.PORT,
@@ -135,5 +157,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     feedBackfillHours: c.TIDINGS_FEED_BACKFILL_HOURS,
     smtpUrl: c.TIDINGS_SMTP_URL ?? null,
     mailFrom: c.TIDINGS_MAIL_FROM ?? null,
+    metrics: c.TIDINGS_METRICS
+      ? { host: c.TIDINGS_METRICS_HOST, port: c.TIDINGS_METRICS_PORT, token: c.TIDINGS_METRICS_TOKEN ?? null }
+      : null,
   };
 }

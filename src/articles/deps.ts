@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { FetchOptions } from '../fetch/fetch.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../store/db.js';
 
 /** What reading saved pages needs. */
@@ -18,15 +19,18 @@ export interface ReaderDeps {
    * extraction runs in this thread.
    */
   extractThreads?: number;
+  /** Where page reads are counted; nothing is counted without it. */
+  metrics?: Metrics | undefined;
 }
 
 export const readerTime = (deps: Pick<ReaderDeps, 'now'>): Date => (deps.now ?? (() => new Date()))();
 
 /** The page reader's deps, from the configuration: the same network policy and timeouts as feeds. */
-export function readerDeps(config: Config, store: Store, log: Logger): ReaderDeps {
+export function readerDeps(config: Config, store: Store, log: Logger, metrics?: Metrics): ReaderDeps {
   return {
     store,
     log,
+    metrics,
     fetch: { policy: { allowPrivate: config.allowPrivateNetworks }, maxBytes: config.pageMaxBytes },
     extractThreads: config.readerThreads,
   };

@@ -1,4 +1,5 @@
 import type { FetchError, FetchResult } from '../fetch/fetch.js';
+import { stopwatch } from '../lib/metrics.js';
 import { type PageRow, recordPageFailure, recordPageRead } from '../store/pages.js';
 import { type ReaderDeps, readerTime } from './deps.js';
 import { type ExtractInput, type PageExtract, extractPage } from './extract.js';
@@ -24,7 +25,28 @@ export async function readPage(
   deps: ReaderDeps,
   page: PageRow,
   owner: string,
-  extract: (input: ExtractInput) => PageExtract | Promise<PageExtract> = extractPage,
+  extract: Extractor = extractPage,
+): Promise<PageOutcome> {
+  const elapsed = stopwatch();
+  let outcome: PageOutcome | undefined;
+  try {
+    outcome = await read(deps, page, owner, extract);
+    return outcome;
+  } finally {
+    // Counted once, here; a throw (the database, a bug) is an error, and the page is tried again later.
+    deps.metrics?.pageRead(outcome?.status ?? 'error', elapsed());
+    if (outcome?.status === 'lease_lost') deps.metrics?.leaseLost('reader');
+  }
+}
+
+/** Extraction of a fetched page: extractPage in this thread, or a thread of articles/extractPool.ts. */
+type Extractor = (input: ExtractInput) => PageExtract | Promise<PageExtract>;
+
+async function read(
+  deps: ReaderDeps,
+  page: PageRow,
+  owner: string,
+  extract: Extractor,
 ): Promise<PageOutcome> {
   if (page.attempts > MAX_PAGE_ATTEMPTS) {
     // Claimed more often than a page is tried: earlier attempts never ended (the reader crashed or failed
@@ -38,25 +60,25 @@ export async function readPage(
   }
   const result = await fetchPage(page.url, deps.fetch);
   if (result.kind !== 'ok') return recordFailure(deps, page, owner, failureOf(result));
-  const read = await extract({ body: result.body, contentType: result.contentType, url: result.finalUrl });
+  const got = await extract({ body: result.body, contentType: result.contentType, url: result.finalUrl });
   const recorded = await recordPageRead(deps.store.db, page.id, owner, {
     fetchedAt: readerTime(deps).toISOString(),
     httpStatus: result.status,
     finalUrl: result.finalUrl,
-    kind: read.kind,
-    title: read.title,
-    description: read.description,
-    siteName: read.siteName,
-    author: read.author,
-    publishedAt: read.publishedAt,
-    language: read.language,
-    canonicalUrl: read.canonicalUrl,
-    image: read.image,
-    html: read.html,
-    wordCount: read.wordCount,
-    readingMinutes: read.readingMinutes,
-    mediaType: read.mediaType,
-    byteLength: read.byteLength,
+    kind: got.kind,
+    title: got.title,
+    description: got.description,
+    siteName: got.siteName,
+    author: got.author,
+    publishedAt: got.publishedAt,
+    language: got.language,
+    canonicalUrl: got.canonicalUrl,
+    image: got.image,
+    html: got.html,
+    wordCount: got.wordCount,
+    readingMinutes: got.readingMinutes,
+    mediaType: got.mediaType,
+    byteLength: got.byteLength,
   });
   return recorded ? { status: 'read', truncated: result.truncated } : { status: 'lease_lost' };
 }

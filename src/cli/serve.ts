@@ -5,6 +5,7 @@ import { buildServer } from '../http/server.js';
 import { createLogger } from '../logger.js';
 import { migrateToLatest } from '../store/migrate.js';
 import type { Worker } from '../lib/workers.js';
+import { type MetricsListener, createMetrics, listenMetrics } from './metrics.js';
 import { startWorkers, stopWorkers } from './workers.js';
 import { type Io, UsageError, curlLines, openServerStore } from './context.js';
 
@@ -35,9 +36,11 @@ export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
     io.out('');
   }
 
-  const app = buildServer({ config, store, logger });
+  const metrics = await createMetrics(config, store, logger);
+  const app = buildServer({ config, store, logger, metrics: metrics ?? undefined });
   const runWorkers = opts.worker && config.worker;
   let workers: Worker[] = [];
+  let metricsListener: MetricsListener | null = null;
 
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
@@ -51,6 +54,7 @@ export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
     force.unref();
     await app.close();
     await stopWorkers(workers);
+    await metricsListener?.app.close();
     await store.close();
     logger.info('stopped');
     logger.flush();
@@ -68,12 +72,22 @@ export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
     }
     throw err;
   }
-  if (runWorkers) workers = startWorkers(config, store, logger);
+  if (config.metrics !== null && metrics !== null) {
+    try {
+      metricsListener = await listenMetrics(config.metrics, metrics, logger);
+    } catch (err) {
+      await app.close();
+      await store.close();
+      throw err;
+    }
+  }
+  if (runWorkers) workers = startWorkers(config, store, logger, metrics ?? undefined);
   logger.info(
     {
       url: config.baseUrl,
       database: `${store.engine} ${store.describe}`,
       workers: runWorkers ? workers.map((w) => w.name) : 'off',
+      metrics: metricsListener?.url ?? 'off',
     },
     'listening',
   );

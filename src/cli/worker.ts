@@ -4,6 +4,7 @@ import { feedDeps } from '../feeds/deps.js';
 import { pollOnce } from '../feeds/poller.js';
 import { createLogger } from '../logger.js';
 import { migrateToLatest } from '../store/migrate.js';
+import { createMetrics, listenMetrics } from './metrics.js';
 import { startWorkers, stopWorkers } from './workers.js';
 import { type Io, openServerStore, withStore } from './context.js';
 
@@ -16,8 +17,16 @@ export function workerCommands(program: Command, io: Io): void {
       const log = createLogger(config.logLevel);
       const store = openServerStore(config, log);
       await migrateToLatest(store);
-      const workers = startWorkers(config, store, log);
-      log.info({ workers: workers.map((w) => w.name) }, 'worker started');
+      const metrics = await createMetrics(config, store, log);
+      const listener =
+        config.metrics === null || metrics === null
+          ? null
+          : await listenMetrics(config.metrics, metrics, log).catch(async (err: unknown) => {
+              await store.close();
+              throw err;
+            });
+      const workers = startWorkers(config, store, log, metrics ?? undefined);
+      log.info({ workers: workers.map((w) => w.name), metrics: listener?.url ?? 'off' }, 'worker started');
       await new Promise<void>((resolve) => {
         const stop = (signal: string): void => {
           log.info({ signal }, 'worker stopping');
@@ -32,6 +41,7 @@ export function workerCommands(program: Command, io: Io): void {
         process.once('SIGINT', () => stop('SIGINT'));
       });
       await stopWorkers(workers);
+      await listener?.app.close();
       await store.close();
       log.info('worker stopped');
     });

@@ -6,14 +6,15 @@ import { digestDeps } from '../digest/deps.js';
 import { startDigestWorker } from '../digest/worker.js';
 import { feedDeps } from '../feeds/deps.js';
 import { startPoller } from '../feeds/poller.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { Worker } from '../lib/workers.js';
 import type { Store } from '../store/db.js';
 
-export function startWorkers(config: Config, store: Store, log: Logger): Worker[] {
+export function startWorkers(config: Config, store: Store, log: Logger, metrics?: Metrics): Worker[] {
   return [
-    startPoller(feedDeps(config, store, log.child({ worker: 'poller' }))),
-    startDigestWorker(digestDeps(config, store, log.child({ worker: 'digest' }))),
-    startPageReader(readerDeps(config, store, log.child({ worker: 'reader' }))),
+    startPoller(feedDeps(config, store, log.child({ worker: 'poller' }), metrics)),
+    startDigestWorker(digestDeps(config, store, log.child({ worker: 'digest' }), metrics)),
+    startPageReader(readerDeps(config, store, log.child({ worker: 'reader' }), metrics)),
   ];
 }
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { stopwatch } from '../lib/metrics.js';
 import { LeaseLost, workerId } from '../lib/workers.js';
 import { oldestWaiting, takeItems } from '../queue/take.js';
 import {
@@ -79,14 +80,16 @@ export async function buildDueDigests(
     const fresh = claimed.filter((a) => !seen.has(a.id));
     for (const account of fresh) {
       seen.add(account.id);
-      const outcome = await buildScheduled(deps, account, owner).catch((err: unknown): BuildOutcome => {
-        deps.log.error({ err, accountId: account.id }, 'building a digest failed');
-        return {
-          status: 'error',
-          accountId: account.id,
-          message: err instanceof Error ? err.message : String(err),
-        };
-      });
+      const outcome = await counted(deps, () => buildScheduled(deps, account, owner)).catch(
+        (err: unknown): BuildOutcome => {
+          deps.log.error({ err, accountId: account.id }, 'building a digest failed');
+          return {
+            status: 'error',
+            accountId: account.id,
+            message: err instanceof Error ? err.message : String(err),
+          };
+        },
+      );
       outcomes.push(outcome);
       // Its schedule did not move on, so it is still due: claiming it again would take its lease from the
       // worker now building it.
@@ -127,14 +130,29 @@ async function buildScheduled(deps: DigestDeps, claimed: Account, owner: string)
  */
 export async function buildDigestNow(deps: DigestDeps, accountId: number): Promise<BuildOutcome> {
   const now = deps.now();
-  return transaction(deps.store.db, async (trx) => {
-    const account = await lockAccount(trx, deps.store.engine, accountId);
-    if (account === null) return { status: 'no_account', accountId };
-    const localDate = localDateOf(now, scheduleOf(account).zone);
-    const outcome = await buildLocked(trx, deps, account, localDate, now, true);
-    await recordDigestPass(trx, accountId, builtFor(outcome));
+  return counted(deps, () =>
+    transaction(deps.store.db, async (trx) => {
+      const account = await lockAccount(trx, deps.store.engine, accountId);
+      if (account === null) return { status: 'no_account', accountId };
+      const localDate = localDateOf(now, scheduleOf(account).zone);
+      const outcome = await buildLocked(trx, deps, account, localDate, now, true);
+      await recordDigestPass(trx, accountId, builtFor(outcome));
+      return outcome;
+    }),
+  );
+}
+
+/** Runs one build and counts it once it is over (committed or not); one that throws counts as an error. */
+async function counted(deps: DigestDeps, build: () => Promise<BuildOutcome>): Promise<BuildOutcome> {
+  const elapsed = stopwatch();
+  let outcome: BuildOutcome | undefined;
+  try {
+    outcome = await build();
     return outcome;
-  });
+  } finally {
+    deps.metrics?.digestBuilt(outcome?.status ?? 'error', elapsed());
+    if (outcome?.status === 'lease_lost') deps.metrics?.leaseLost('digest_build');
+  }
 }
 
 /** What a built digest changes on its account's row: its last digest, and its queue's version. */

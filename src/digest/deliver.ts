@@ -1,3 +1,4 @@
+import { stopwatch } from '../lib/metrics.js';
 import { workerId } from '../lib/workers.js';
 import { type Digest, type DeliveryUpdate, claimDueDeliveries, recordDelivery } from '../store/digests.js';
 import { nextAttemptDelay } from './backoff.js';
@@ -62,18 +63,20 @@ export async function deliverDueDigests(
     if (fresh.length === 0) return outcomes;
     for (const digest of fresh) {
       seen.add(digest.id);
-      outcomes.push(
-        await deliverOne(deps, mailer, digest, owner).catch((err: unknown) => {
-          // The database, or a bug: the lease runs out and a later pass tries again.
-          deps.log.error({ err, digestId: digest.id }, 'delivering a digest failed');
-          return {
-            status: 'error',
-            digestId: digest.id,
-            accountId: digest.account_id,
-            message: err instanceof Error ? err.message : String(err),
-          } as const;
-        }),
-      );
+      const elapsed = stopwatch();
+      const outcome = await deliverOne(deps, mailer, digest, owner).catch((err: unknown) => {
+        // The database, or a bug: the lease runs out and a later pass tries again.
+        deps.log.error({ err, digestId: digest.id }, 'delivering a digest failed');
+        return {
+          status: 'error',
+          digestId: digest.id,
+          accountId: digest.account_id,
+          message: err instanceof Error ? err.message : String(err),
+        } as const;
+      });
+      deps.metrics?.digestEmailed(outcome.status, elapsed());
+      if (outcome.status === 'lease_lost') deps.metrics?.leaseLost('digest_email');
+      outcomes.push(outcome);
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../store/db.js';
 import { type Mailer, createMailer } from './mail.js';
 
@@ -19,14 +20,17 @@ export interface DigestDeps {
   leaseMs: number;
   /** Jitter of delivery retries; Math.random unless a test fixes it. */
   random: () => number;
+  /** Where builds and emails are counted; nothing is counted without it. */
+  metrics?: Metrics | undefined;
 }
 
 export const DIGEST_LEASE_MS = 5 * 60_000;
 
-export function digestDeps(config: Config, store: Store, log: Logger): DigestDeps {
+export function digestDeps(config: Config, store: Store, log: Logger, metrics?: Metrics): DigestDeps {
   return {
     store,
     log,
+    metrics,
     now: () => new Date(),
     mailer: createMailer(config),
     mailFrom: config.mailFrom,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { FetchOptions } from '../fetch/fetch.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../store/db.js';
 
 /** What fetching feeds and queueing their items needs. */
@@ -14,16 +15,19 @@ export interface RefreshDeps {
   queueLimit: number;
   /** The clock; the system's by default. */
   now?: () => Date;
+  /** Where fetches and queued items are counted; nothing is counted without it. */
+  metrics?: Metrics | undefined;
 }
 
 /** The time by the deps' clock. */
 export const currentTime = (deps: Pick<RefreshDeps, 'now'>): Date => (deps.now ?? (() => new Date()))();
 
 /** What fetching and ingesting feeds needs, from the configuration. */
-export function feedDeps(config: Config, store: Store, log: Logger): RefreshDeps {
+export function feedDeps(config: Config, store: Store, log: Logger, metrics?: Metrics): RefreshDeps {
   return {
     store,
     log,
+    metrics,
     fetch: { policy: { allowPrivate: config.allowPrivateNetworks }, maxBytes: config.feedMaxBytes },
     backfillHours: config.feedBackfillHours,
     queueLimit: config.queueLimit,

@@ -3,11 +3,14 @@ import {
   activeFeedIds,
   claimDueFeeds,
   claimFeed,
+  dueFeedCounts,
   nextDueAt,
   releaseFeed,
 } from '../store/feeds.js';
 import { type RefreshDeps, currentTime } from './deps.js';
 import { type RefreshOutcome, refreshFeed } from './refresh.js';
+import type { Store } from '../store/db.js';
+import { FEED_OVERDUE_MS } from '../lib/metrics.js';
 import { KeyedSemaphore, Semaphore } from '../lib/semaphore.js';
 import { hostOf } from '../lib/url.js';
 import { type Worker, startLoop, workerId } from '../lib/workers.js';
@@ -100,7 +103,7 @@ async function refreshOne(deps: RefreshDeps, feed: FeedRow, owner: string): Prom
     return outcome;
   } catch (err) {
     deps.log.error({ err, feedId: feed.id, url: feed.url }, 'feed refresh failed');
-    return { status: 'error', message: err instanceof Error ? err.message : String(err) };
+    return { status: 'error', reason: 'internal', message: err instanceof Error ? err.message : String(err) };
   }
 }
 
@@ -146,4 +149,12 @@ async function sleepMs(deps: RefreshDeps, maxSleepMs: number): Promise<number> {
   } catch {
     return maxSleepMs;
   }
+}
+
+/** Active feeds due now, and of those, the ones due for longer than FEED_OVERDUE_MS (for the metrics). */
+export function feedBacklog(store: Store, now = new Date()): Promise<{ due: number; overdue: number }> {
+  return dueFeedCounts(store.db, {
+    now: now.toISOString(),
+    overdueBefore: new Date(now.getTime() - FEED_OVERDUE_MS).toISOString(),
+  });
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { TidingsError } from '../errors.js';
+import type { SaveOutcome } from '../lib/metrics.js';
 import { type QueueInput, type QueueItem, checkItem, enqueue } from '../queue/enqueue.js';
 import { recentFeedItems } from '../store/feedItems.js';
 import { type FeedRow, lockFeed } from '../store/feeds.js';
@@ -27,13 +28,22 @@ import type { FeedItem } from './parse/parse.js';
 
 const HOUR = 3_600_000;
 
+/** What offering items to queues came to: how many of each outcome (added, already_queued, queue_full…). */
+export type Offered = Partial<Record<SaveOutcome, number>>;
+
+/** Counts what was offered as saves from feeds: call it once the transaction that queued them committed. */
+export function countOffered(deps: Pick<RefreshDeps, 'metrics'>, offered: Offered): void {
+  for (const [outcome, n] of Object.entries(offered) as [SaveOutcome, number][])
+    deps.metrics?.saved('feed', outcome, n);
+}
+
 /**
  * Queues the new items of a fetch (`fresh`, oldest first; already remembered) for the subscriptions that
  * had their first fill: on the feed's first successful fetch, those published within the backfill window
  * (undated ones are only remembered: nothing says they are recent); afterwards, every new item unless its
  * date is older than the window before the last success (an archive the feed suddenly republishes must
  * not flood queues). A subscription without its first fill gets the backfill window instead, this fetch
- * included. Returns how many were added (not already waiting).
+ * included. Returns what came of the offers (`added`: how many were not already waiting).
  */
 export async function queueNewItems(
   deps: RefreshDeps,
@@ -41,7 +51,7 @@ export async function queueNewItems(
   feed: FeedRow,
   fresh: readonly FeedItem[],
   now: Date,
-): Promise<number> {
+): Promise<Offered> {
   const firstFetch = feed.last_success_at === null;
   const since =
     (firstFetch ? now.getTime() : Date.parse(feed.last_success_at ?? '')) - deps.backfillHours * HOUR;
@@ -75,16 +85,19 @@ export async function fillSubscription(
   deps: RefreshDeps,
   subscription: SubscriptionRow,
 ): Promise<'filled' | 'already_filled' | 'unfetched'> {
-  return deps.store.db.transaction().execute(async (trx) => {
+  let offered: Offered = {};
+  const outcome = await deps.store.db.transaction().execute(async (trx) => {
     const feed = await lockFeed(trx, subscription.feed_id);
     if (feed?.lastSuccessAt == null) return 'unfetched';
     const row = await subscriptionById(trx, subscription.account_id, subscription.id);
     if (row === null || row.backfilled_at !== null) return 'already_filled';
     const offers = new Offers(deps, row.feed_id);
     await offerBackfills(deps, trx, row.feed_id, [subscriber(deps, row)], offers);
-    await offers.enqueue(trx);
+    offered = await offers.enqueue(trx);
     return 'filled';
   });
+  countOffered(deps, offered);
+  return outcome;
 }
 
 /**
@@ -143,6 +156,7 @@ function safeFilter(deps: RefreshDeps, row: SubscriptionRow, which: 'include' | 
  */
 class Offers {
   private readonly byAccount = new Map<number, QueueItem[]>();
+  private readonly offered: Offered = {};
 
   constructor(
     private readonly deps: RefreshDeps,
@@ -183,22 +197,26 @@ class Offers {
 
   /**
    * Queues what was offered, one `enqueue` per account in account order (two workers adding to the same
-   * accounts then lock them in the same order); how many items were added (not already waiting).
+   * accounts then lock them in the same order); what came of every offer, refusals included.
    */
-  async enqueue(db: Kysely<Database>): Promise<number> {
-    let added = 0;
+  async enqueue(db: Kysely<Database>): Promise<Offered> {
     for (const accountId of [...this.byAccount.keys()].sort((a, b) => a - b)) {
       const items = this.byAccount.get(accountId) ?? [];
       const { results } = await enqueue(db, accountId, items, { limit: this.deps.queueLimit });
       for (const r of results) {
-        if ('outcome' in r) added += r.outcome === 'added' ? 1 : 0;
+        if ('outcome' in r) this.count(r.outcome);
         else this.skipped(accountId, r.error);
       }
     }
-    return added;
+    return this.offered;
+  }
+
+  private count(outcome: SaveOutcome): void {
+    this.offered[outcome] = (this.offered[outcome] ?? 0) + 1;
   }
 
   private skipped(accountId: number, err: TidingsError): void {
+    this.count(err.kind);
     this.deps.log.debug({ feedId: this.feedId, accountId, reason: err.kind }, 'feed item not queued');
   }
 }

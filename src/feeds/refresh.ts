@@ -9,21 +9,25 @@ import {
   updateFeedAfterFetch,
 } from '../store/feeds.js';
 import type { Database } from '../store/schema.js';
-import type { FetchResult } from '../fetch/fetch.js';
+import type { FetchErrorCode, FetchResult } from '../fetch/fetch.js';
+import { type FeedFetchOutcome, stopwatch } from '../lib/metrics.js';
 import { LeaseLost } from '../lib/workers.js';
 import { type RefreshDeps, currentTime } from './deps.js';
 import { fetchFeed } from './fetchFeed.js';
 import { type Feed, type FeedItem, FeedParseError, parseFeed } from './parse/parse.js';
-import { queueNewItems } from './queueing.js';
+import { type Offered, countOffered, queueNewItems } from './queueing.js';
 import { intervalFromPosts, nextFetchAfterError, nextFetchAfterSuccess } from './schedule.js';
 
 export type RefreshOutcome =
   | { status: 'updated'; newItems: number; queued: number }
   | { status: 'not_modified' }
   | { status: 'gone' }
-  | { status: 'error'; message: string }
+  | { status: 'error'; reason: FeedErrorReason; message: string }
   /** Another worker took the feed over (our lease had expired); nothing was written. */
   | { status: 'lease_lost' };
+
+/** Why a fetch is an error: the fetcher's code, an answer that is not a feed, or storing its items failed. */
+export type FeedErrorReason = FetchErrorCode | 'not_a_feed' | 'store' | 'internal';
 
 const MAX_ITEM_KEY_LENGTH = 500;
 
@@ -37,6 +41,28 @@ const boundedKey = (id: string): string =>
  * anything a feed or its server does: that ends as the feed's recorded error.
  */
 export async function refreshFeed(deps: RefreshDeps, feed: FeedRow, owner: string): Promise<RefreshOutcome> {
+  const elapsed = stopwatch();
+  let outcome: RefreshOutcome | undefined;
+  try {
+    outcome = await refresh(deps, feed, owner);
+    return outcome;
+  } finally {
+    // Counted once, here, whoever asked (the poller, a new subscription); a throw is an internal error.
+    const seen = outcome ?? { status: 'error', reason: 'internal' };
+    deps.metrics?.feedFetched(OUTCOME[seen.status], seen.status === 'error' ? seen.reason : null, elapsed());
+    if (seen.status === 'lease_lost') deps.metrics?.leaseLost('poller');
+  }
+}
+
+const OUTCOME: Record<RefreshOutcome['status'], FeedFetchOutcome> = {
+  updated: 'ok',
+  not_modified: 'not_modified',
+  gone: 'gone',
+  error: 'error',
+  lease_lost: 'lease_lost',
+};
+
+async function refresh(deps: RefreshDeps, feed: FeedRow, owner: string): Promise<RefreshOutcome> {
   const now = currentTime(deps);
   const result = await fetchFeed(feed.url, {
     ...deps.fetch,
@@ -46,7 +72,7 @@ export async function refreshFeed(deps: RefreshDeps, feed: FeedRow, owner: strin
   const movedTo = result.kind === 'error' ? undefined : await freeUrl(deps, feed, result.permanentUrl);
   switch (result.kind) {
     case 'error':
-      return recordError(deps, feed, owner, now, result.message, result.retryAfter ?? null);
+      return recordError(deps, feed, owner, now, result.code, result.message, result.retryAfter ?? null);
     case 'gone':
       return record(
         deps,
@@ -89,6 +115,7 @@ export async function refreshFeed(deps: RefreshDeps, feed: FeedRow, owner: strin
           feed,
           owner,
           now,
+          'store',
           `Tidings could not store this feed's items: ${reason}`,
           null,
         );
@@ -122,6 +149,7 @@ async function ingest(
       feed,
       owner,
       now,
+      'not_a_feed',
       `The address answered, but not with a feed: ${err.message.replace(/^not a feed: /, '')}`,
       null,
     );
@@ -138,14 +166,17 @@ async function ingest(
     error: null,
   };
   try {
-    return await deps.store.db.transaction().execute(async (trx) => {
+    let offered: Offered = {};
+    const outcome = await deps.store.db.transaction().execute(async (trx) => {
       // First, so that a subscription's first fill (see queueing.ts) never runs beside this transaction.
       if ((await lockFeed(trx, feed.id, owner)) === undefined) throw new LeaseLost();
       const fresh = await rememberItems(trx, feed, parsed.items, now);
-      const queued = await queueNewItems(deps, trx, feed, fresh, now);
+      offered = await queueNewItems(deps, trx, feed, fresh, now);
       if (!(await updateFeedAfterFetch(trx, feed.id, owner, update))) throw new LeaseLost();
-      return { status: 'updated', newItems: fresh.length, queued } as const;
+      return { status: 'updated', newItems: fresh.length, queued: offered.added ?? 0 } as const;
     });
+    countOffered(deps, offered);
+    return outcome;
   } catch (err) {
     if (err instanceof LeaseLost) return { status: 'lease_lost' };
     throw err;
@@ -183,6 +214,7 @@ async function recordError(
   feed: FeedRow,
   owner: string,
   now: Date,
+  reason: FeedErrorReason,
   message: string,
   retryAfter: number | null,
 ): Promise<RefreshOutcome> {
@@ -191,7 +223,7 @@ async function recordError(
     deps,
     feed,
     owner,
-    { status: 'error', message },
+    { status: 'error', reason, message },
     {
       nextFetchAt: next.toISOString(),
       fetchedAt: now.toISOString(),

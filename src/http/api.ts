@@ -3,6 +3,7 @@ import { type Authenticated, authenticate, noteKeyUse } from '../accounts/author
 import { ApiError } from './errors.js';
 import { type AddOutcome, addSavedUrl } from '../queue/add.js';
 import { savedUrls } from '../queue/reads.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../store/db.js';
 import { readBodyParams } from './body.js';
 import type { InvalidKeyLimiter } from './invalidKeyLimiter.js';
@@ -13,6 +14,8 @@ export interface ApiDeps {
   cache: QueueCache;
   limiter: InvalidKeyLimiter;
   queueLimit: number;
+  /** Where saves are counted; nothing is counted without it. */
+  metrics?: Metrics | undefined;
 }
 
 interface Variant {
@@ -129,7 +132,12 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
           deps.store,
           auth.accountId,
           { url, title: params.fields.get('title'), source: 'api' },
-          { limit: deps.queueLimit },
+          // A save sent from a web page carries an Origin: the bookmarklet's (curl and phones send none).
+          {
+            limit: deps.queueLimit,
+            metrics: deps.metrics,
+            via: request.headers.origin ? 'bookmarklet' : 'api',
+          },
         );
         return send(reply, 200, variant.success(outcome));
       },

@@ -10,6 +10,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { ApiError } from './errors.js';
+import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../store/db.js';
 import { API_METHODS, isApiPath, registerApi } from './api.js';
 import { registerDigestRoutes } from './digests.js';
@@ -34,6 +35,8 @@ export interface ServerDeps {
   limiter?: InvalidKeyLimiter;
   /** For tests: the web app's sign-in limiter. */
   signInLimiter?: InvalidKeyLimiter;
+  /** Where requests, saves and the web app's work are counted (TIDINGS_METRICS); nothing without it. */
+  metrics?: Metrics | undefined;
 }
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
@@ -85,6 +88,21 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     done();
   });
 
+  const metrics = deps.metrics;
+  if (metrics !== undefined) {
+    // By the route's pattern (/items/:id), never the URL: it may carry a key, and ids would grow the
+    // series without end. Requests no route matched are one series.
+    app.addHook('onResponse', (request, reply, done) => {
+      metrics.httpRequest({
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode,
+        seconds: reply.elapsedTime / 1000,
+      });
+      done();
+    });
+  }
+
   app.addHook('onSend', (request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
     if (isApiPath(request.url)) {
@@ -101,6 +119,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     store: deps.store,
     config: deps.config,
     logger: deps.logger,
+    metrics,
     ...(deps.signInLimiter === undefined ? {} : { signInLimiter: deps.signInLimiter }),
   });
 
@@ -133,6 +152,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     cache: new QueueCache(),
     limiter: deps.limiter ?? new InvalidKeyLimiter(),
     queueLimit: deps.config.queueLimit,
+    metrics,
   });
   registerDigestRoutes(app, { store: deps.store, baseUrl: deps.config.baseUrl });
   return app;

@@ -7,6 +7,7 @@ import {
   type SavedUrl,
   queueItemsPage,
   queueLength,
+  queueTotals,
   savedUrlsByAccount,
 } from '../store/queueItems.js';
 
@@ -37,4 +38,9 @@ export function queuedItemsPage(
     );
     return { total, items, pages };
   });
+}
+
+/** Items waiting over all queues, and in the longest one (for the metrics: one query). */
+export function queueSizes(store: Store): Promise<{ items: number; longest: number }> {
+  return queueTotals(store.db);
 }

@@ -33,9 +33,16 @@ class QueueWriter {
     [];
   private scheduled = false;
   private running = false;
+  /** Saves in the transaction under way. */
+  private writing = 0;
   private readonly bounds = new LengthBounds();
 
   constructor(private readonly store: Store) {}
+
+  /** Saves accepted and not yet answered: waiting for a transaction, or in the one under way. */
+  get unanswered(): number {
+    return this.pending.length + this.writing;
+  }
 
   add(save: Save): Promise<AddOutcome> {
     return new Promise((resolve, reject) => {
@@ -69,6 +76,7 @@ class QueueWriter {
   private async flush(): Promise<void> {
     const batch = this.pending.splice(0, MAX_BATCH);
     this.running = true;
+    this.writing = batch.length;
     try {
       const results = await this.writeOrRetry(batch.map((p) => p.save));
       batch.forEach((p, i) => {
@@ -78,6 +86,7 @@ class QueueWriter {
       });
     } finally {
       this.running = false;
+      this.writing = 0;
       this.schedule();
     }
   }
@@ -160,4 +169,9 @@ export function writerOf(store: Store): QueueWriter {
     writers.set(store, writer);
   }
   return writer;
+}
+
+/** The saves the store's writer has accepted and not yet answered (0 before its first save). */
+export function pendingSaves(store: Store): number {
+  return writers.get(store)?.unanswered ?? 0;
 }

@@ -15,6 +15,7 @@ import { redactUrl } from '../lib/redact.js';
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from './checkpointer.js';
 import { registerSqliteHandle } from './precompiled.js';
 import type { Database } from './schema.js';
+import type { PoolStats } from '../lib/metrics.js';
 
 export { isDatabaseUnavailable } from './unavailable.js';
 
@@ -25,6 +26,8 @@ export interface Store {
   engine: Engine;
   /** Where the data lives, fit for logs: a file path, or the URL with its secrets redacted (lib/redact.ts). */
   describe: string;
+  /** The connection pool as it stands (PostgreSQL); null on SQLite, whose one connection has no pool. */
+  poolStats(): PoolStats | null;
   close(): Promise<void>;
 }
 
@@ -95,6 +98,7 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
       db,
       engine: 'sqlite',
       describe: redactUrl(target.file),
+      poolStats: () => null,
       close: async () => {
         await checkpointer?.stop();
         await db.destroy();
@@ -108,7 +112,13 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, engine: 'postgres', describe: redactUrl(target.url), close: () => db.destroy() };
+  return {
+    db,
+    engine: 'postgres',
+    describe: redactUrl(target.url),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    close: () => db.destroy(),
+  };
 }
 
 const STATEMENT_CACHE_SIZE = 256;

@@ -188,3 +188,24 @@ export async function nextDueAt(db: Kysely<Database>): Promise<Timestamp | null>
     .executeTakeFirst();
   return row?.at ?? null;
 }
+
+/** Active feeds due at `now`, and of those, the ones due since before `overdueBefore`: one query. */
+export async function dueFeedCounts(
+  db: Kysely<Database>,
+  input: { now: Timestamp; overdueBefore: Timestamp },
+): Promise<{ due: number; overdue: number }> {
+  const row = await db
+    .selectFrom('feeds')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('due'),
+      eb.fn
+        .sum<number | string>(
+          eb.case().when('next_fetch_at', '<', input.overdueBefore).then(eb.lit(1)).else(eb.lit(0)).end(),
+        )
+        .as('overdue'),
+    ])
+    .where('status', '=', 'active')
+    .where('next_fetch_at', '<=', input.now)
+    .executeTakeFirst();
+  return { due: row?.due ?? 0, overdue: Number(row?.overdue ?? 0) };
+}

@@ -210,3 +210,25 @@ export async function queueItemsPage(
 ): Promise<QueuedItem[]> {
   return queuedItemsQuery(db, accountId).limit(page.limit).offset(page.offset).execute();
 }
+
+/**
+ * Items waiting over all queues, and in the longest one: one query over the (account_id, id) index, for
+ * the metrics' scrape.
+ */
+export async function queueTotals(db: Kysely<Database>): Promise<{ items: number; longest: number }> {
+  const row = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('queue_items')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .groupBy('account_id')
+        .as('queues'),
+    )
+    .select((eb) => [
+      // PostgreSQL sums bigints as numeric, which its driver returns as a string.
+      eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('items'),
+      eb.fn.coalesce(eb.fn.max('n'), eb.lit(0)).as('longest'),
+    ])
+    .executeTakeFirst();
+  return { items: Number(row?.items ?? 0), longest: row?.longest ?? 0 };
+}

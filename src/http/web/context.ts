@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { DigestDeps } from '../../digest/deps.js';
 import type { RefreshDeps } from '../../feeds/deps.js';
+import type { Metrics } from '../../lib/metrics.js';
 import type { Store } from '../../store/db.js';
 import type { Session as WebSession } from '../../accounts/sessions.js';
 import type { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
@@ -20,6 +21,8 @@ export interface WebDeps {
   digest: () => DigestDeps;
   /** What subscribing to a feed needs (discovery, the first fetch). */
   feeds: () => RefreshDeps;
+  /** Where saves are counted; nothing is counted without it. */
+  metrics?: Metrics | undefined;
 }
 
 /**

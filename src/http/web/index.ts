@@ -27,6 +27,7 @@ import { registerSave } from './pages/save.js';
 import { registerSettings } from './pages/settings.js';
 import { registerSignIn } from './pages/signIn.js';
 import { findSession } from '../../accounts/sessions.js';
+import type { Metrics } from '../../lib/metrics.js';
 import { clearCookie, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
 import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
 
@@ -37,6 +38,8 @@ export interface WebOptions {
   /** For tests: a limiter with an injected clock. Default: 10 failed sign-ins per address per 15 minutes. */
   signInLimiter?: InvalidKeyLimiter;
   now?: () => Date;
+  /** Where saves, subscriptions' first fetches and digests built here are counted. */
+  metrics?: Metrics | undefined;
 }
 
 export const SIGN_IN_FAILURES = 10;
@@ -56,6 +59,7 @@ export function registerWeb(
   const deps: WebDeps = {
     store: options.store,
     config: options.config,
+    metrics: options.metrics,
     signInLimiter: options.signInLimiter ?? new InvalidKeyLimiter(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS),
     now,
     feeds: () => {
@@ -70,6 +74,7 @@ export function registerWeb(
         backfillHours: config.feedBackfillHours ?? 24,
         queueLimit: config.queueLimit,
         now,
+        metrics: options.metrics,
       };
     },
     digest: () => {
@@ -85,6 +90,7 @@ export function registerWeb(
         baseUrl: config.baseUrl,
         leaseMs: DIGEST_LEASE_MS,
         random: Math.random,
+        metrics: options.metrics,
       };
       return digest;
     },

@@ -84,7 +84,7 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
         deps.store,
         session.accountId,
         { url, title: title.trim() === '' ? undefined : title, source: 'api' },
-        { limit: deps.config.queueLimit },
+        { limit: deps.config.queueLimit, metrics: deps.metrics, via: 'web' },
       );
     } catch (err) {
       const refused = webRefusal(err, deps.config);
