@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely';
 import { TidingsError } from '../errors.js';
 import { type QueueInput, type QueueItem, checkItem, enqueue } from '../queue/enqueue.js';
+import { MAX_URL_LENGTH } from '../queue/url.js';
 import { recentFeedItems } from '../store/feedItems.js';
 import { type FeedRow, lockFeed } from '../store/feeds.js';
 import type { Database } from '../store/schema.js';
 import {
   type SubscriptionRow,
   markBackfilled,
+  recordSkippedItems,
   subscriptionById,
   subscriptionsByFeed,
 } from '../store/subscriptions.js';
@@ -50,10 +52,10 @@ export async function queueNewItems(
   const offers = new Offers(deps, feed.id);
   for (const item of fresh) {
     const date = item.published?.getTime() ?? (firstFetch ? null : now.getTime());
-    if (item.url === null || date === null || date < since) continue;
+    if (date === null || date < since) continue;
     for (const s of filled) {
       if (!passesFilters(item, s.include, s.exclude)) continue;
-      offers.offer(s.row.account_id, {
+      offers.offer(s.row, {
         url: item.url,
         title: item.title,
         summary: item.summary,
@@ -73,7 +75,7 @@ export async function queueNewItems(
  */
 export async function fillSubscription(
   deps: RefreshDeps,
-  subscription: SubscriptionRow,
+  subscription: Pick<SubscriptionRow, 'id' | 'account_id' | 'feed_id'>,
 ): Promise<'filled' | 'already_filled' | 'unfetched'> {
   return deps.store.db.transaction().execute(async (trx) => {
     const feed = await lockFeed(trx, subscription.feed_id);
@@ -104,8 +106,8 @@ async function offerBackfills(
     if (s.row.backfilled_at !== null || !(await markBackfilled(db, s.row.id, at))) continue;
     const since = new Date(Date.parse(s.row.created_at) - deps.backfillHours * HOUR).toISOString();
     for (const item of await recentFeedItems(db, feedId, since)) {
-      if (item.url === null || !passesFilters(item, s.include, s.exclude)) continue;
-      offers.offer(s.row.account_id, {
+      if (!passesFilters(item, s.include, s.exclude)) continue;
+      offers.offer(s.row, {
         url: item.url,
         title: item.title,
         summary: item.summary,
@@ -137,12 +139,34 @@ function safeFilter(deps: RefreshDeps, row: SubscriptionRow, which: 'include' | 
   }
 }
 
+const NO_LINK = 'it has no link';
+
+/** Why an offered item could not be queued, in plain words for `feed list` and the Feeds page. */
+function skipReason(err: TidingsError): string {
+  switch (err.kind) {
+    case 'url_missing':
+      return NO_LINK;
+    case 'url_invalid':
+      return 'its link is not a web address (http or https)';
+    case 'url_too_long':
+      return `its link is longer than ${MAX_URL_LENGTH.toLocaleString('en')} characters`;
+    case 'queue_full':
+      return 'the queue was full';
+    default:
+      return err.message;
+  }
+}
+
 /**
- * A feed's items offered to queues in one transaction, per account in the order offered. A URL or a title
- * the queue refuses, or a full queue, skips that item for that account (logged); the feed goes on.
+ * A feed's items offered to queues in one transaction, per account in the order offered. An item that
+ * cannot be queued (no link, a link the queue refuses, a full queue) skips that subscription, the feed goes
+ * on, and the skip is counted on the subscription with its reason (recordSkippedItems), in the same
+ * transaction: `feed list` and the Feeds page show it.
  */
 class Offers {
-  private readonly byAccount = new Map<number, QueueItem[]>();
+  /** Per account (one subscription each: an account follows a feed once), what is to be queued. */
+  private readonly byAccount = new Map<number, { subscriptionId: number; items: QueueItem[] }>();
+  private readonly skips = new Map<number, { accountId: number; count: number; reason: string }>();
 
   constructor(
     private readonly deps: RefreshDeps,
@@ -150,15 +174,20 @@ class Offers {
   ) {}
 
   offer(
-    accountId: number,
+    subscription: Pick<SubscriptionRow, 'id' | 'account_id'>,
     entry: {
-      url: string;
+      url: string | null;
       title: string;
       summary: string;
       publishedAt: string | null;
       imageUrl: string | null;
     },
   ) {
+    const { id: subscriptionId, account_id: accountId } = subscription;
+    if (entry.url === null) {
+      this.skipped(accountId, subscriptionId, NO_LINK);
+      return;
+    }
     const input: QueueInput = {
       url: entry.url,
       title: entry.title || undefined,
@@ -173,32 +202,42 @@ class Offers {
       item = checkItem(input);
     } catch (err) {
       if (!(err instanceof TidingsError)) throw err;
-      this.skipped(accountId, err);
+      this.skipped(accountId, subscriptionId, skipReason(err));
       return;
     }
-    const items = this.byAccount.get(accountId);
-    if (items === undefined) this.byAccount.set(accountId, [item]);
-    else items.push(item);
+    const offered = this.byAccount.get(accountId);
+    if (offered === undefined) this.byAccount.set(accountId, { subscriptionId, items: [item] });
+    else offered.items.push(item);
   }
 
   /**
    * Queues what was offered, one `enqueue` per account in account order (two workers adding to the same
-   * accounts then lock them in the same order); how many items were added (not already waiting).
+   * accounts then lock them in the same order), then counts the skips on their subscriptions; how many
+   * items were added (not already waiting).
    */
   async enqueue(db: Kysely<Database>): Promise<number> {
     let added = 0;
-    for (const accountId of [...this.byAccount.keys()].sort((a, b) => a - b)) {
-      const items = this.byAccount.get(accountId) ?? [];
+    for (const [accountId, { subscriptionId, items }] of [...this.byAccount].sort(([a], [b]) => a - b)) {
       const { results } = await enqueue(db, accountId, items, { limit: this.deps.queueLimit });
       for (const r of results) {
         if ('outcome' in r) added += r.outcome === 'added' ? 1 : 0;
-        else this.skipped(accountId, r.error);
+        else this.skipped(accountId, subscriptionId, skipReason(r.error));
       }
+    }
+    const at = currentTime(this.deps).toISOString();
+    for (const [subscriptionId, { accountId, count, reason }] of this.skips) {
+      await recordSkippedItems(db, accountId, subscriptionId, { count, reason, at });
     }
     return added;
   }
 
-  private skipped(accountId: number, err: TidingsError): void {
-    this.deps.log.debug({ feedId: this.feedId, accountId, reason: err.kind }, 'feed item not queued');
+  private skipped(accountId: number, subscriptionId: number, reason: string): void {
+    this.deps.log.debug({ feedId: this.feedId, accountId, subscriptionId, reason }, 'feed item not queued');
+    const skip = this.skips.get(subscriptionId);
+    if (skip === undefined) this.skips.set(subscriptionId, { accountId, count: 1, reason });
+    else {
+      skip.count++;
+      skip.reason = reason;
+    }
   }
 }

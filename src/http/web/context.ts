@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { DigestDeps } from '../../digest/deps.js';
@@ -28,7 +29,16 @@ export interface WebDeps {
  */
 export type WebConfig = Pick<Config, 'baseUrl' | 'queueLimit'> &
   Partial<
-    Pick<Config, 'smtpUrl' | 'mailFrom' | 'allowPrivateNetworks' | 'feedMaxBytes' | 'feedBackfillHours'>
+    Pick<
+      Config,
+      | 'smtpUrl'
+      | 'mailFrom'
+      | 'allowPrivateNetworks'
+      | 'feedMaxBytes'
+      | 'feedBackfillHours'
+      | 'maxSubscriptions'
+      | 'maxOpmlOutlines'
+    >
   >;
 
 /** A failure shown to the reader as an HTML page with this status and message (plain words). */
@@ -154,4 +164,14 @@ export function localPath(value: string | undefined): string | null {
   if (value === undefined || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\'))
     return null;
   return /^[\x21-\x7e]{1,500}$/.test(value) ? value : null;
+}
+
+/**
+ * Lets a connection stay idle for `ms` while its request is handled, past the server's idle timeout (60 s):
+ * for the few requests whose work may take that long (following a feed, importing OPML). Injected requests
+ * have no timeouts.
+ */
+export function allowQuiet(socket: Socket, ms: number): void {
+  const timeouts: Partial<Pick<Socket, 'setTimeout'>> = socket;
+  timeouts.setTimeout?.(ms);
 }

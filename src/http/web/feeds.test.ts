@@ -182,6 +182,38 @@ await describeEachEngine('web app: feeds page', (ctx) => {
     assert.equal((await client.post(`/feeds/${sub.id}/remove`)).statusCode, 404);
   });
 
+  test('items the feed could not queue are counted on it; following past the limit is refused, named', async () => {
+    const odd = serveFeed(server(), '/odd.xml', {
+      title: 'Odd items',
+      items: [
+        { link: 'https://odd.example/fine', title: 'Fine', published: hoursAgo(1) },
+        { link: null, guid: 'no-link', title: 'No link', published: hoursAgo(2) },
+      ],
+    });
+    const limited = webServer(ctx.store(), { allowPrivateNetworks: true, maxSubscriptions: 1 });
+    try {
+      const reader = new WebClient(limited);
+      await reader.signIn((await newAccount(ctx.store())).apiKey);
+      await reader.get('/feeds');
+      assert.equal((await reader.post('/feeds', { url: odd.url })).headers.location, '/feeds?notice=added');
+      const page = (await reader.get('/feeds')).body;
+      assert.match(
+        page,
+        /1 item not queued; the last\s+<time[^>]*>just now<\/time>\s+because\s+it has no link\./,
+      );
+
+      const refused = await reader.post('/feeds', { url: server().url('/news.xml'), title: 'One more' });
+      assert.equal(refused.statusCode, 400);
+      assert.match(
+        refused.body,
+        /The account follows 1 feed, the most it may \(TIDINGS_MAX_SUBSCRIPTIONS\)\./,
+      );
+      assert.match(refused.body, /value="One more"/);
+    } finally {
+      await limited.close();
+    }
+  });
+
   test('OPML: import an uploaded file (folders and titles kept), export a download', async () => {
     await client.get('/feeds');
     const boundary = '----tidings';

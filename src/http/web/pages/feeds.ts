@@ -1,4 +1,3 @@
-import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
@@ -17,6 +16,7 @@ import { webRefusal } from '../errors.js';
 import {
   type WebDeps,
   WebError,
+  allowQuiet,
   checkCsrf,
   field,
   formOf,
@@ -197,10 +197,4 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     }
     return seeOther(reply, '/feeds?notice=removed');
   });
-}
-
-/** Lets a connection stay idle for `ms` while its request is handled (injected requests have no timeouts). */
-function allowQuiet(socket: Socket, ms: number): void {
-  const timeouts: Partial<Pick<Socket, 'setTimeout'>> = socket;
-  timeouts.setTimeout?.(ms);
 }

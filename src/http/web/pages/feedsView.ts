@@ -191,6 +191,7 @@ function feedRow(s: SubscriptionView, v: FeedsView): SafeHtml {
         ${status} · ${s.itemCount.toLocaleString('en')} item${s.itemCount === 1 ? '' : 's'} seen
       </div>
       ${s.lastError === null || s.status === 'gone' ? null : html`<div class="meta error-text">Last fetch failed: ${sentence(s.lastError)}</div>`}
+      ${skippedLine(s, v)}
       ${filters.length === 0 ? null : html`<div class="meta">Filters: ${filters.join('; ')}</div>`}
       ${s.fetchOriginal ? html`<div class="meta">The pages of its items are read too.</div>` : null}
       <details>
@@ -221,4 +222,16 @@ function feedRow(s: SubscriptionView, v: FeedsView): SafeHtml {
       </details>
     </div>
   </li>`;
+}
+
+/** Items the feed's rules would have queued and that could not be: how many, and why the last one was not. */
+function skippedLine(s: SubscriptionView, v: FeedsView): SafeHtml | null {
+  if (s.skippedItems === 0) return null;
+  const count = `${s.skippedItems.toLocaleString('en')} item${s.skippedItems === 1 ? '' : 's'}`;
+  const last =
+    s.lastSkipReason === null || s.lastSkippedAt === null
+      ? null
+      : html`; the last ${timeElement(s.lastSkippedAt, v.zone, ago(s.lastSkippedAt, v.now))} because
+        ${s.lastSkipReason}`;
+  return html`<div class="meta error-text">${count} not queued${last}.</div>`;
 }
