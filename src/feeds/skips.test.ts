@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { listSubscriptions } from '../accounts/subscriptions.js';
+import type { AccountId } from '../lib/authorized.js';
 import { codePoints } from '../lib/text.js';
 import { MAX_TITLE_LENGTH } from '../queue/url.js';
 import type { SubscriptionView } from '../store/subscriptions.js';
@@ -34,8 +35,8 @@ function wordsOf(length: number, seed: string): string {
 
 await describeEachEngine('feed items not queued', (ctx) => {
   const { server, deps } = feedPipelineSuite(ctx);
-  const view = async (accountId: number): Promise<SubscriptionView> => {
-    const list = await listSubscriptions(ctx.store(), accountId as never);
+  const view = async (accountId: AccountId): Promise<SubscriptionView> => {
+    const list = await listSubscriptions(ctx.store(), accountId);
     const [sub] = list?.subscriptions ?? [];
     assert.ok(sub !== undefined);
     return sub;

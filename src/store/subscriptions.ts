@@ -151,9 +151,11 @@ export async function recordSkippedItems(
     .execute();
 }
 
+/** The account's subscriptions, oldest first: all of them, or `page.limit` from `page.offset`. */
 export async function subscriptionsByAccount(
   db: Kysely<Database>,
   accountId: number,
+  page?: { offset: number; limit: number },
 ): Promise<SubscriptionView[]> {
   return db
     .selectFrom('subscriptions as s')
@@ -183,6 +185,7 @@ export async function subscriptionsByAccount(
     ])
     .where('s.account_id', '=', accountId)
     .orderBy('s.id')
+    .$if(page !== undefined, (qb) => qb.limit(page?.limit ?? 0).offset(page?.offset ?? 0))
     .execute()
     .then((rows) =>
       rows.map((r) => ({ ...r, fetchOriginal: r.fetchOriginal === 1, itemCount: r.itemCount ?? 0 })),

@@ -159,6 +159,12 @@ export function queryParam(request: FastifyRequest, name: string): string | unde
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Where a paged list starts (`?start=N`, the index of its first row); 0 for anything else. */
+export function startParam(raw: string | undefined): number {
+  if (raw === undefined || !/^[0-9]{1,7}$/.test(raw)) return 0;
+  return Number(raw);
+}
+
 /** A local path to return to after signing in; anything else (another site, a scheme) is refused. */
 export function localPath(value: string | undefined): string | null {
   if (value === undefined || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\'))

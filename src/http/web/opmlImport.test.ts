@@ -126,6 +126,10 @@ await describeEachEngine('OPML import under load, through the real server', (ctx
     const client = new WebClient(app);
     await client.signIn(account.apiKey);
     await client.get('/feeds');
+    const headers = {
+      accept: 'text/html',
+      cookie: `tidings_session=${client.cookies.get('tidings_session') ?? ''}`,
+    };
     /** POSTs the file as the Feeds page's form does, over HTTP. */
     const upload = async (
       file: Buffer,
@@ -136,15 +140,15 @@ await describeEachEngine('OPML import under load, through the real server', (ctx
       const res = await fetch(`${origin}/feeds/import`, {
         method: 'POST',
         body: form,
-        headers: {
-          accept: 'text/html',
-          cookie: `tidings_session=${client.cookies.get('tidings_session') ?? ''}`,
-        },
+        headers,
         redirect: 'manual',
       });
       return { status: res.status, location: res.headers.get('location'), body: await res.text() };
     };
-    return { origin, account, upload };
+    /** The page the browser is sent to next. */
+    const page = async (path: string): Promise<string> =>
+      (await fetch(`${origin}${path}`, { headers })).text();
+    return { origin, account, upload, page };
   }
 
   before(async () => {
@@ -172,10 +176,17 @@ await describeEachEngine('OPML import under load, through the real server', (ctx
   });
 
   test('the largest import the default limits take (2,000 feeds) answers done, and nobody waits', async (t) => {
-    const { origin, account, upload } = await start();
-    const { result, samples } = await whilePolling(origin, reader.apiKey, () => upload(opmlOf(2000)));
+    const { origin, account, upload, page } = await start();
+    const { result, samples } = await whilePolling(origin, reader.apiKey, async () => {
+      const answer = await upload(opmlOf(2000));
+      // The page the upload leads to, with its 2,000 feeds, is part of it too.
+      return { ...answer, feeds: answer.location === null ? '' : await page(answer.location) };
+    });
     assert.equal(result.status, 303, result.body);
     assert.equal(result.location, '/feeds?notice=imported-2000-0-0');
+    assert.match(result.feeds, /Imported 2000 feeds \(0 you already followed, 0 refused\)/);
+    assert.match(result.feeds, /Following 2,000/);
+    assert.match(result.feeds, /Feeds 1–100 of 2,000/);
     assert.equal((await subscriptionsByAccount(ctx.store().db, account.id)).length, 2000);
     assertResponsive(t, samples, 'importing 2,000 feeds');
   });
