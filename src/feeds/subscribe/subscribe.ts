@@ -1,6 +1,6 @@
+import type { Kysely } from 'kysely';
 import { TidingsError } from '../../errors.js';
 import { MAX_URL_LENGTH } from '../../queue/url.js';
-import type { Kysely } from 'kysely';
 import { lockAccount } from '../../store/accounts.js';
 import type { Engine } from '../../store/db.js';
 import { type FeedRow, claimFeed, feedById, findOrCreateFeed } from '../../store/feeds.js';
