@@ -70,6 +70,8 @@ function openDeps(config: PollConfig): RefreshDeps {
     LOG_LEVEL: 'silent',
     TIDINGS_ALLOW_PRIVATE_NETWORKS: 'true',
     TIDINGS_QUEUE_LIMIT: '1000000',
+    // Thousands of feeds per account (BENCH_FEEDS / BENCH_ACCOUNTS), more than the default allows.
+    TIDINGS_MAX_SUBSCRIPTIONS: '1000000',
   });
   return feedDeps(c, openStore(c.databaseUrl), createLogger(c.logLevel));
 }

@@ -11,6 +11,14 @@ const booleanFromEnv = z
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 /**
+ * The most feeds one account may follow, and the most feeds one OPML import may list (docs/operating.md,
+ * "Resource limits"). Both bound the work one request can ask for; named here because the web app's
+ * configuration may leave them out.
+ */
+export const DEFAULT_MAX_SUBSCRIPTIONS = 2_000;
+export const DEFAULT_MAX_OPML_OUTLINES = 2_000;
+
+/**
  * The whole configuration, read from the environment once in main and passed down.
  * Every variable is documented in the README's configuration table.
  */
@@ -23,6 +31,8 @@ export const configSchema = z.object({
   TIDINGS_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   TIDINGS_TRUST_PROXY: booleanFromEnv.default(false),
   TIDINGS_QUEUE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  TIDINGS_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_SUBSCRIPTIONS),
+  TIDINGS_MAX_OPML_OUTLINES: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_OPML_OUTLINES),
   TIDINGS_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   TIDINGS_ALLOW_PRIVATE_NETWORKS: booleanFromEnv.default(false),
   TIDINGS_FEED_MAX_BYTES: z.coerce
@@ -73,6 +83,10 @@ export interface Config {
   baseUrl: string;
   trustProxy: boolean;
   queueLimit: number;
+  /** The most feeds one account may follow (subscribing and importing refuse beyond it). */
+  maxSubscriptions: number;
+  /** The most feeds one OPML file may list to be imported. */
+  maxOpmlOutlines: number;
   shutdownTimeoutMs: number;
   /** Let feed fetching reach loopback and private addresses (off: a feed URL must not probe the network). */
   allowPrivateNetworks: boolean;
@@ -149,6 +163,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     baseUrl: (c.TIDINGS_BASE_URL ?? `http://${hostForUrl}:${c.PORT}`).replace(/\/+$/, ''),
     trustProxy: c.TIDINGS_TRUST_PROXY,
     queueLimit: c.TIDINGS_QUEUE_LIMIT,
+    maxSubscriptions: c.TIDINGS_MAX_SUBSCRIPTIONS,
+    maxOpmlOutlines: c.TIDINGS_MAX_OPML_OUTLINES,
     shutdownTimeoutMs: c.TIDINGS_SHUTDOWN_TIMEOUT_MS,
     allowPrivateNetworks: c.TIDINGS_ALLOW_PRIVATE_NETWORKS,
     feedMaxBytes: c.TIDINGS_FEED_MAX_BYTES,

@@ -15,6 +15,11 @@ export type ErrorKind =
   | 'title_invalid'
   /** The account's queue holds as many items as it may. */
   | 'queue_full'
+  /**
+   * Another bound of the configuration would be passed: the feeds an account may follow
+   * (TIDINGS_MAX_SUBSCRIPTIONS), the feeds one OPML import may list (TIDINGS_MAX_OPML_OUTLINES).
+   */
+  | 'limit_reached'
   /** The account the caller was authorised for no longer exists. */
   | 'account_gone'
   /** A value the caller gave is not valid: a setting, a name, an e-mail address, a filter, a file. */

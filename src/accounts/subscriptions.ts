@@ -16,6 +16,7 @@ import { deleteOrphanFeeds } from '../store/feeds.js';
 import { transaction } from '../store/precompiled.js';
 import {
   type SubscriptionView,
+  countSubscriptions,
   deleteSubscription,
   renameSubscription,
   setFetchOriginal,
@@ -35,17 +36,24 @@ export interface SubscriptionList {
   /** The account's time zone, for showing fetch times. */
   timezone: string;
   subscriptions: SubscriptionView[];
+  /** How many feeds the account follows (more than `subscriptions` holds when a page was asked for). */
+  total: number;
 }
 
-/** The account's subscriptions with their feeds' status, oldest first; null when the account is gone. */
+/**
+ * The account's subscriptions with their feeds' status, oldest first: all of them (the CLI, the export),
+ * or one page of them (the web's Feeds page); null when the account is gone.
+ */
 export async function listSubscriptions(
   store: Store,
   accountId: AccountId,
+  page?: { offset: number; limit: number },
 ): Promise<SubscriptionList | null> {
   const account = await accountById(store.db, accountId);
   if (account === null) return null;
-  const subscriptions = await subscriptionsByAccount(store.db, accountId);
-  return { accountName: account.name, timezone: account.timezone, subscriptions };
+  const subscriptions = await subscriptionsByAccount(store.db, accountId, page);
+  const total = page === undefined ? subscriptions.length : await countSubscriptions(store.db, accountId);
+  return { accountName: account.name, timezone: account.timezone, subscriptions, total };
 }
 
 export interface FollowInput {

@@ -135,12 +135,16 @@ await describeEachEngine('feed commands', (ctx) => {
       'ITEMS',
       'STATUS',
       'ORIGINAL',
+      'SKIPPED',
     ]);
     assert.equal(rows.length, 2);
     const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
     const [goodRow, flakyRow] = rows;
     assert.ok(goodRow && flakyRow);
-    assert.deepEqual([goodRow[1], goodRow[2], goodRow[5], goodRow[6]], ['Good', good.url, '3', 'ok']);
+    assert.deepEqual(
+      [goodRow[1], goodRow[2], goodRow[5], goodRow[6], goodRow[8]],
+      ['Good', good.url, '3', 'ok', '0'],
+    );
     assert.deepEqual([flakyRow[1], flakyRow[2], flakyRow[5]], ['Flaky', server.url(flakyPath), '1']);
     assert.match(flakyRow[6] ?? '', /^127\.0\.0\.1:\d+ answered 500 Internal Server Error$/);
     for (const row of rows) {

@@ -66,7 +66,9 @@ export function addCommand(feed: Command, io: Io): void {
 export function listCommand(feed: Command, io: Io): void {
   feed
     .command('list')
-    .description("list an account's feeds with their last fetch, last error, next fetch and item count")
+    .description(
+      "list an account's feeds with their last fetch, last error, next fetch, item count and items not queued",
+    )
     .requiredOption('--account <id>', 'account ID')
     .option('--json', 'one JSON line per feed')
     .action(async (opts: { account: string; json?: boolean }) => {
@@ -84,13 +86,28 @@ export function listCommand(feed: Command, io: Io): void {
           io.out(`Account ${accountId} follows no feeds yet: tidings feed add --account ${accountId} URL`);
           return;
         }
-        io.out(['ID', 'TITLE', 'URL', 'LAST FETCH', 'NEXT FETCH', 'ITEMS', 'STATUS', 'ORIGINAL'].join('\t'));
+        const head = [
+          'ID',
+          'TITLE',
+          'URL',
+          'LAST FETCH',
+          'NEXT FETCH',
+          'ITEMS',
+          'STATUS',
+          'ORIGINAL',
+          'SKIPPED',
+        ];
+        io.out(head.join('\t'));
         for (const s of subs) {
           const status = s.status === 'gone' ? `gone: ${s.lastError ?? ''}` : (s.lastError ?? 'ok');
           const next = s.status === 'gone' ? '-' : s.nextFetchAt;
           const original = s.fetchOriginal ? 'yes' : 'no';
           const when = s.lastFetchedAt ?? 'never';
-          io.out([s.id, s.title, s.url, when, next, s.itemCount, status, original].join('\t'));
+          // Last, so that scripts reading the columns before it read the same: items its rules would have
+          // queued and that could not be, with why the last one was not.
+          const skipped =
+            s.lastSkipReason === null ? s.skippedItems : `${s.skippedItems} (last: ${s.lastSkipReason})`;
+          io.out([s.id, s.title, s.url, when, next, s.itemCount, status, original, skipped].join('\t'));
         }
       });
     });

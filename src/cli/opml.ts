@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { operatorAccount } from '../accounts/authorize.js';
-import { exportSubscriptions, importSubscriptions } from '../accounts/opml.js';
-import { TidingsError } from '../errors.js';
-import { feedDeps } from '../feeds/deps.js';
-import { type OpmlOutline, parseOpml } from '../feeds/subscribe/opml.js';
+import { exportSubscriptions, importSubscriptions, readSubscriptionList } from '../accounts/opml.js';
+import { isTidingsError, TidingsError } from '../errors.js';
+import { type RefreshDeps, feedDeps } from '../feeds/deps.js';
+import type { OpmlOutline } from '../feeds/subscribe/opml.js';
 import { createLogger } from '../logger.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
 
@@ -18,10 +18,11 @@ export function opmlCommands(program: Command, io: Io): void {
     .argument('<file>', 'OPML file, as exported by another feed reader')
     .action(async (file: string, opts: { account: string }) => {
       const id = parseId(opts.account, '--account');
-      const outlines = await readOpmlFile(file);
       await withStore(io, async (store, config) => {
         const accountId = await operatorAccount(store, id);
         const deps = feedDeps(config, store, createLogger(config.logLevel));
+        // More feeds than one import or one account may have: limit_reached, exit 1, the limit named.
+        const outlines = await readOpmlFile(deps, file);
         const { added, known, refused } = await importSubscriptions(deps, accountId, outlines);
         io.out(
           `Imported ${added} feeds (${known} already followed, ${refused.length} refused); they are fetched on the next poll.`,
@@ -45,7 +46,7 @@ export function opmlCommands(program: Command, io: Io): void {
 }
 
 /** The file the operator named, read as OPML; a file that cannot be read or is not OPML fails (1), named. */
-async function readOpmlFile(file: string): Promise<OpmlOutline[]> {
+async function readOpmlFile(deps: RefreshDeps, file: string): Promise<OpmlOutline[]> {
   let bytes: Buffer;
   try {
     bytes = await readFile(file);
@@ -53,9 +54,9 @@ async function readOpmlFile(file: string): Promise<OpmlOutline[]> {
     throw new UsageError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
   try {
-    return parseOpml(bytes);
+    return await readSubscriptionList(deps, bytes);
   } catch (err) {
-    if (err instanceof TidingsError) throw new UsageError(`${file}: ${err.message}`);
+    if (isTidingsError(err, 'invalid_input')) throw new UsageError(`${file}: ${err.message}`);
     throw err;
   }
 }

@@ -17,6 +17,7 @@ const EXIT_CODES: Record<ErrorKind, number> = {
   invalid_input: 2,
   source_failed: 1,
   queue_full: 1,
+  limit_reached: 1,
   account_gone: 1,
   not_found: 1,
 };

@@ -13,6 +13,10 @@ export interface RefreshDeps {
   /** A new subscription gets the items published this many hours before it was made, or later. */
   backfillHours: number;
   queueLimit: number;
+  /** The most feeds one account may follow (TIDINGS_MAX_SUBSCRIPTIONS). */
+  maxSubscriptions: number;
+  /** The most feeds one OPML import may list (TIDINGS_MAX_OPML_OUTLINES). */
+  maxOpmlOutlines: number;
   /** The clock; the system's by default. */
   now?: () => Date;
   /** Where fetches and queued items are counted; nothing is counted without it. */
@@ -31,5 +35,7 @@ export function feedDeps(config: Config, store: Store, log: Logger, metrics?: Me
     fetch: { policy: { allowPrivate: config.allowPrivateNetworks }, maxBytes: config.feedMaxBytes },
     backfillHours: config.feedBackfillHours,
     queueLimit: config.queueLimit,
+    maxSubscriptions: config.maxSubscriptions,
+    maxOpmlOutlines: config.maxOpmlOutlines,
   };
 }

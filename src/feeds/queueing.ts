@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { TidingsError } from '../errors.js';
 import type { SaveOutcome } from '../lib/metrics.js';
+import { MAX_URL_LENGTH } from '../queue/url.js';
 import { type QueueInput, type QueueItem, checkItem, enqueue } from '../queue/enqueue.js';
 import { recentFeedItems } from '../store/feedItems.js';
 import { type FeedRow, lockFeed } from '../store/feeds.js';
@@ -8,6 +9,7 @@ import type { Database } from '../store/schema.js';
 import {
   type SubscriptionRow,
   markBackfilled,
+  recordSkippedItems,
   subscriptionById,
   subscriptionsByFeed,
 } from '../store/subscriptions.js';
@@ -43,7 +45,8 @@ export function countOffered(deps: Pick<RefreshDeps, 'metrics'>, offered: Offere
  * (undated ones are only remembered: nothing says they are recent); afterwards, every new item unless its
  * date is older than the window before the last success (an archive the feed suddenly republishes must
  * not flood queues). A subscription without its first fill gets the backfill window instead, this fetch
- * included. Returns what came of the offers (`added`: how many were not already waiting).
+ * included. Returns what came of the offers (`added`: how many were not already waiting); an item without
+ * a link is counted as skipped on the subscription.
  */
 export async function queueNewItems(
   deps: RefreshDeps,
@@ -60,10 +63,10 @@ export async function queueNewItems(
   const offers = new Offers(deps, feed.id);
   for (const item of fresh) {
     const date = item.published?.getTime() ?? (firstFetch ? null : now.getTime());
-    if (item.url === null || date === null || date < since) continue;
+    if (date === null || date < since) continue;
     for (const s of filled) {
       if (!passesFilters(item, s.include, s.exclude)) continue;
-      offers.offer(s.row.account_id, {
+      offers.offer(s.row, {
         url: item.url,
         title: item.title,
         summary: item.summary,
@@ -83,7 +86,7 @@ export async function queueNewItems(
  */
 export async function fillSubscription(
   deps: RefreshDeps,
-  subscription: SubscriptionRow,
+  subscription: Pick<SubscriptionRow, 'id' | 'account_id' | 'feed_id'>,
 ): Promise<'filled' | 'already_filled' | 'unfetched'> {
   let offered: Offered = {};
   const outcome = await deps.store.db.transaction().execute(async (trx) => {
@@ -117,8 +120,8 @@ async function offerBackfills(
     if (s.row.backfilled_at !== null || !(await markBackfilled(db, s.row.id, at))) continue;
     const since = new Date(Date.parse(s.row.created_at) - deps.backfillHours * HOUR).toISOString();
     for (const item of await recentFeedItems(db, feedId, since)) {
-      if (item.url === null || !passesFilters(item, s.include, s.exclude)) continue;
-      offers.offer(s.row.account_id, {
+      if (!passesFilters(item, s.include, s.exclude)) continue;
+      offers.offer(s.row, {
         url: item.url,
         title: item.title,
         summary: item.summary,
@@ -150,12 +153,34 @@ function safeFilter(deps: RefreshDeps, row: SubscriptionRow, which: 'include' | 
   }
 }
 
+const NO_LINK = 'it has no link';
+
+/** Why an offered item could not be queued, in plain words for `feed list` and the Feeds page. */
+function skipReason(err: TidingsError): string {
+  switch (err.kind) {
+    case 'url_missing':
+      return NO_LINK;
+    case 'url_invalid':
+      return 'its link is not a web address (http or https)';
+    case 'url_too_long':
+      return `its link is longer than ${MAX_URL_LENGTH.toLocaleString('en')} characters`;
+    case 'queue_full':
+      return 'the queue was full';
+    default:
+      return err.message;
+  }
+}
+
 /**
- * A feed's items offered to queues in one transaction, per account in the order offered. A URL or a title
- * the queue refuses, or a full queue, skips that item for that account (logged); the feed goes on.
+ * A feed's items offered to queues in one transaction, per account in the order offered. An item that
+ * cannot be queued (no link, a link the queue refuses, a full queue) skips that subscription, the feed goes
+ * on, and the skip is counted on the subscription with its reason (recordSkippedItems), in the same
+ * transaction: `feed list` and the Feeds page show it.
  */
 class Offers {
-  private readonly byAccount = new Map<number, QueueItem[]>();
+  /** Per account (one subscription each: an account follows a feed once), what is to be queued. */
+  private readonly byAccount = new Map<number, { subscriptionId: number; items: QueueItem[] }>();
+  private readonly skips = new Map<number, { accountId: number; count: number; reason: string }>();
   private readonly offered: Offered = {};
 
   constructor(
@@ -164,15 +189,21 @@ class Offers {
   ) {}
 
   offer(
-    accountId: number,
+    subscription: Pick<SubscriptionRow, 'id' | 'account_id'>,
     entry: {
-      url: string;
+      url: string | null;
       title: string;
       summary: string;
       publishedAt: string | null;
       imageUrl: string | null;
     },
   ) {
+    const { id: subscriptionId, account_id: accountId } = subscription;
+    if (entry.url === null) {
+      this.count('url_missing');
+      this.skipped(accountId, subscriptionId, NO_LINK);
+      return;
+    }
     const input: QueueInput = {
       url: entry.url,
       title: entry.title || undefined,
@@ -187,26 +218,34 @@ class Offers {
       item = checkItem(input);
     } catch (err) {
       if (!(err instanceof TidingsError)) throw err;
-      this.skipped(accountId, err);
+      this.count(err.kind);
+      this.skipped(accountId, subscriptionId, skipReason(err));
       return;
     }
-    const items = this.byAccount.get(accountId);
-    if (items === undefined) this.byAccount.set(accountId, [item]);
-    else items.push(item);
+    const offered = this.byAccount.get(accountId);
+    if (offered === undefined) this.byAccount.set(accountId, { subscriptionId, items: [item] });
+    else offered.items.push(item);
   }
 
   /**
    * Queues what was offered, one `enqueue` per account in account order (two workers adding to the same
-   * accounts then lock them in the same order); what came of every offer, refusals included.
+   * accounts then lock them in the same order), then counts the skips on their subscriptions; what came of
+   * every offer, refusals included.
    */
   async enqueue(db: Kysely<Database>): Promise<Offered> {
-    for (const accountId of [...this.byAccount.keys()].sort((a, b) => a - b)) {
-      const items = this.byAccount.get(accountId) ?? [];
+    for (const [accountId, { subscriptionId, items }] of [...this.byAccount].sort(([a], [b]) => a - b)) {
       const { results } = await enqueue(db, accountId, items, { limit: this.deps.queueLimit });
       for (const r of results) {
         if ('outcome' in r) this.count(r.outcome);
-        else this.skipped(accountId, r.error);
+        else {
+          this.count(r.error.kind);
+          this.skipped(accountId, subscriptionId, skipReason(r.error));
+        }
       }
+    }
+    const at = currentTime(this.deps).toISOString();
+    for (const [subscriptionId, { accountId, count, reason }] of this.skips) {
+      await recordSkippedItems(db, accountId, subscriptionId, { count, reason, at });
     }
     return this.offered;
   }
@@ -215,8 +254,13 @@ class Offers {
     this.offered[outcome] = (this.offered[outcome] ?? 0) + 1;
   }
 
-  private skipped(accountId: number, err: TidingsError): void {
-    this.count(err.kind);
-    this.deps.log.debug({ feedId: this.feedId, accountId, reason: err.kind }, 'feed item not queued');
+  private skipped(accountId: number, subscriptionId: number, reason: string): void {
+    this.deps.log.debug({ feedId: this.feedId, accountId, subscriptionId, reason }, 'feed item not queued');
+    const skip = this.skips.get(subscriptionId);
+    if (skip === undefined) this.skips.set(subscriptionId, { accountId, count: 1, reason });
+    else {
+      skip.count++;
+      skip.reason = reason;
+    }
   }
 }

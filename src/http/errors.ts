@@ -34,6 +34,8 @@ const FROM_DOMAIN: Record<ErrorKind, ApiErrorKind> = {
   url_too_long: 'url_too_long',
   title_invalid: 'title_invalid',
   queue_full: 'queue_full',
+  // Only following and importing feeds, which the API does not do, reach a limit of this kind.
+  limit_reached: 'bad_request',
   account_gone: 'key_invalid',
   invalid_input: 'bad_request',
   not_found: 'not_found',

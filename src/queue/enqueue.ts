@@ -43,13 +43,17 @@ export type AddOutcome = 'added' | 'title_updated' | 'already_queued';
 /** An item's answer: its outcome, or the refusal it fails with (account gone, queue full). */
 export type EnqueueResult = { outcome: AddOutcome } | { error: TidingsError };
 
-/** Validates and normalises an offered item. Throws the TidingsError it is refused with. */
+/**
+ * Validates and normalises an offered item. Throws the TidingsError it is refused with. A title over the
+ * limit is refused when a person gave it (a save: they can shorten it), and shortened on a word, with "…",
+ * when a source wrote it (a feed): an item is never lost for its title.
+ */
 export function checkItem(input: QueueInput): QueueItem {
   const checked = checkUrl(input.url);
   return {
     url: checked.url,
     urlKey: checked.key,
-    title: checkTitle(input.title, checked.url),
+    title: checkTitle(input.title, checked.url, input.source === 'api' ? 'refuse' : 'shorten'),
     // A feed never renames what is already queued (a title the reader saved, or another feed's).
     titleGiven: input.source !== 'feed' && input.title !== undefined && input.title.trim() !== '',
     source: input.source,

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TidingsError } from '../errors.js';
-import { MAX_PLAIN_KEY_LENGTH, checkTitle, checkUrl, normaliseUrl } from './url.js';
+import { codePoints } from '../lib/text.js';
+import { MAX_PLAIN_KEY_LENGTH, MAX_TITLE_LENGTH, checkTitle, checkUrl, normaliseUrl } from './url.js';
 
 const kind = (fn: () => unknown): string => {
   try {
@@ -92,6 +93,28 @@ test('titles default to the url, fold whitespace and control characters, and cou
   assert.equal(
     kind(() => checkTitle('😀'.repeat(1001), 'u')),
     'title_invalid',
+  );
+});
+
+test("a title over the limit is shortened on a word, with an ellipsis, when asked ('shorten': feeds)", () => {
+  const words = Array.from({ length: 900 }, (_, i) => `word${i}`).join(' '); // 6,000+ characters
+  const short = checkTitle(words, 'u', 'shorten');
+  assert.ok(codePoints(short) <= MAX_TITLE_LENGTH, String(codePoints(short)));
+  assert.ok(short.length > MAX_TITLE_LENGTH * 0.8, 'cut near the limit, not far before it');
+  assert.match(short, / word\d+…$/, 'ends on a whole word');
+  assert.ok(words.startsWith(short.slice(0, -1)));
+  assert.equal(checkTitle('a'.repeat(MAX_TITLE_LENGTH), 'u', 'shorten'), 'a'.repeat(MAX_TITLE_LENGTH));
+  assert.equal(
+    checkTitle('a'.repeat(MAX_TITLE_LENGTH + 1), 'u', 'shorten'),
+    `${'a'.repeat(MAX_TITLE_LENGTH - 1)}…`,
+  );
+  const emoji = checkTitle('😀'.repeat(1001), 'u', 'shorten');
+  assert.ok(codePoints(emoji) <= MAX_TITLE_LENGTH);
+  assert.match(emoji, /^(😀)+…$/u, 'never cut between the halves of a pair');
+  assert.equal(
+    kind(() => checkTitle(words, 'u')),
+    'title_invalid',
+    'refused by default: a person can shorten it',
   );
 });
 

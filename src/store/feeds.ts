@@ -33,6 +33,47 @@ export async function findOrCreateFeed(
   return feed;
 }
 
+/** The feeds with these URLs that exist, in no particular order. Keep `urls` small: one parameter each. */
+export async function feedsByUrls(
+  db: Kysely<Database>,
+  urls: readonly string[],
+): Promise<Pick<FeedRow, 'id' | 'url' | 'last_success_at'>[]> {
+  if (urls.length === 0) return [];
+  return db.selectFrom('feeds').select(['id', 'url', 'last_success_at']).where('url', 'in', urls).execute();
+}
+
+/**
+ * The feeds with these URLs, those that do not exist yet created (due at once), in one insert and one
+ * select: id, URL and last success of each, in no particular order. Keep `feeds` small: four parameters each.
+ */
+export async function findOrCreateFeeds(
+  db: Kysely<Database>,
+  feeds: readonly { url: string; title: string; siteUrl: string | null }[],
+  at: Timestamp,
+): Promise<Pick<FeedRow, 'id' | 'url' | 'last_success_at'>[]> {
+  if (feeds.length === 0) return [];
+  // In URL order: two imports adding some of the same feeds at once then wait for one another on
+  // PostgreSQL's unique index in the same order, never in a circle.
+  const sorted = [...feeds].sort((a, b) => (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+  await db
+    .insertInto('feeds')
+    .values(
+      sorted.map((f) => ({
+        url: f.url,
+        title: f.title,
+        site_url: f.siteUrl,
+        next_fetch_at: at,
+        created_at: at,
+      })),
+    )
+    .onConflict((oc) => oc.column('url').doNothing())
+    .execute();
+  return feedsByUrls(
+    db,
+    feeds.map((f) => f.url),
+  );
+}
+
 /**
  * Leases up to `limit` due feeds to `owner` until `leaseUntil`. A feed is due when active, its next fetch
  * time has come and nobody holds a live lease on it. On PostgreSQL, FOR UPDATE SKIP LOCKED lets several

@@ -109,6 +109,11 @@ export interface SubscriptionsTable {
   backfilled_at: Generated<Timestamp | null>;
   /** 1: the pages of this feed's items are read too ("fetch original content"); 0 (default): the feed's text only. */
   fetch_original: Generated<number>;
+  /** Items its rules would have queued and that could not be (no link, a refused link, a full queue). */
+  skipped_items: Generated<number>;
+  /** Why the last skipped item was not queued, in plain words; null until one is. */
+  last_skip_reason: string | null;
+  last_skipped_at: Timestamp | null;
 }
 
 export interface FeedItemsTable {

@@ -20,6 +20,11 @@ export interface SubscriptionView {
   /** Whether the pages of the feed's items are read too (subscriptions.fetch_original). */
   fetchOriginal: boolean;
   itemCount: number;
+  /** Items its rules would have queued that could not be (no link, a link the queue refuses, a full queue). */
+  skippedItems: number;
+  /** Why the last of them was not queued, in plain words; null when none was skipped. */
+  lastSkipReason: string | null;
+  lastSkippedAt: Timestamp | null;
 }
 
 /**
@@ -64,9 +69,93 @@ export async function createSubscription(
   return { subscription: existing, created: false };
 }
 
+/** One subscription of a bulk import (createSubscriptions). */
+export interface NewSubscription {
+  feedId: number;
+  title: string | null;
+  folder: string | null;
+}
+
+/**
+ * Subscribes the account to several feeds in one statement, without filters; feeds it already follows are
+ * left as they are. Returns the subscriptions made (their ids). Keep `subs` small: four parameters each.
+ */
+export async function createSubscriptions(
+  db: Kysely<Database>,
+  accountId: number,
+  subs: readonly NewSubscription[],
+  at: Timestamp,
+): Promise<Pick<SubscriptionRow, 'id' | 'account_id' | 'feed_id'>[]> {
+  if (subs.length === 0) return [];
+  return db
+    .insertInto('subscriptions')
+    .values(
+      subs.map((s) => ({
+        account_id: accountId,
+        feed_id: s.feedId,
+        title: s.title,
+        folder: s.folder,
+        created_at: at,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['account_id', 'feed_id']).doNothing())
+    .returning(['id', 'account_id', 'feed_id'])
+    .execute();
+}
+
+/** How many feeds the account follows. */
+export async function countSubscriptions(db: Kysely<Database>, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('subscriptions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return row.n;
+}
+
+/**
+ * Which of these feeds the account follows already: a look-up in the (account_id, feed_id) index per feed,
+ * however many the account follows. Keep `feedIds` small: one parameter each.
+ */
+export async function followedFeedIds(
+  db: Kysely<Database>,
+  accountId: number,
+  feedIds: readonly number[],
+): Promise<Set<number>> {
+  if (feedIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('subscriptions')
+    .select('feed_id')
+    .where('account_id', '=', accountId)
+    .where('feed_id', 'in', feedIds)
+    .execute();
+  return new Set(rows.map((r) => r.feed_id));
+}
+
+/** Counts items a subscription's rules would have queued and could not, with the reason for the last. */
+export async function recordSkippedItems(
+  db: Kysely<Database>,
+  accountId: number,
+  subscriptionId: number,
+  skipped: { count: number; reason: string; at: Timestamp },
+): Promise<void> {
+  await db
+    .updateTable('subscriptions')
+    .set((eb) => ({
+      skipped_items: eb('skipped_items', '+', skipped.count),
+      last_skip_reason: skipped.reason,
+      last_skipped_at: skipped.at,
+    }))
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriptionId)
+    .execute();
+}
+
+/** The account's subscriptions, oldest first: all of them, or `page.limit` from `page.offset`. */
 export async function subscriptionsByAccount(
   db: Kysely<Database>,
   accountId: number,
+  page?: { offset: number; limit: number },
 ): Promise<SubscriptionView[]> {
   return db
     .selectFrom('subscriptions as s')
@@ -85,6 +174,9 @@ export async function subscriptionsByAccount(
       's.include_filter as includeFilter',
       's.exclude_filter as excludeFilter',
       's.fetch_original as fetchOriginal',
+      's.skipped_items as skippedItems',
+      's.last_skip_reason as lastSkipReason',
+      's.last_skipped_at as lastSkippedAt',
       eb
         .selectFrom('feed_items as i')
         .select((e) => e.fn.countAll<number>().as('n'))
@@ -93,6 +185,7 @@ export async function subscriptionsByAccount(
     ])
     .where('s.account_id', '=', accountId)
     .orderBy('s.id')
+    .$if(page !== undefined, (qb) => qb.limit(page?.limit ?? 0).offset(page?.offset ?? 0))
     .execute()
     .then((rows) =>
       rows.map((r) => ({ ...r, fetchOriginal: r.fetchOriginal === 1, itemCount: r.itemCount ?? 0 })),

@@ -168,7 +168,15 @@ export function serveFeed(
 /** Deps for refreshFeed / pollOnce / subscribe, with quick timeouts; loopback allowed unless `policy` says otherwise. */
 export function testRefreshDeps(
   store: Store,
-  overrides: { policy?: NetworkPolicy; maxBytes?: number; requestTimeoutMs?: number; now?: () => Date } = {},
+  overrides: {
+    policy?: NetworkPolicy;
+    maxBytes?: number;
+    requestTimeoutMs?: number;
+    now?: () => Date;
+    queueLimit?: number;
+    maxSubscriptions?: number;
+    maxOpmlOutlines?: number;
+  } = {},
 ): RefreshDeps {
   return {
     store,
@@ -180,7 +188,9 @@ export function testRefreshDeps(
       requestTimeoutMs: overrides.requestTimeoutMs ?? 5000,
     },
     backfillHours: 24,
-    queueLimit: 10_000,
+    queueLimit: overrides.queueLimit ?? 10_000,
+    maxSubscriptions: overrides.maxSubscriptions ?? 2_000,
+    maxOpmlOutlines: overrides.maxOpmlOutlines ?? 2_000,
     ...(overrides.now === undefined ? {} : { now: overrides.now }),
   };
 }

@@ -103,6 +103,8 @@ export function webServer(
     smtp?: { smtpUrl: string; mailFrom: string };
     /** Let feeds be fetched from loopback (the tests' feed servers). */
     allowPrivateNetworks?: boolean;
+    /** TIDINGS_MAX_SUBSCRIPTIONS (2,000 by default). */
+    maxSubscriptions?: number;
   } = {},
 ): FastifyInstance {
   return buildServer({
@@ -112,6 +114,7 @@ export function webServer(
       baseUrl: options.baseUrl ?? 'http://127.0.0.1:8080',
       ...options.smtp,
       allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+      ...(options.maxSubscriptions === undefined ? {} : { maxSubscriptions: options.maxSubscriptions }),
     },
     store,
     logger: silentLogger,

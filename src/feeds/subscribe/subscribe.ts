@@ -1,9 +1,14 @@
+import type { Kysely } from 'kysely';
 import { TidingsError } from '../../errors.js';
-import type { OpmlOutline } from './opml.js';
+import { MAX_URL_LENGTH } from '../../queue/url.js';
+import { lockAccount } from '../../store/accounts.js';
+import type { Engine } from '../../store/db.js';
 import { type FeedRow, claimFeed, feedById, findOrCreateFeed } from '../../store/feeds.js';
 import { transaction } from '../../store/precompiled.js';
+import type { Database } from '../../store/schema.js';
 import {
   type SubscriptionRow,
+  countSubscriptions,
   createSubscription,
   setFetchOriginal,
   subscriptionById,
@@ -17,6 +22,7 @@ import { workerId } from '../../lib/workers.js';
 import { type RefreshDeps, currentTime } from '../deps.js';
 import { refreshFeed } from '../refresh.js';
 import { resolveHttpUrl } from '../parse/urls.js';
+import { subscriptionLimitError } from './limits.js';
 
 /** A feed discovery found and read: the URL to subscribe to, and its title. */
 export interface FoundFeed {
@@ -58,7 +64,8 @@ export interface SubscribeInput {
  * subscription with its filters (the feed, the subscription and its filters in one transaction), and
  * queues what the backfill window allows: for a feed Tidings already polls, from the items it knows; for
  * a new feed, by fetching it now. Throws TidingsError: invalid_input for a bad filter or (trusted) a URL
- * that is not http(s), source_failed when no feed can be found or read at the URL.
+ * that is not http(s), source_failed when no feed can be found or read at the URL, limit_reached when the
+ * account follows as many feeds as it may (the feed is then neither created nor followed).
  */
 export async function subscribe(
   deps: RefreshDeps,
@@ -69,12 +76,13 @@ export async function subscribe(
   let found: FoundFeed;
   let alternatives: FoundFeed[] = [];
   if (input.found !== undefined) found = input.found;
-  else if (input.trusted === true) found = { url: httpUrl(input.url), title: '' };
+  else if (input.trusted === true) found = { url: trustedFeedUrl(input.url), title: '' };
   else [found, ...alternatives] = await findFeeds(deps, input.url);
   const { url } = found;
   const title = input.title?.trim() || found.title;
   const at = currentTime(deps).toISOString();
   const { feed, subscription, created } = await transaction(deps.store.db, async (trx) => {
+    const room = await subscriptionRoom(trx, deps.store.engine, accountId, deps.maxSubscriptions);
     const row = await findOrCreateFeed(trx, {
       url,
       title: title || url,
@@ -90,6 +98,8 @@ export async function subscribe(
       ...(input.fetchOriginal === true ? { fetchOriginal: true } : {}),
       at,
     });
+    // Rolls the new feed back too: nothing is left of a refused subscription.
+    if (made.created && room === 0) throw subscriptionLimitError(deps.maxSubscriptions);
     // Following the feed already: filters given again replace its own.
     if (!made.created && (filters.include !== null || filters.exclude !== null)) {
       await updateSubscriptionFilters(trx, accountId, made.subscription.id, filters);
@@ -103,6 +113,24 @@ export async function subscribe(
   const fresh = (await feedById(deps.store.db, feed.id)) ?? feed;
   const sub = (await subscriptionById(deps.store.db, accountId, subscription.id)) ?? subscription;
   return { subscription: sub, feed: fresh, created, alternatives };
+}
+
+/**
+ * How many more feeds the account may follow (TIDINGS_MAX_SUBSCRIPTIONS), read under its lock so that two
+ * subscribing requests cannot both take the last place: call it first in the transaction that subscribes.
+ * On PostgreSQL the account's row lock (as a digest build takes it; queue_version stays); on SQLite the
+ * write transaction holds the database already. Throws account_gone when there is no such account.
+ */
+export async function subscriptionRoom(
+  trx: Kysely<Database>,
+  engine: Engine,
+  accountId: number,
+  limit: number,
+): Promise<number> {
+  if ((await lockAccount(trx, engine, accountId)) === null) {
+    throw new TidingsError('account_gone', `account ${accountId} no longer exists`);
+  }
+  return Math.max(0, limit - (await countSubscriptions(trx, accountId)));
 }
 
 /**
@@ -125,10 +153,19 @@ export async function findFeeds(
   return [first, ...rest];
 }
 
-/** A trusted URL (an OPML file's): taken as it is, but only http(s). */
-function httpUrl(input: string): string {
+/**
+ * A trusted URL (an OPML file's): taken as it is, but only http(s) and no longer than a queue takes a URL
+ * (a longer one could not be indexed). Throws TidingsError invalid_input.
+ */
+export function trustedFeedUrl(input: string): string {
   const url = input.trim();
   if (!/^https?:\/\//i.test(url)) throw new TidingsError('invalid_input', `not an http(s) feed URL: ${url}`);
+  if (url.length > MAX_URL_LENGTH) {
+    throw new TidingsError(
+      'invalid_input',
+      `the feed URL is ${url.length} characters long; at most ${MAX_URL_LENGTH} are allowed`,
+    );
+  }
   return url;
 }
 
@@ -158,41 +195,4 @@ async function firstFill(deps: RefreshDeps, subscription: SubscriptionRow, trust
     leaseUntil: new Date(t + DEFAULT_POLLER_OPTIONS.leaseMs).toISOString(),
   });
   if (claimed !== null) await refreshFeed(deps, claimed, owner);
-}
-
-export interface OpmlImport {
-  added: number;
-  /** Feeds the account already followed. */
-  known: number;
-  refused: { url: string; message: string }[];
-}
-
-/**
- * Subscribes an (already authorised) account to every feed of an OPML file, titles and folders kept:
- * trusted, so no discovery and no fetch now (the poller fetches the new feeds). A feed refused for a
- * reason the user can read is reported and the rest go on.
- */
-export async function importOpml(
-  deps: RefreshDeps,
-  accountId: number,
-  outlines: readonly OpmlOutline[],
-): Promise<OpmlImport> {
-  const result: OpmlImport = { added: 0, known: 0, refused: [] };
-  for (const o of outlines) {
-    try {
-      const r = await subscribe(deps, accountId, {
-        url: o.url,
-        title: o.title,
-        folder: o.folder,
-        siteUrl: o.htmlUrl,
-        trusted: true,
-      });
-      if (r.created) result.added++;
-      else result.known++;
-    } catch (err) {
-      if (!(err instanceof TidingsError)) throw err;
-      result.refused.push({ url: o.url, message: err.message });
-    }
-  }
-  return result;
 }

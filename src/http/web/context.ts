@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { DigestDeps } from '../../digest/deps.js';
@@ -31,7 +32,16 @@ export interface WebDeps {
  */
 export type WebConfig = Pick<Config, 'baseUrl' | 'queueLimit'> &
   Partial<
-    Pick<Config, 'smtpUrl' | 'mailFrom' | 'allowPrivateNetworks' | 'feedMaxBytes' | 'feedBackfillHours'>
+    Pick<
+      Config,
+      | 'smtpUrl'
+      | 'mailFrom'
+      | 'allowPrivateNetworks'
+      | 'feedMaxBytes'
+      | 'feedBackfillHours'
+      | 'maxSubscriptions'
+      | 'maxOpmlOutlines'
+    >
   >;
 
 /** A failure shown to the reader as an HTML page with this status and message (plain words). */
@@ -152,9 +162,25 @@ export function queryParam(request: FastifyRequest, name: string): string | unde
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Where a paged list starts (`?start=N`, the index of its first row); 0 for anything else. */
+export function startParam(raw: string | undefined): number {
+  if (raw === undefined || !/^[0-9]{1,7}$/.test(raw)) return 0;
+  return Number(raw);
+}
+
 /** A local path to return to after signing in; anything else (another site, a scheme) is refused. */
 export function localPath(value: string | undefined): string | null {
   if (value === undefined || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\'))
     return null;
   return /^[\x21-\x7e]{1,500}$/.test(value) ? value : null;
+}
+
+/**
+ * Lets a connection stay idle for `ms` while its request is handled, past the server's idle timeout (60 s):
+ * for the few requests whose work may take that long (following a feed, importing OPML). Injected requests
+ * have no timeouts.
+ */
+export function allowQuiet(socket: Socket, ms: number): void {
+  const timeouts: Partial<Pick<Socket, 'setTimeout'>> = socket;
+  timeouts.setTimeout?.(ms);
 }

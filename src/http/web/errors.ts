@@ -12,6 +12,7 @@ const STATUS: Record<ErrorKind, number> = {
   url_too_long: 400,
   title_invalid: 400,
   queue_full: 409,
+  limit_reached: 409,
   account_gone: 401,
   invalid_input: 400,
   not_found: 404,

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { subscriptionsByAccount } from '../../store/subscriptions.js';
-import { hoursAgo, serveFeed, useFeedServer } from '../../test/feedFixtures.js';
+import { importSubscriptions } from '../../accounts/opml.js';
+import { hoursAgo, serveFeed, testRefreshDeps, useFeedServer } from '../../test/feedFixtures.js';
 import { closedPort } from '../../test/feedServer.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { WebClient, webServer } from '../../test/webClient.js';
@@ -180,6 +181,62 @@ await describeEachEngine('web app: feeds page', (ctx) => {
     );
     assert.deepEqual(await queue(), queued);
     assert.equal((await client.post(`/feeds/${sub.id}/remove`)).statusCode, 404);
+  });
+
+  test('items the feed could not queue are counted on it; following past the limit is refused, named', async () => {
+    const odd = serveFeed(server(), '/odd.xml', {
+      title: 'Odd items',
+      items: [
+        { link: 'https://odd.example/fine', title: 'Fine', published: hoursAgo(1) },
+        { link: null, guid: 'no-link', title: 'No link', published: hoursAgo(2) },
+      ],
+    });
+    const limited = webServer(ctx.store(), { allowPrivateNetworks: true, maxSubscriptions: 1 });
+    try {
+      const reader = new WebClient(limited);
+      await reader.signIn((await newAccount(ctx.store())).apiKey);
+      await reader.get('/feeds');
+      assert.equal((await reader.post('/feeds', { url: odd.url })).headers.location, '/feeds?notice=added');
+      const page = (await reader.get('/feeds')).body;
+      assert.match(
+        page,
+        /1 item not queued; the last\s+<time[^>]*>just now<\/time>\s+because\s+it has no link\./,
+      );
+
+      const refused = await reader.post('/feeds', { url: server().url('/news.xml'), title: 'One more' });
+      assert.equal(refused.statusCode, 400);
+      assert.match(
+        refused.body,
+        /The account follows 1 feed, the most it may \(TIDINGS_MAX_SUBSCRIPTIONS\)\./,
+      );
+      assert.match(refused.body, /value="One more"/);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  test('a page lists 100 feeds, with links to the others', async () => {
+    const many = await newAccount(ctx.store());
+    const outlines = Array.from({ length: 150 }, (_, i) => ({
+      url: `https://many${i}.example/feed`,
+      title: `Many ${String(i).padStart(3, '0')}`,
+      htmlUrl: null,
+      folder: null,
+    }));
+    await importSubscriptions(testRefreshDeps(ctx.store()), many.id, outlines);
+    const reader = new WebClient(app);
+    await reader.signIn(many.apiKey);
+    const first = (await reader.get('/feeds')).body;
+    assert.match(first, /Following 150/);
+    assert.match(first, /Feeds 1–100 of 150/);
+    assert.match(first, /Many 099/);
+    assert.doesNotMatch(first, /Many 100/);
+    assert.match(first, /<a href="\/feeds\?start=100">Later feeds<\/a>/);
+    const second = (await reader.get('/feeds?start=100')).body;
+    assert.match(second, /Feeds 101–150 of 150/);
+    assert.match(second, /Many 100/);
+    assert.match(second, /<a href="\/feeds\?start=0">Earlier feeds<\/a>/);
+    assert.doesNotMatch(second, /Later feeds/);
   });
 
   test('OPML: import an uploaded file (folders and titles kept), export a download', async () => {

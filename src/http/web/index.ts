@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { DEFAULT_MAX_OPML_OUTLINES, DEFAULT_MAX_SUBSCRIPTIONS } from '../../config.js';
 import { DIGEST_LEASE_MS, type DigestDeps } from '../../digest/deps.js';
 import { createMailer } from '../../digest/mail.js';
 import type { Store } from '../../store/db.js';
@@ -73,6 +74,8 @@ export function registerWeb(
         },
         backfillHours: config.feedBackfillHours ?? 24,
         queueLimit: config.queueLimit,
+        maxSubscriptions: config.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS,
+        maxOpmlOutlines: config.maxOpmlOutlines ?? DEFAULT_MAX_OPML_OUTLINES,
         now,
         metrics: options.metrics,
       };

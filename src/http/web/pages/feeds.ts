@@ -1,4 +1,3 @@
-import type { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
@@ -17,6 +16,7 @@ import { webRefusal } from '../errors.js';
 import {
   type WebDeps,
   WebError,
+  allowQuiet,
   checkCsrf,
   field,
   formOf,
@@ -25,10 +25,11 @@ import {
   requireSession,
   sendPage,
   seeOther,
+  startParam,
   viewerOf,
 } from '../context.js';
 import type { SafeHtml } from '../html.js';
-import { type AddForm, EMPTY_ADD, TITLE_MAX, choicePage, feedsPage } from './feedsView.js';
+import { type AddForm, EMPTY_ADD, FEEDS_PAGE_SIZE, TITLE_MAX, choicePage, feedsPage } from './feedsView.js';
 
 const NOTICES: Record<string, string> = {
   added: 'Subscribed. What the feed published in the last day is in your queue; newer items follow.',
@@ -59,14 +60,18 @@ function refusal(err: unknown, deps: WebDeps): string | null {
 export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
   async function view(
     session: WebSession,
-    extra: { form?: AddForm; notice?: string | undefined; error?: string },
+    extra: { form?: AddForm; notice?: string | undefined; error?: string; start?: number },
   ): Promise<SafeHtml> {
-    const list = await listSubscriptions(deps.store, session.accountId);
+    const start = extra.start ?? 0;
+    const page = { offset: start, limit: FEEDS_PAGE_SIZE };
+    const list = await listSubscriptions(deps.store, session.accountId, page);
     const viewer = viewerOf(session);
     if (viewer === null || list === null) throw new WebError(404, 'This account no longer exists.');
     return feedsPage({
       viewer,
       subs: list.subscriptions,
+      total: list.total,
+      start,
       zone: list.timezone,
       now: deps.now(),
       form: extra.form ?? EMPTY_ADD,
@@ -99,7 +104,8 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
       imported === null
         ? NOTICES[code]
         : `Imported ${imported[1] ?? 0} feeds (${imported[2] ?? 0} you already followed, ${imported[3] ?? 0} refused). They are fetched within minutes.`;
-    return sendPage(reply, 200, await view(session, { notice }));
+    const start = startParam(queryParam(request, 'start'));
+    return sendPage(reply, 200, await view(session, { notice, start }));
   });
 
   scope.post('/feeds', async (request, reply) => {
@@ -197,10 +203,4 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     }
     return seeOther(reply, '/feeds?notice=removed');
   });
-}
-
-/** Lets a connection stay idle for `ms` while its request is handled (injected requests have no timeouts). */
-function allowQuiet(socket: Socket, ms: number): void {
-  const timeouts: Partial<Pick<Socket, 'setTimeout'>> = socket;
-  timeouts.setTimeout?.(ms);
 }

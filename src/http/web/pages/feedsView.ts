@@ -9,6 +9,13 @@ import { ago, fromNow, timeElement } from '../time.js';
 /** The longest name a reader may give a feed (the form's maxlength too). */
 export const TITLE_MAX = 200;
 
+/**
+ * Feeds a page lists: each comes with its forms (rename, filters, unsubscribe), some 3 KB of HTML, and an
+ * account may follow 2,000 feeds (TIDINGS_MAX_SUBSCRIPTIONS): all on one page, that was 5 MB rendered in
+ * a few hundred milliseconds during which the server answered no one else.
+ */
+export const FEEDS_PAGE_SIZE = 100;
+
 export interface AddForm {
   url: string;
   title: string;
@@ -55,7 +62,10 @@ export function choicePage(
 
 export interface FeedsView {
   viewer: Viewer;
+  /** One page of the account's feeds, from `start`, of `total`. */
   subs: SubscriptionView[];
+  total: number;
+  start: number;
   zone: string;
   now: Date;
   form: AddForm;
@@ -105,14 +115,15 @@ export function feedsPage(v: FeedsView): SafeHtml {
         </details>
         <div><button type="submit">Follow</button></div>
       </form>
-      <h2>Following ${v.subs.length}</h2>
+      <h2>Following ${v.total.toLocaleString('en')}</h2>
       ${
-        v.subs.length === 0
+        v.total === 0
           ? html`<p class="muted">You follow no feeds yet.</p>`
           : html`<ul class="items">
               ${v.subs.map((s) => feedRow(s, v))}
             </ul>`
       }
+      ${pager(v)}
       <h2>Import and export</h2>
       <form class="stack" method="post" action="/feeds/import" enctype="multipart/form-data">
         ${csrfField(v.viewer)}
@@ -130,6 +141,17 @@ export function feedsPage(v: FeedsView): SafeHtml {
       </form>
       <p><a href="/feeds/export.opml" download>Export your feeds as OPML</a></p>`,
   });
+}
+
+/** Links to the other pages of feeds, when there are more than one. */
+function pager(v: FeedsView): SafeHtml | null {
+  if (v.total <= FEEDS_PAGE_SIZE) return null;
+  const end = v.start + v.subs.length;
+  return html`<nav class="pager" aria-label="Feed pages">
+    <span>Feeds ${v.subs.length === 0 ? 0 : v.start + 1}–${end} of ${v.total.toLocaleString('en')}</span>
+    ${v.start > 0 ? html`<a href="/feeds?start=${Math.max(0, v.start - FEEDS_PAGE_SIZE)}">Earlier feeds</a>` : null}
+    ${end < v.total ? html`<a href="/feeds?start=${end}">Later feeds</a>` : null}
+  </nav>`;
 }
 
 function filterFields(id: string, include: string, exclude: string): SafeHtml {
@@ -191,6 +213,7 @@ function feedRow(s: SubscriptionView, v: FeedsView): SafeHtml {
         ${status} · ${s.itemCount.toLocaleString('en')} item${s.itemCount === 1 ? '' : 's'} seen
       </div>
       ${s.lastError === null || s.status === 'gone' ? null : html`<div class="meta error-text">Last fetch failed: ${sentence(s.lastError)}</div>`}
+      ${skippedLine(s, v)}
       ${filters.length === 0 ? null : html`<div class="meta">Filters: ${filters.join('; ')}</div>`}
       ${s.fetchOriginal ? html`<div class="meta">The pages of its items are read too.</div>` : null}
       <details>
@@ -221,4 +244,16 @@ function feedRow(s: SubscriptionView, v: FeedsView): SafeHtml {
       </details>
     </div>
   </li>`;
+}
+
+/** Items the feed's rules would have queued and that could not be: how many, and why the last one was not. */
+function skippedLine(s: SubscriptionView, v: FeedsView): SafeHtml | null {
+  if (s.skippedItems === 0) return null;
+  const count = `${s.skippedItems.toLocaleString('en')} item${s.skippedItems === 1 ? '' : 's'}`;
+  const last =
+    s.lastSkipReason === null || s.lastSkippedAt === null
+      ? null
+      : html`; the last ${timeElement(s.lastSkippedAt, v.zone, ago(s.lastSkippedAt, v.now))} because
+        ${s.lastSkipReason}`;
+  return html`<div class="meta error-text">${count} not queued${last}.</div>`;
 }

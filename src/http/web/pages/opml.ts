@@ -1,13 +1,17 @@
 import busboy from 'busboy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { exportSubscriptions, importSubscriptions } from '../../../accounts/opml.js';
+import { exportSubscriptions, importSubscriptions, readSubscriptionList } from '../../../accounts/opml.js';
+import { followTimeLimitMs } from '../../../accounts/subscriptions.js';
 import { TidingsError } from '../../../errors.js';
-import { MAX_OPML_BYTES, parseOpml } from '../../../feeds/subscribe/opml.js';
+import type { OpmlImport } from '../../../feeds/subscribe/import.js';
+import { MAX_OPML_BYTES } from '../../../feeds/subscribe/opml.js';
+import { webRefusal } from '../errors.js';
 import {
   MultipartForm,
   SignInRequired,
   type WebDeps,
   WebError,
+  allowQuiet,
   checkCsrf,
   requireSession,
   seeOther,
@@ -96,16 +100,23 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
       const file = request.body instanceof MultipartForm ? request.body.files.get('opml') : undefined;
       if (file === undefined || file.length === 0) throw new WebError(400, 'Choose an OPML file to import.');
       if (file.length >= MAX_OPML_BYTES) throw new WebError(413, 'That file is too large: at most 5 MiB.');
-      let outlines;
+      const feeds = deps.feeds();
+      // The largest import taken (TIDINGS_MAX_OPML_OUTLINES, 2,000 feeds) is done within a second or two;
+      // with the limits raised, a slow database could make it outlast the connection's idle timeout (60 s),
+      // which would cut the answer off: this request may stay quiet as long as following a feed may.
+      allowQuiet(request.raw.socket, followTimeLimitMs(feeds));
+      let imported: OpmlImport;
       try {
-        outlines = parseOpml(file);
+        // As `tidings opml import`: no discovery, no fetch now; the poller fetches the new feeds.
+        const outlines = await readSubscriptionList(feeds, file);
+        imported = await importSubscriptions(feeds, session.accountId, outlines);
       } catch (err) {
-        if (err instanceof TidingsError)
-          throw new WebError(400, `That file cannot be imported: ${err.message}.`);
-        throw err;
+        // Not OPML (400), more feeds than one import or one account may have (409, the limit named).
+        const refusal = webRefusal(err, deps.config);
+        if (refusal === null || !(err instanceof TidingsError)) throw err;
+        throw new WebError(refusal.status, `That file cannot be imported: ${err.message}.`);
       }
-      // As `tidings opml import`: no discovery, no fetch now; the poller fetches the new feeds.
-      const { added, known, refused } = await importSubscriptions(deps.feeds(), session.accountId, outlines);
+      const { added, known, refused } = imported;
       return seeOther(reply, `/feeds?notice=imported-${added}-${known}-${refused.length}`);
     },
   );

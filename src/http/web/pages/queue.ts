@@ -27,6 +27,7 @@ import {
   requireSession,
   sendPage,
   seeOther,
+  startParam,
   viewerOf,
 } from '../context.js';
 import { webRefusal } from '../errors.js';
@@ -109,11 +110,6 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
     const start = startParam(field(formOf(request), 'start'));
     return seeOther(reply, `/queue?notice=removed${start > 0 ? `&start=${start}` : ''}`);
   });
-}
-
-function startParam(raw: string | undefined): number {
-  if (raw === undefined || !/^[0-9]{1,7}$/.test(raw)) return 0;
-  return Number(raw);
 }
 
 interface QueueView {
