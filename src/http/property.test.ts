@@ -16,6 +16,7 @@ import {
   requestArb,
   wellFormedPostArb,
 } from '../test/requestArbitraries.js';
+import { failOnStrayErrors } from '../test/strayErrors.js';
 
 const RUNS = { sqlite: { random: 1000, wellFormed: 200 }, postgres: { random: 1000, wellFormed: 100 } };
 
@@ -86,20 +87,7 @@ function violation(
   return `${req.method} answered ${status} on the API`;
 }
 
-const crashes: unknown[] = [];
-const onCrash = (err: unknown): void => {
-  crashes.push(err);
-};
-
-before(() => {
-  process.on('uncaughtException', onCrash);
-  process.on('unhandledRejection', onCrash);
-});
-after(() => {
-  process.off('uncaughtException', onCrash);
-  process.off('unhandledRejection', onCrash);
-  assert.deepEqual(crashes, [], 'nothing was thrown outside a request');
-});
+const crashes = failOnStrayErrors();
 
 await describeEachEngine('API under random requests', (ctx) => {
   let app: FastifyInstance | undefined;

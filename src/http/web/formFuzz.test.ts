@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { WebClient, webServer } from '../../test/webClient.js';
+import { failOnStrayErrors } from '../../test/strayErrors.js';
 
 const RUNS = 400;
 
@@ -150,19 +151,7 @@ function encode(
   }
 }
 
-const crashes: unknown[] = [];
-const onCrash = (err: unknown): void => {
-  crashes.push(err);
-};
-before(() => {
-  process.on('uncaughtException', onCrash);
-  process.on('unhandledRejection', onCrash);
-});
-after(() => {
-  process.off('uncaughtException', onCrash);
-  process.off('unhandledRejection', onCrash);
-  assert.deepEqual(crashes, [], 'nothing was thrown outside a request');
-});
+failOnStrayErrors();
 
 await describeEachEngine('web forms under random submissions', (ctx) => {
   let app: FastifyInstance | undefined;
