@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '../lib/threads.js';
 import { type ExtractInput, type PageExtract, extractPage } from './extract.js';
 
 /**
@@ -29,15 +30,6 @@ interface Thread {
   /** The tasks sent to it and not yet answered, by id. */
   busy: Map<number, Task>;
 }
-
-/** The worker's entry: compiled JavaScript in dist/, TypeScript when run from source (tests, tsx). */
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const ENTRY = new URL(`./extractWorker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url);
-/**
- * Run from TypeScript (the tests), a thread registers the TypeScript loader first: a thread does not
- * always inherit it, and would then fail on the .ts entry (and the pool fall back to this thread).
- */
-const FROM_SOURCE_BOOT = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); });`;
 
 /**
  * extractPage in `size` worker threads, so that extraction (the page reader's CPU) runs on other cores
@@ -90,8 +82,7 @@ export class ExtractPool {
   }
 
   private spawn(): Thread {
-    const worker = new Worker(FROM_SOURCE ? FROM_SOURCE_BOOT : ENTRY, {
-      eval: FROM_SOURCE,
+    const worker = startThread(import.meta.url, 'extractWorker', {
       resourceLimits: { maxOldGenerationSizeMb: THREAD_OLD_MB, maxYoungGenerationSizeMb: THREAD_YOUNG_MB },
     });
     const thread: Thread = { worker, busy: new Map() };

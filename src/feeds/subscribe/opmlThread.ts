@@ -1,4 +1,5 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '../../lib/threads.js';
 import { type ErrorKind, TidingsError } from '../../errors.js';
 import type { OpmlOutline } from './opml.js';
 
@@ -17,10 +18,6 @@ export type OpmlMessage =
   | { kind: 'refused'; error: { kind: ErrorKind; message: string } }
   | { kind: 'done' };
 
-/** Run from source (tests, tsx) rather than from dist/: the thread's entry is TypeScript too. */
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-const ENTRY = new URL(`./opmlWorker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url);
-
 /**
  * Heap of the reading thread, in MB. The largest file taken (MAX_OPML_BYTES, 5 MiB) parses in well under
  * 100 MB; a file built to need more ends the thread, and is refused, instead of growing the process.
@@ -36,7 +33,7 @@ const THREAD_HEAP_MB = 256;
 export function readOpml(bytes: Uint8Array, maxOutlines: number): Promise<OpmlOutline[]> {
   return new Promise((resolve, reject) => {
     const job: OpmlJob = { bytes, maxOutlines };
-    const worker = startThread(job);
+    const worker = startReader(job);
     const outlines: OpmlOutline[] = [];
     let settled = false;
     const settle = (fn: () => void): void => {
@@ -64,10 +61,9 @@ export function readOpml(bytes: Uint8Array, maxOutlines: number): Promise<OpmlOu
   });
 }
 
-function startThread(job: OpmlJob): Worker {
-  const options = { workerData: job, resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB } };
-  if (!FROM_SOURCE) return new Worker(ENTRY, options);
-  // Node 20 does not run --import (tsx's loader) in worker threads: the thread registers tsx itself.
-  const load = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(ENTRY.href)}); })`;
-  return new Worker(load, { ...options, eval: true });
+function startReader(job: OpmlJob): Worker {
+  return startThread(import.meta.url, 'opmlWorker', {
+    workerData: job,
+    resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
+  });
 }
