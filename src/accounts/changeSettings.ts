@@ -1,6 +1,6 @@
 import { type BuildOutcome, buildDigestNow } from '../digest/build.js';
 import type { DigestDeps } from '../digest/deps.js';
-import { nextSlotAfter, scheduleOf } from '../digest/schedule.js';
+import { nextDigestSlot } from '../digest/upcoming.js';
 import type { Store } from '../store/db.js';
 import { type Account, lockAccount, updateAccountSettings } from '../store/accounts.js';
 import { transaction } from '../store/precompiled.js';
@@ -9,7 +9,7 @@ import type { SettingsChange } from './settings.js';
 
 /**
  * Changes an account's digest settings. A change of zone, send time or days recomputes when the next digest
- * is due (the next slot after `now`); a day that already has its digest does not get a second one. Null
+ * is due (the next slot after `now` whose day has no digest yet: `nextDigestSlot`, the worker's rule). Null
  * when the account no longer exists.
  */
 export async function changeAccountSettings(
@@ -25,11 +25,13 @@ export async function changeAccountSettings(
     if (account === null) return null;
     const rescheduled =
       change.timezone !== undefined || change.time !== undefined || change.days !== undefined;
-    const schedule = scheduleOf({
+    const changed = {
+      ...account,
       timezone: change.timezone ?? account.timezone,
       digest_time: change.time ?? account.digest_time,
       digest_days: change.days ?? account.digest_days,
-    });
+    };
+    const next = rescheduled ? await nextDigestSlot(trx, changed, now) : null;
     return updateAccountSettings(trx, accountId, {
       ...(change.timezone === undefined ? {} : { timezone: change.timezone }),
       ...(change.time === undefined ? {} : { digestTime: change.time }),
@@ -40,7 +42,7 @@ export async function changeAccountSettings(
       ...(change.emailEnabled === undefined ? {} : { emailEnabled: change.emailEnabled }),
       ...(change.images === undefined ? {} : { showImages: change.images }),
       ...(change.cleanLinks === undefined ? {} : { cleanLinks: change.cleanLinks }),
-      ...(rescheduled ? { digestDueAt: nextSlotAfter(now, schedule).at.toISOString() } : {}),
+      ...(next === null ? {} : { digestDueAt: next.at.toISOString() }),
     });
   });
 }

@@ -17,7 +17,8 @@ import { transaction } from '../store/precompiled.js';
 import type { Database, DeliveryState } from '../store/schema.js';
 import type { DigestDeps } from './deps.js';
 import { digestMessageId } from './mail.js';
-import { fireAt, localDateOf, nextSlotAfter, scheduleOf } from './schedule.js';
+import { latestSlotAtOrBefore, localDateOf, nextSlotAfter, scheduleOf } from './schedule.js';
+import { nextDigestSlot } from './upcoming.js';
 import { ensureDigestToken } from './token.js';
 import { tallyOf } from './view.js';
 
@@ -109,9 +110,10 @@ async function buildScheduled(deps: DigestDeps, claimed: Account, owner: string)
       if (account === null) return { status: 'no_account', accountId } as const;
       if (account.digest_lease_owner !== owner) throw new LeaseLost();
       const schedule = scheduleOf(account);
-      const { slot, next } = fireAt(now, schedule);
+      const slot = latestSlotAtOrBefore(now, schedule);
       const localDate = slot?.localDate ?? localDateOf(now, schedule.zone);
       const outcome = await buildLocked(trx, deps, account, localDate, now, account.digest_skip_empty);
+      const next = await nextDigestSlot(trx, account, now);
       const scheduled = { owner, dueAt: next.at.toISOString() };
       if (!(await recordDigestPass(trx, accountId, { scheduled, ...builtFor(outcome) })))
         throw new LeaseLost();

@@ -85,6 +85,22 @@ export function nextSlotAfter(instant: Date, schedule: DigestSchedule): Slot {
 }
 
 /**
+ * The first slot strictly after `instant` that builds a digest. A slot whose local day already has one
+ * ("Send me a digest now" earlier that day) builds nothing (digests are one per account and day): the
+ * worker passes it over, and so does whoever says when the next digest comes.
+ */
+export function nextSlotToRun(instant: Date, schedule: DigestSchedule, taken: ReadonlySet<string>): Slot {
+  let slot = nextSlotAfter(instant, schedule);
+  while (taken.has(slot.localDate)) slot = nextSlotAfter(slot.at, schedule);
+  return slot;
+}
+
+/** The local day (YYYY-MM-DD) before an instant's, in a zone: the earliest day a slot after it can have. */
+export function dayBeforeOf(instant: Date, schedule: DigestSchedule): string {
+  return calendarDay(instant, schedule.zone).minus({ days: 1 }).toISODate() ?? '0000-01-01';
+}
+
+/**
  * The latest slot at or before `instant`, or null when there is none in the last week and a half. A server
  * that was down for days catches up with this one slot only, not one per missed day.
  */
@@ -107,14 +123,6 @@ function calendarDay(instant: Date, zone: string): DateTime {
 /** The local day (YYYY-MM-DD) of an instant in a zone. */
 export function localDateOf(instant: Date, zone: string): string {
   return DateTime.fromJSDate(instant, { zone }).toISODate() ?? instant.toISOString().slice(0, 10);
-}
-
-/**
- * What firing a due account means at `now`: the slot the digest is for (the latest one that has come, so a
- * long outage yields one digest) and when the next one is due.
- */
-export function fireAt(now: Date, schedule: DigestSchedule): { slot: Slot | null; next: Slot } {
-  return { slot: latestSlotAtOrBefore(now, schedule), next: nextSlotAfter(now, schedule) };
 }
 
 type WallTime = { year: number; month: number; day: number; hour: number; minute: number };

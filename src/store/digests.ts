@@ -91,6 +91,21 @@ export async function accountIdOfDigest(db: Kysely<Database>, digestId: number):
   return row?.account_id ?? null;
 }
 
+/** The local days (YYYY-MM-DD) from `fromDate` on that already have one of the account's digests. */
+export async function digestDatesFrom(
+  db: Kysely<Database>,
+  accountId: number,
+  fromDate: string,
+): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('digests')
+    .select('local_date')
+    .where('account_id', '=', accountId)
+    .where('local_date', '>=', fromDate)
+    .execute();
+  return new Set(rows.map((r) => r.local_date));
+}
+
 export async function digestByDate(
   db: Kysely<Database>,
   accountId: number,

@@ -45,3 +45,10 @@ export function fromNow(iso: string, now: Date): string {
   }
   return 'soon';
 }
+
+/** The end of "Your next digest …": "is due <time> (zone)", or "is not scheduled yet" without a slot. */
+export function dueWords(next: { at: Date } | null, zone: string): SafeHtml {
+  if (next === null) return html`is not scheduled yet`;
+  const iso = next.at.toISOString();
+  return html`is due ${timeElement(iso, zone, localTime(iso, zone))} (${zone})`;
+}

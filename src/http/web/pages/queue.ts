@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { type Account, accountOf } from '../../../accounts/profile.js';
+import { type Account, accountOf, nextDigestOf } from '../../../accounts/profile.js';
+import type { Slot } from '../../../digest/schedule.js';
 import { type AddOutcome, addSavedUrl } from '../../../queue/add.js';
 import { type PageCard, type QueuedItem, queuedItemsPage } from '../../../queue/reads.js';
 import { removeQueuedItem } from '../../../queue/remove.js';
@@ -33,7 +34,7 @@ import {
 import { webRefusal } from '../errors.js';
 import { type SafeHtml, html, safeHref } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
-import { ago, localTime, timeElement } from '../time.js';
+import { ago, dueWords, timeElement } from '../time.js';
 
 export const QUEUE_PAGE_SIZE = 100;
 
@@ -61,7 +62,8 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
     if (account === null) throw new WebError(404, 'This account no longer exists.');
     const viewer = viewerOf(session);
     if (viewer === null) throw new Error('no viewer for a session');
-    return queuePage({ viewer, account, total, items, pages, start, form, notice, now: deps.now() });
+    const next = await nextDigestOf(deps.store, account);
+    return queuePage({ viewer, account, next, total, items, pages, start, form, notice, now: deps.now() });
   }
 
   scope.get('/queue', async (request, reply) => {
@@ -115,6 +117,8 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
 interface QueueView {
   viewer: Viewer;
   account: Account;
+  /** When the next digest will be built. */
+  next: Slot | null;
   total: number;
   items: QueuedItem[];
   pages: ReadonlyMap<number, PageCard>;
@@ -127,12 +131,7 @@ interface QueueView {
 function queuePage(v: QueueView): SafeHtml {
   const { account, total, start } = v;
   const max = account.digest_max_items;
-  const due =
-    account.digest_due_at === null
-      ? 'is not scheduled yet'
-      : html`is due
-        ${timeElement(account.digest_due_at, account.timezone, localTime(account.digest_due_at, account.timezone))}
-        (${account.timezone})`;
+  const due = dueWords(v.next, account.timezone);
   const summary =
     total === 0
       ? html`Your queue is empty. Your next digest ${due}.`

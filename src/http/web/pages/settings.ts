@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { changeAccountSettings, sendDigestNow } from '../../../accounts/changeSettings.js';
 import { archivedDigest } from '../../../accounts/digests.js';
+import { nextDigestOf } from '../../../accounts/profile.js';
 import { showAccount } from '../../../accounts/service.js';
 import { MAX_ITEMS_LIMIT, settingsSchema } from '../../../accounts/settings.js';
 import { storedDays } from '../../../digest/days.js';
+import type { Slot } from '../../../digest/schedule.js';
 import { canonicalZone } from '../../../digest/zone.js';
 import type { Account } from '../../../store/accounts.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
@@ -19,7 +21,7 @@ import {
 } from '../context.js';
 import { type SafeHtml, html } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
-import { localTime, timeElement } from '../time.js';
+import { dueWords } from '../time.js';
 
 const DAYS = [
   ['mon', 'Monday'],
@@ -125,6 +127,7 @@ export function registerSettings(scope: FastifyInstance, deps: WebDeps): void {
     return settingsPage({
       viewer,
       account,
+      next: await nextDigestOf(deps.store, account),
       form: extra.form ?? formFromAccount(account),
       errors: extra.errors ?? [],
       notice: extra.notice,
@@ -220,6 +223,8 @@ async function noticeFor(
 interface SettingsView {
   viewer: Viewer;
   account: Account;
+  /** When the next digest will be built. */
+  next: Slot | null;
   form: SettingsForm;
   errors: string[];
   notice: SafeHtml | undefined;
@@ -232,12 +237,7 @@ function settingsPage(v: SettingsView): SafeHtml {
     v.errors.some((e) => e.startsWith(`${FIELD_LABELS[key] ?? key}:`))
       ? html` aria-invalid="true" aria-describedby="settings-errors"`
       : null;
-  const due =
-    account.digest_due_at === null
-      ? html`Your next digest is not scheduled yet.`
-      : html`Your next digest is due
-        ${timeElement(account.digest_due_at, account.timezone, localTime(account.digest_due_at, account.timezone))}
-        (${account.timezone}).`;
+  const due = html`Your next digest ${dueWords(v.next, account.timezone)}.`;
   return page({
     title: 'Settings',
     viewer: v.viewer,
