@@ -46,6 +46,12 @@ function plainWords(err: TidingsError, { queueLimit }: { queueLimit: number }): 
   }
 }
 
-/** A message as a sentence: a capital first letter and a full stop. */
+/**
+ * A message as a sentence: a capital first letter and a full stop. A message that starts with an address
+ * (`http://…`) or a host name (`example.com`, `127.0.0.1`) keeps it as written: "Http://…" is not one.
+ */
 export const sentence = (message: string): string =>
-  `${message.charAt(0).toUpperCase()}${message.slice(1)}${/[.!?]$/.test(message) ? '' : '.'}`;
+  `${STARTS_WITH_ADDRESS.test(message) ? message : `${message.charAt(0).toUpperCase()}${message.slice(1)}`}${/[.!?]$/.test(message) ? '' : '.'}`;
+
+/** A URL's scheme, or a dotted host name or IPv4 address, as the first word. */
+const STARTS_WITH_ADDRESS = /^(?:[a-z][a-z0-9+.-]*:\/\/|[a-z0-9-]+(?:\.[a-z0-9-]+)+(?=[\s:/,;)]|$))/i;

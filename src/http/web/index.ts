@@ -17,6 +17,7 @@ import {
   sessionOf,
   viewerOf,
 } from './context.js';
+import { sentence } from './errors.js';
 import { errorPage } from './layout.js';
 import { registerDigests } from './pages/digests.js';
 import { registerFeeds } from './pages/feeds.js';
@@ -157,7 +158,7 @@ export function registerWeb(
           ? 'The database cannot be reached right now. Try again in a moment.'
           : res.status >= 500
             ? 'Something went wrong on our side; the details are in the server log. Try again, or go back.'
-            : `${res.body.message.charAt(0).toUpperCase()}${res.body.message.slice(1)}.`;
+            : sentence(res.body.message);
       return sendPage(reply.headers(res.headers), res.status, errorPage(res.status, message, viewer));
     });
 
