@@ -1,4 +1,5 @@
-import { TidingsError } from '../errors.js';
+import { TidingsError, isTidingsError } from '../errors.js';
+import { compileFilter } from '../feeds/filters.js';
 import type { RefreshDeps } from '../feeds/deps.js';
 import { DISCOVERY_DEADLINE_MS } from '../feeds/subscribe/discover.js';
 import {
@@ -155,6 +156,17 @@ export async function changeFilters(
     await updateSubscriptionFilters(trx, accountId, id, filters);
     return filters;
   });
+}
+
+/** Why one filter cannot run (the words checkFilters would refuse it with), or null when it can. */
+export function filterProblem(source: string): string | null {
+  try {
+    compileFilter(source);
+    return null;
+  } catch (err) {
+    if (isTidingsError(err, 'invalid_input')) return err.message;
+    throw err;
+  }
 }
 
 /** Unsubscribes; what the feed already queued stays. A feed nobody follows any more goes, with its items. */

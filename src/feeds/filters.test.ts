@@ -89,6 +89,16 @@ test('look-arounds and back-references are refused when the filter is set, in wo
       source,
     );
   }
+  // RE2's parser calls a look-behind an "invalid named capture": the message says what it is.
+  assert.throws(
+    () => compileFilter('/(?<=foo)bar/'),
+    (err: unknown) =>
+      isTidingsError(err, 'invalid_input') &&
+      err.message.startsWith(
+        'not a valid regular expression /(?<=foo)bar/: look-behind such as (?<=…) or (?<!…) is not supported (',
+      ) &&
+      !err.message.includes('named capture'),
+  );
   // What RE2 does run: classes, anchors, word boundaries, \p{…}, counted repeats, named groups.
   const ok = compileFilter('/^(?<tag>beta|rc)\\d{1,3}\\b/, /\\p{Greek}{2,}/, /go(lang)?\\b/');
   assert.equal(passesFilters(item('RC12 is out'), ok, null), true);

@@ -52,10 +52,7 @@ function compileTerm(term: string): Term {
     try {
       regex = RE2JS.compile(re[1] ?? '', RE2JS.CASE_INSENSITIVE);
     } catch (err) {
-      const reason = (err instanceof Error ? err.message : String(err)).replace(
-        /^error parsing regexp: /,
-        '',
-      );
+      const reason = unsupportedSyntax(re[1] ?? '') ?? parserReason(err);
       throw new TidingsError(
         'invalid_input',
         `not a valid regular expression ${term}: ${reason} (filters run RE2 syntax, in time linear in the ` +
@@ -69,6 +66,19 @@ function compileTerm(term: string): Term {
   const word = new RegExp(`(?:^|[^\\p{L}\\p{N}_])${escapeRegex(needle)}(?:$|[^\\p{L}\\p{N}_])`, 'u');
   return (text) => word.test(text.toLocaleLowerCase());
 }
+
+/**
+ * What RE2 lacks, named as such: its parser reads a look-behind as a broken named group ("invalid named
+ * capture") and a look-ahead as unknown Perl syntax.
+ */
+function unsupportedSyntax(pattern: string): string | null {
+  if (/\(\?<[=!]/.test(pattern)) return 'look-behind such as (?<=…) or (?<!…) is not supported';
+  if (/\(\?[=!]/.test(pattern)) return 'look-ahead such as (?=…) or (?!…) is not supported';
+  return null;
+}
+
+const parserReason = (err: unknown): string =>
+  (err instanceof Error ? err.message : String(err)).replace(/^error parsing regexp: /, '');
 
 const escapeRegex = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

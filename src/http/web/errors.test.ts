@@ -13,7 +13,10 @@ test('a message that starts with an address or a host name keeps it as written (
     sentence('http://127.0.0.1:9100/broken.xml is not a feed (no items), nor a web page linking to one'),
     'http://127.0.0.1:9100/broken.xml is not a feed (no items), nor a web page linking to one.',
   );
-  assert.equal(sentence('nonexistent.invalid was not found in DNS'), 'nonexistent.invalid was not found in DNS.');
+  assert.equal(
+    sentence('nonexistent.invalid was not found in DNS'),
+    'nonexistent.invalid was not found in DNS.',
+  );
   assert.equal(sentence('127.0.0.1 refused the connection'), '127.0.0.1 refused the connection.');
   const refusal = webRefusal(new TidingsError('source_failed', 'https://example.com/feed is gone'), {
     queueLimit: 10,

@@ -59,7 +59,8 @@ await describeEachEngine('web app: the next digest after “send me a digest now
     assert.match(String(sent.headers.location), /notice=built/);
     await saveUrl(ctx.store(), account.id, 'https://example.com/two', 'Two');
 
-    const wednesday = /next digest is due\s+<time datetime="2026-11-24T17:00:00.000Z"[^>]*>Wednesday 25 November 2026, 07:00/;
+    const wednesday =
+      /next digest is due\s+<time datetime="2026-11-24T17:00:00.000Z"[^>]*>Wednesday 25 November 2026, 07:00/;
     const queue = await client.get('/queue');
     assert.match(queue.body, wednesday);
     assert.doesNotMatch(/next digest is due[\s\S]*?\(Pacific/.exec(queue.body)?.[0] ?? '', /Tuesday/);

@@ -4,6 +4,7 @@ import {
   type Followed,
   changeFetchOriginal,
   changeFilters,
+  filterProblem,
   followFeed,
   followOrChoose,
   followTimeLimitMs,
@@ -29,7 +30,44 @@ import {
   viewerOf,
 } from '../context.js';
 import type { SafeHtml } from '../html.js';
-import { type AddForm, EMPTY_ADD, FEEDS_PAGE_SIZE, TITLE_MAX, choicePage, feedsPage } from './feedsView.js';
+import {
+  type AddForm,
+  EMPTY_ADD,
+  FEEDS_PAGE_SIZE,
+  type FeedsView,
+  TITLE_MAX,
+  choicePage,
+  feedsPage,
+  importSummary,
+} from './feedsView.js';
+
+/** What a Feeds page shows besides the account's feeds. */
+export type FeedsExtra = Partial<
+  Pick<FeedsView, 'notice' | 'error' | 'start' | 'filterForm' | 'imported' | 'importError'>
+> & { form?: AddForm };
+
+/** The Feeds page of a session: a page of its feeds, and what the last form left to say. */
+export async function feedsPageOf(deps: WebDeps, session: WebSession, extra: FeedsExtra): Promise<SafeHtml> {
+  const start = extra.start ?? 0;
+  const page = { offset: start, limit: FEEDS_PAGE_SIZE };
+  const list = await listSubscriptions(deps.store, session.accountId, page);
+  const viewer = viewerOf(session);
+  if (viewer === null || list === null) throw new WebError(404, 'This account no longer exists.');
+  return feedsPage({
+    viewer,
+    subs: list.subscriptions,
+    total: list.total,
+    start,
+    zone: list.timezone,
+    now: deps.now(),
+    form: extra.form ?? EMPTY_ADD,
+    notice: extra.notice,
+    error: extra.error,
+    filterForm: extra.filterForm,
+    imported: extra.imported,
+    importError: extra.importError,
+  });
+}
 
 const NOTICES: Record<string, string> = {
   added: 'Subscribed. What the feed published in the last day is in your queue; newer items follow.',
@@ -58,27 +96,7 @@ function refusal(err: unknown, deps: WebDeps): string | null {
 
 /** Feeds: subscribe (with a choice when a page offers several feeds), status, filters, rename, remove. */
 export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
-  async function view(
-    session: WebSession,
-    extra: { form?: AddForm; notice?: string | undefined; error?: string; start?: number },
-  ): Promise<SafeHtml> {
-    const start = extra.start ?? 0;
-    const page = { offset: start, limit: FEEDS_PAGE_SIZE };
-    const list = await listSubscriptions(deps.store, session.accountId, page);
-    const viewer = viewerOf(session);
-    if (viewer === null || list === null) throw new WebError(404, 'This account no longer exists.');
-    return feedsPage({
-      viewer,
-      subs: list.subscriptions,
-      total: list.total,
-      start,
-      zone: list.timezone,
-      now: deps.now(),
-      form: extra.form ?? EMPTY_ADD,
-      notice: extra.notice,
-      error: extra.error,
-    });
-  }
+  const view = (session: WebSession, extra: FeedsExtra) => feedsPageOf(deps, session, extra);
 
   /** The Feeds page again with a refusal (400), or the error rethrown when it is not one. */
   async function refused(
@@ -103,7 +121,7 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     const notice =
       imported === null
         ? NOTICES[code]
-        : `Imported ${imported[1] ?? 0} feeds (${imported[2] ?? 0} you already followed, ${imported[3] ?? 0} refused). They are fetched within minutes.`;
+        : importSummary(Number(imported[1]), Number(imported[2]), Number(imported[3]));
     const start = startParam(queryParam(request, 'start'));
     return sendPage(reply, 200, await view(session, { notice, start }));
   });
@@ -166,15 +184,35 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     const id = idParam(request);
     if (id === null) throw new WebError(404, NO_SUCH_FEED);
     const body = formOf(request);
+    const include = field(body, 'include') ?? '';
+    const exclude = field(body, 'exclude') ?? '';
+    // A filter that cannot run: the page again, the feed's section open, the error beside its field and
+    // what was typed kept; the form's address names the feed, so the browser scrolls back to it.
+    const errors = {
+      include: filterProblem(include) ?? undefined,
+      exclude: filterProblem(exclude) ?? undefined,
+    };
+    if (errors.include !== undefined || errors.exclude !== undefined) {
+      const start = startParam(field(body, 'start'));
+      return sendPage(
+        reply,
+        400,
+        await view(session, { start, filterForm: { id, include, exclude, errors } }),
+      );
+    }
     try {
-      await changeFilters(deps.store, session.accountId, id, {
-        include: field(body, 'include') ?? '',
-        exclude: field(body, 'exclude') ?? '',
-      });
+      await changeFilters(deps.store, session.accountId, id, { include, exclude });
     } catch (err) {
       return refused(reply, session, err);
     }
     return seeOther(reply, '/feeds?notice=filtered');
+  });
+
+  // The address a refused filters form leaves in the address bar, opened again: back to the feed.
+  scope.get('/feeds/:id/filters', (request, reply) => {
+    requireSession(request);
+    const id = idParam(request);
+    return seeOther(reply, id === null ? '/feeds' : `/feeds#feed-${id}`);
   });
 
   scope.post('/feeds/:id/original', async (request, reply) => {

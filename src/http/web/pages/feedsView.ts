@@ -1,13 +1,13 @@
+import type { OpmlImport } from '../../../feeds/subscribe/import.js';
 import type { SubscriptionView } from '../../../store/subscriptions.js';
 import { sentence } from '../errors.js';
-import { type SafeHtml, html, safeHref } from '../html.js';
+import { type SafeHtml, html } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
-import { ago, fromNow, timeElement } from '../time.js';
+import { type FilterForm, TITLE_MAX, feedRow, filterFields } from './feedRow.js';
 
 /** The Feeds page and the choice of feeds a web page offers: HTML only (the routes are in feeds.ts). */
 
-/** The longest name a reader may give a feed (the form's maxlength too). */
-export const TITLE_MAX = 200;
+export { TITLE_MAX } from './feedRow.js';
 
 /**
  * Feeds a page lists: each comes with its forms (rename, filters, unsubscribe), some 3 KB of HTML, and an
@@ -71,6 +71,35 @@ export interface FeedsView {
   form: AddForm;
   notice: string | undefined;
   error: string | undefined;
+  /** A feed's filters form that was refused, shown open with what was typed. */
+  filterForm?: FilterForm | undefined;
+  /** An OPML import just done (shown with the feeds it refused), or why the file was not taken. */
+  imported?: OpmlImport | undefined;
+  importError?: string | undefined;
+}
+
+/** The refused feeds an import summary lists; the rest are counted. */
+export const REFUSED_SHOWN = 20;
+
+/** "Imported 2 feeds (0 you already followed, 1 refused)." */
+export const importSummary = (added: number, known: number, refused: number): string =>
+  `Imported ${added} feed${added === 1 ? '' : 's'} (${known} you already followed, ${refused} refused). They are fetched within minutes.`;
+
+function importResult(i: OpmlImport): SafeHtml {
+  const shown = i.refused.slice(0, REFUSED_SHOWN);
+  const more = i.refused.length - shown.length;
+  return html`<div class="notice" role="status">
+    <p>${importSummary(i.added, i.known, i.refused.length)}</p>
+    ${
+      shown.length === 0
+        ? null
+        : html`<p>Not imported:</p>
+            <ul>
+              ${shown.map((r) => html`<li><span class="mono">${r.url}</span>: ${sentence(r.message)}</li>`)}
+            </ul>
+            ${more > 0 ? html`<p>and ${more.toLocaleString('en')} more.</p>` : null}`
+    }
+  </div>`;
 }
 
 export function feedsPage(v: FeedsView): SafeHtml {
@@ -82,6 +111,7 @@ export function feedsPage(v: FeedsView): SafeHtml {
     body: html`<h1>Feeds</h1>
       ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
       ${v.error === undefined ? null : html`<p class="error" role="alert">${v.error}</p>`}
+      ${v.imported === undefined ? null : importResult(v.imported)}
       <p>
         New items of the feeds you follow join your queue as they are published, and reach you with your next
         digest.
@@ -120,7 +150,7 @@ export function feedsPage(v: FeedsView): SafeHtml {
         v.total === 0
           ? html`<p class="muted">You follow no feeds yet.</p>`
           : html`<ul class="items">
-              ${v.subs.map((s) => feedRow(s, v))}
+              ${v.subs.map((sub) => feedRow(sub, v))}
             </ul>`
       }
       ${pager(v)}
@@ -129,12 +159,18 @@ export function feedsPage(v: FeedsView): SafeHtml {
         ${csrfField(v.viewer)}
         <div>
           <label for="opml">An OPML file from another feed reader</label>
+          ${
+            v.importError === undefined
+              ? null
+              : html`<p class="error" role="alert" id="opml-error">${v.importError}</p>`
+          }
           <input
             id="opml"
             name="opml"
             type="file"
             required
             accept=".opml,.xml,text/x-opml,text/xml,application/xml"
+            ${v.importError === undefined ? null : html` aria-invalid="true" aria-describedby="opml-error"`}
           />
         </div>
         <div><button class="quiet" type="submit">Import</button></div>
@@ -152,108 +188,4 @@ function pager(v: FeedsView): SafeHtml | null {
     ${v.start > 0 ? html`<a href="/feeds?start=${Math.max(0, v.start - FEEDS_PAGE_SIZE)}">Earlier feeds</a>` : null}
     ${end < v.total ? html`<a href="/feeds?start=${end}">Later feeds</a>` : null}
   </nav>`;
-}
-
-function filterFields(id: string, include: string, exclude: string): SafeHtml {
-  return html`<div>
-      <label for="include-${id}">Only items matching <span class="muted">(optional)</span></label>
-      <input
-        id="include-${id}"
-        name="include"
-        type="text"
-        maxlength="1000"
-        value="${include}"
-        aria-describedby="filter-hint-${id}"
-      />
-    </div>
-    <div>
-      <label for="exclude-${id}">Never items matching <span class="muted">(optional)</span></label>
-      <input
-        id="exclude-${id}"
-        name="exclude"
-        type="text"
-        maxlength="1000"
-        value="${exclude}"
-        aria-describedby="filter-hint-${id}"
-      />
-      <p class="hint" id="filter-hint-${id}">
-        Words, "exact phrases" or /regular expressions/, separated by commas; matched in the title and
-        summary, ignoring case.
-      </p>
-    </div>`;
-}
-
-function feedRow(s: SubscriptionView, v: FeedsView): SafeHtml {
-  const status =
-    s.status === 'gone'
-      ? html`<span class="error-text"
-          >The feed is gone: its server says it was removed. It is no longer fetched.</span
-        >`
-      : html`${
-          s.lastFetchedAt === null
-            ? 'Not fetched yet'
-            : html`Fetched ${timeElement(s.lastFetchedAt, v.zone, ago(s.lastFetchedAt, v.now))}`
-        };
-        next fetch ${timeElement(s.nextFetchAt, v.zone, fromNow(s.nextFetchAt, v.now))}`;
-  const filters = [
-    s.includeFilter === null ? null : `only items matching ${s.includeFilter}`,
-    s.excludeFilter === null ? null : `never items matching ${s.excludeFilter}`,
-  ].filter((f) => f !== null);
-  return html`<li>
-    <div class="main">
-      ${
-        s.siteUrl === null
-          ? html`<span class="title">${s.title}</span>`
-          : html`<a class="title" href="${safeHref(s.siteUrl)}" rel="noopener noreferrer">${s.title}</a>`
-      }
-      <div class="meta">
-        <span class="mono">${s.url}</span>${s.folder === null ? null : html` · in ${s.folder}`}
-      </div>
-      <div class="meta">
-        ${status} · ${s.itemCount.toLocaleString('en')} item${s.itemCount === 1 ? '' : 's'} seen
-      </div>
-      ${s.lastError === null || s.status === 'gone' ? null : html`<div class="meta error-text">Last fetch failed: ${sentence(s.lastError)}</div>`}
-      ${skippedLine(s, v)}
-      ${filters.length === 0 ? null : html`<div class="meta">Filters: ${filters.join('; ')}</div>`}
-      ${s.fetchOriginal ? html`<div class="meta">The pages of its items are read too.</div>` : null}
-      <details>
-        <summary>Change “${s.title}”</summary>
-        <form class="stack" method="post" action="/feeds/${s.id}/rename">
-          ${csrfField(v.viewer)}
-          <div>
-            <label for="title-${s.id}">Your name for it (empty: the feed’s own)</label>
-            <input id="title-${s.id}" name="title" type="text" maxlength="${TITLE_MAX}" value="${s.title}" />
-          </div>
-          <div><button class="quiet" type="submit">Rename</button></div>
-        </form>
-        <form class="stack" method="post" action="/feeds/${s.id}/filters">
-          ${csrfField(v.viewer)} ${filterFields(String(s.id), s.includeFilter ?? '', s.excludeFilter ?? '')}
-          <div><button class="quiet" type="submit">Save filters</button></div>
-        </form>
-        <form method="post" action="/feeds/${s.id}/original">
-          ${csrfField(v.viewer)}
-          <input type="hidden" name="fetch_original" value="${s.fetchOriginal ? 'false' : 'true'}" />
-          <button class="quiet" type="submit">
-            ${s.fetchOriginal ? 'Stop reading the original pages' : 'Read the original pages of its items'}
-          </button>
-        </form>
-        <form method="post" action="/feeds/${s.id}/remove">
-          ${csrfField(v.viewer)}
-          <button class="danger" type="submit" aria-label="Unsubscribe from ${s.title}">Unsubscribe</button>
-        </form>
-      </details>
-    </div>
-  </li>`;
-}
-
-/** Items the feed's rules would have queued and that could not be: how many, and why the last one was not. */
-function skippedLine(s: SubscriptionView, v: FeedsView): SafeHtml | null {
-  if (s.skippedItems === 0) return null;
-  const count = `${s.skippedItems.toLocaleString('en')} item${s.skippedItems === 1 ? '' : 's'}`;
-  const last =
-    s.lastSkipReason === null || s.lastSkippedAt === null
-      ? null
-      : html`; the last ${timeElement(s.lastSkippedAt, v.zone, ago(s.lastSkippedAt, v.now))} because
-        ${s.lastSkipReason}`;
-  return html`<div class="meta error-text">${count} not queued${last}.</div>`;
 }

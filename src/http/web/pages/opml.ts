@@ -15,8 +15,10 @@ import {
   checkCsrf,
   requireSession,
   seeOther,
+  sendPage,
   sessionOf,
 } from '../context.js';
+import { feedsPageOf } from './feeds.js';
 
 /** The OPML upload's body: the file and a few fields, with room for multipart's own bytes. */
 export const OPML_BODY_LIMIT = MAX_OPML_BYTES + 64 * 1024;
@@ -74,6 +76,12 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
     },
   );
 
+  // The address an import answered from, opened again: the Feeds page.
+  scope.get('/feeds/import', (request, reply) => {
+    requireSession(request);
+    return seeOther(reply, '/feeds');
+  });
+
   scope.get('/feeds/export.opml', async (request, reply) => {
     const session = requireSession(request);
     const document = await exportSubscriptions(deps.store, session.accountId);
@@ -97,9 +105,12 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
     async (request, reply) => {
       const session = requireSession(request);
       checkCsrf(request, session);
+      // A refusal comes back to the Feeds page, the reason beside the file field.
+      const refuse = async (status: number, importError: string) =>
+        sendPage(reply, status, await feedsPageOf(deps, session, { importError }));
       const file = request.body instanceof MultipartForm ? request.body.files.get('opml') : undefined;
-      if (file === undefined || file.length === 0) throw new WebError(400, 'Choose an OPML file to import.');
-      if (file.length >= MAX_OPML_BYTES) throw new WebError(413, 'That file is too large: at most 5 MiB.');
+      if (file === undefined || file.length === 0) return refuse(400, 'Choose an OPML file to import.');
+      if (file.length >= MAX_OPML_BYTES) return refuse(413, 'That file is too large: at most 5 MiB.');
       const feeds = deps.feeds();
       // The largest import taken (TIDINGS_MAX_OPML_OUTLINES, 2,000 feeds) is done within a second or two;
       // with the limits raised, a slow database could make it outlast the connection's idle timeout (60 s),
@@ -114,10 +125,12 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
         // Not OPML (400), more feeds than one import or one account may have (409, the limit named).
         const refusal = webRefusal(err, deps.config);
         if (refusal === null || !(err instanceof TidingsError)) throw err;
-        throw new WebError(refusal.status, `That file cannot be imported: ${err.message}.`);
+        return refuse(refusal.status, `That file cannot be imported: ${err.message}.`);
       }
       const { added, known, refused } = imported;
-      return seeOther(reply, `/feeds?notice=imported-${added}-${known}-${refused.length}`);
+      // Feeds refused are listed, with why, on the page answered here; an import without any redirects.
+      if (refused.length > 0) return sendPage(reply, 200, await feedsPageOf(deps, session, { imported }));
+      return seeOther(reply, `/feeds?notice=imported-${added}-${known}-0`);
     },
   );
 }

@@ -1,0 +1,145 @@
+import type { SubscriptionView } from '../../../store/subscriptions.js';
+import { sentence } from '../errors.js';
+import { type SafeHtml, html, safeHref } from '../html.js';
+import { type Viewer, csrfField } from '../layout.js';
+import { ago, fromNow, timeElement } from '../time.js';
+
+/** One feed of the Feeds page, with its forms (rename, filters, original pages, unsubscribe). */
+
+/** The longest name a reader may give a feed (the form's maxlength too). */
+export const TITLE_MAX = 200;
+
+/** A feed's filters form as it was sent, when refused: what was typed, and why each field was not taken. */
+export interface FilterForm {
+  id: number;
+  include: string;
+  exclude: string;
+  errors: { include?: string | undefined; exclude?: string | undefined };
+}
+
+export interface RowContext {
+  viewer: Viewer;
+  zone: string;
+  now: Date;
+  /** The page of feeds shown, so that a refused form comes back to it. */
+  start: number;
+  filterForm?: FilterForm | undefined;
+}
+
+export function filterFields(
+  id: string,
+  include: string,
+  exclude: string,
+  errors: FilterForm['errors'] = {},
+): SafeHtml {
+  const field = (name: 'include' | 'exclude', label: string, value: string, hint: SafeHtml | null) => {
+    const error = errors[name];
+    const errorId = `${name}-${id}-error`;
+    return html`<div>
+      <label for="${name}-${id}">${label} <span class="muted">(optional)</span></label>
+      ${error === undefined ? null : html`<p class="error" id="${errorId}" role="alert">${sentence(error)}</p>`}
+      <input
+        id="${name}-${id}"
+        name="${name}"
+        type="text"
+        maxlength="1000"
+        value="${value}"
+        aria-describedby="${error === undefined ? '' : `${errorId} `}filter-hint-${id}"
+        ${error === undefined ? null : html` aria-invalid="true"`}
+      />
+      ${hint}
+    </div>`;
+  };
+  return html`${field('include', 'Only items matching', include, null)}
+  ${field(
+    'exclude',
+    'Never items matching',
+    exclude,
+    html`<p class="hint" id="filter-hint-${id}">
+      Words, "exact phrases" or /regular expressions/, separated by commas; matched in the title and summary,
+      ignoring case.
+    </p>`,
+  )}`;
+}
+
+export function feedRow(s: SubscriptionView, v: RowContext): SafeHtml {
+  const status =
+    s.status === 'gone'
+      ? html`<span class="error-text"
+          >The feed is gone: its server says it was removed. It is no longer fetched.</span
+        >`
+      : html`${
+          s.lastFetchedAt === null
+            ? 'Not fetched yet'
+            : html`Fetched ${timeElement(s.lastFetchedAt, v.zone, ago(s.lastFetchedAt, v.now))}`
+        };
+        next fetch ${timeElement(s.nextFetchAt, v.zone, fromNow(s.nextFetchAt, v.now))}`;
+  const filters = [
+    s.includeFilter === null ? null : `only items matching ${s.includeFilter}`,
+    s.excludeFilter === null ? null : `never items matching ${s.excludeFilter}`,
+  ].filter((f) => f !== null);
+  const refused = v.filterForm?.id === s.id ? v.filterForm : undefined;
+  return html`<li id="feed-${s.id}">
+    <div class="main">
+      ${
+        s.siteUrl === null
+          ? html`<span class="title">${s.title}</span>`
+          : html`<a class="title" href="${safeHref(s.siteUrl)}" rel="noopener noreferrer">${s.title}</a>`
+      }
+      <div class="meta">
+        <span class="mono">${s.url}</span>${s.folder === null ? null : html` · in ${s.folder}`}
+      </div>
+      <div class="meta">
+        ${status} · ${s.itemCount.toLocaleString('en')} item${s.itemCount === 1 ? '' : 's'} seen
+      </div>
+      ${s.lastError === null || s.status === 'gone' ? null : html`<div class="meta error-text">Last fetch failed: ${sentence(s.lastError)}</div>`}
+      ${skippedLine(s, v)}
+      ${filters.length === 0 ? null : html`<div class="meta">Filters: ${filters.join('; ')}</div>`}
+      ${s.fetchOriginal ? html`<div class="meta">The pages of its items are read too.</div>` : null}
+      <details${refused === undefined ? null : html` open`}>
+        <summary>Change “${s.title}”</summary>
+        <form class="stack" method="post" action="/feeds/${s.id}/rename">
+          ${csrfField(v.viewer)}
+          <div>
+            <label for="title-${s.id}">Your name for it (empty: the feed’s own)</label>
+            <input id="title-${s.id}" name="title" type="text" maxlength="${TITLE_MAX}" value="${s.title}" />
+          </div>
+          <div><button class="quiet" type="submit">Rename</button></div>
+        </form>
+        <form class="stack" method="post" action="/feeds/${s.id}/filters#feed-${s.id}">
+          ${csrfField(v.viewer)} <input type="hidden" name="start" value="${v.start}" />
+          ${filterFields(
+            String(s.id),
+            refused?.include ?? s.includeFilter ?? '',
+            refused?.exclude ?? s.excludeFilter ?? '',
+            refused?.errors,
+          )}
+          <div><button class="quiet" type="submit">Save filters</button></div>
+        </form>
+        <form method="post" action="/feeds/${s.id}/original">
+          ${csrfField(v.viewer)}
+          <input type="hidden" name="fetch_original" value="${s.fetchOriginal ? 'false' : 'true'}" />
+          <button class="quiet" type="submit">
+            ${s.fetchOriginal ? 'Stop reading the original pages' : 'Read the original pages of its items'}
+          </button>
+        </form>
+        <form method="post" action="/feeds/${s.id}/remove">
+          ${csrfField(v.viewer)}
+          <button class="danger" type="submit" aria-label="Unsubscribe from ${s.title}">Unsubscribe</button>
+        </form>
+      </details>
+    </div>
+  </li>`;
+}
+
+/** Items the feed's rules would have queued and that could not be: how many, and why the last one was not. */
+function skippedLine(s: SubscriptionView, v: RowContext): SafeHtml | null {
+  if (s.skippedItems === 0) return null;
+  const count = `${s.skippedItems.toLocaleString('en')} item${s.skippedItems === 1 ? '' : 's'}`;
+  const last =
+    s.lastSkipReason === null || s.lastSkippedAt === null
+      ? null
+      : html`; the last ${timeElement(s.lastSkippedAt, v.zone, ago(s.lastSkippedAt, v.now))} because
+        ${s.lastSkipReason}`;
+  return html`<div class="meta error-text">${count} not queued${last}.</div>`;
+}
