@@ -93,13 +93,27 @@ await describeEachEngine('web app: keys and save from anywhere', (ctx) => {
     await browser.signIn(solo.apiKey);
     const [only] = await apiKeysByAccount(ctx.store().db, solo.id);
     assert.ok(only !== undefined);
-    await browser.get('/keys');
+    // Issue 13, bug 6: the only key offers no button that would be refused, and says why.
+    const alone = (await browser.get('/keys')).body;
+    assert.doesNotMatch(alone, new RegExp(`action="/keys/${only.id}/revoke"`));
+    assert.match(alone, /Your only key: create another key first to revoke this one\./);
     const refused = await browser.post(`/keys/${only.id}/revoke`);
     assert.equal(refused.statusCode, 409);
     assert.match(refused.body, /only active key/);
     assert.equal(await apiStatus(solo.apiKey), 200);
 
     await browser.post('/keys', { name: 'spare' });
+    // Each button's accessible name begins with its visible words (WCAG 2.5.3): no aria-label replaces them.
+    const two = (await browser.get('/keys')).body;
+    assert.doesNotMatch(two, /aria-label="Revoke/);
+    assert.match(
+      two,
+      /<button class="danger" type="submit">\s*Revoke and sign out<span class="visually-hidden"> \(key “default”\)<\/span>/,
+    );
+    assert.match(
+      two,
+      /<button class="danger" type="submit">\s*Revoke<span class="visually-hidden"> key “spare”<\/span>/,
+    );
     const res = await browser.post(`/keys/${only.id}/revoke`);
     assert.equal(res.statusCode, 303);
     assert.equal(res.headers.location, '/sign-in?notice=revoked');

@@ -156,7 +156,7 @@ function keysPage(v: KeysView): SafeHtml {
       </p>
       <h2>Your keys</h2>
       <ul class="items">
-        ${live.map((k) => keyRow(k, v))}
+        ${live.map((k) => keyRow(k, v, live.length === 1))}
       </ul>
       <h2 id="create-heading">Create a key</h2>
       <form class="row" method="post" action="/keys" aria-labelledby="create-heading">
@@ -197,7 +197,7 @@ function keysPage(v: KeysView): SafeHtml {
   });
 }
 
-function keyRow(k: ApiKeyInfo, v: KeysView): SafeHtml {
+function keyRow(k: ApiKeyInfo, v: KeysView, only: boolean): SafeHtml {
   const own = k.id === v.session.keyId;
   return html`<li>
     <div class="main">
@@ -228,12 +228,21 @@ function keyRow(k: ApiKeyInfo, v: KeysView): SafeHtml {
         />
         <button class="quiet" type="submit">Rename</button>
       </form>
-      <form method="post" action="/keys/${k.id}/revoke">
-        ${csrfField(v.viewer)}
-        <button class="danger" type="submit" aria-label="Revoke ${k.name}">
-          ${own ? 'Revoke and sign out' : 'Revoke'}
-        </button>
-      </form>
+      ${
+        only
+          ? // The server refuses to revoke the last active key (409): without one, nobody could sign in again.
+            html`<p class="hint">Your only key: create another key first to revoke this one.</p>`
+          : html`<form method="post" action="/keys/${k.id}/revoke">
+              ${csrfField(v.viewer)}
+              <button class="danger" type="submit">
+                ${
+                  own
+                    ? html`Revoke and sign out<span class="visually-hidden"> (key “${k.name}”)</span>`
+                    : html`Revoke<span class="visually-hidden"> key “${k.name}”</span>`
+                }
+              </button>
+            </form>`
+      }
     </div>
   </li>`;
 }
