@@ -5,7 +5,14 @@ import { digestLinks } from '../digest/view.js';
 import type { Account } from '../store/accounts.js';
 import { accountById } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
-import { type Digest, accountIdOfDigest, digestById, digestCount, digestsPage } from '../store/digests.js';
+import {
+  type Digest,
+  accountIdOfDigest,
+  digestById,
+  digestCount,
+  digestsPage,
+  neighbourDigestIds,
+} from '../store/digests.js';
 import type { AccountId } from './authorize.js';
 
 /**
@@ -69,7 +76,14 @@ export async function digestToRead(
   page: number,
   baseUrl: string,
 ): Promise<LoadedDigest | null> {
-  return loadDigest(store.db, accountId, digestId, baseUrl, { page });
+  const loaded = await loadDigest(store.db, accountId, digestId, baseUrl, { page });
+  if (loaded === null) return null;
+  // Its web page leads on to the digests built before and after it, by the same token.
+  const { previous, next } = await neighbourDigestIds(store.db, accountId, loaded.digest);
+  const token = await digestTokenOf(store.db, accountId);
+  const web = (id: number | null) => (id === null ? null : digestLinks(baseUrl, id, token).web);
+  const links = { ...loaded.view.links, previousDigest: web(previous), nextDigest: web(next) };
+  return { ...loaded, view: { ...loaded.view, links } };
 }
 
 /**

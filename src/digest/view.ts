@@ -113,6 +113,11 @@ export interface DigestLinks {
   feeds: string;
   /** Where the reader changes when and how digests arrive. */
   settings: string;
+  /** The reader's archive of digests (signed in). */
+  archive: string;
+  /** The web pages of the digests built just before and after this one (the web page only; else null). */
+  previousDigest: string | null;
+  nextDigest: string | null;
 }
 
 // ---- Input: plain rows, as the store reads them ----
@@ -195,7 +200,14 @@ const CUT_PUNCTUATION = new Set([' ', '.', ',', ';', ':', '!', '?', '-', '\u2013
 export function digestLinks(baseUrl: string, digestId: number, token: string | null = null): DigestLinks {
   const base = baseUrl.replace(/\/+$/, '');
   const query = token === null ? '' : `?token=${encodeURIComponent(token)}`;
-  return { web: `${base}/digests/${digestId}${query}`, feeds: `${base}/feeds`, settings: `${base}/settings` };
+  return {
+    web: `${base}/digests/${digestId}${query}`,
+    feeds: `${base}/feeds`,
+    settings: `${base}/settings`,
+    archive: `${base}/digests`,
+    previousDigest: null,
+    nextDigest: null,
+  };
 }
 
 /** The link of page `page` of a digest's web page, from the link of its first page. */

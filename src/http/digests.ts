@@ -7,6 +7,7 @@ import { renderWebPage } from '../digest/render/html.js';
 import { ApiError } from './errors.js';
 import type { Store } from '../store/db.js';
 import { sendConditional } from './conditional.js';
+import { type WebFallbacks, wantsPage } from './web/index.js';
 
 /**
  * The private digest URLs, both authorised by the account's digest token in the query (see
@@ -49,13 +50,16 @@ export interface DigestRoutesDeps {
   store: Store;
   /** Public base URL of the instance: the links in pages and feeds. */
   baseUrl: string;
+  /** The answer to a browser whose digest link did not open (the web app's); without it, the JSON 404. */
+  browserRefusal?: WebFallbacks['digestLinkRefused'];
 }
 
 export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDeps): void {
   const { store, baseUrl } = deps;
   void app.register((scope, _opts, done) => {
     scope.addHook('onSend', (_request, reply, payload, next) => {
-      reply.headers(DIGEST_PAGE_HEADERS);
+      // The web app's pages (the answer to a browser whose link did not open) keep their own policy.
+      if (!reply.hasHeader('content-security-policy')) reply.headers(DIGEST_PAGE_HEADERS);
       next(null, payload);
     });
 
@@ -63,10 +67,18 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
       const { id } = request.params as { id: string };
       const token = queryToken(request);
       const accountId = token === null ? null : await digestReader(store, token);
-      if (accountId === null || !/^\d{1,15}$/.test(id)) throw digestNotFound();
       const page = pageNumber(request);
-      const loaded = page === null ? null : await digestToRead(store, accountId, Number(id), page, baseUrl);
-      if (loaded === null) throw digestNotFound();
+      const digestId = /^[1-9]\d{0,14}$/.test(id) ? Number(id) : null;
+      const loaded =
+        accountId === null || digestId === null || page === null
+          ? null
+          : await digestToRead(store, accountId, digestId, page, baseUrl);
+      if (loaded === null) {
+        // A browser gets a page saying what happened (or, signed in, its own digest); others the JSON.
+        if (deps.browserRefusal !== undefined && wantsPage(request))
+          return deps.browserRefusal(request, reply, digestId, page);
+        throw digestNotFound();
+      }
       if (loaded.view.page.number > loaded.view.page.count) throw pageNotFound();
       return sendConditional(request, reply, {
         contentType: HTML_TYPE,

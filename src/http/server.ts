@@ -117,7 +117,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     return sendErrorResponse(reply, toErrorResponse(err, request.log));
   });
 
-  const webNotFound = registerWeb(app, {
+  const webPages = registerWeb(app, {
     store: deps.store,
     config: deps.config,
     logger: deps.logger,
@@ -126,7 +126,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     ...(deps.now === undefined ? {} : { now: deps.now }),
   });
 
-  web.notFound = webNotFound;
+  web.notFound = webPages.notFound;
 
   // The API's paths answer other methods 405 before any body is read: a body that is too large, or not
   // of its Content-Type, or a QUERY without one, must not turn the 405 into a 400 or a 413.
@@ -144,7 +144,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   routeConnect(app);
 
   app.setNotFoundHandler((request, reply) => {
-    if (wantsPage(request)) return webNotFound(request, reply);
+    if (wantsPage(request)) return webPages.notFound(request, reply);
     throw new ApiError('not_found', `nothing at ${request.method} ${request.url.split('?')[0] ?? ''}`);
   });
 
@@ -157,7 +157,11 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     queueLimit: deps.config.queueLimit,
     metrics,
   });
-  registerDigestRoutes(app, { store: deps.store, baseUrl: deps.config.baseUrl });
+  registerDigestRoutes(app, {
+    store: deps.store,
+    baseUrl: deps.config.baseUrl,
+    browserRefusal: webPages.digestLinkRefused,
+  });
   return app;
 }
 

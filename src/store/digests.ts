@@ -91,6 +91,32 @@ export async function accountIdOfDigest(db: Kysely<Database>, digestId: number):
   return row?.account_id ?? null;
 }
 
+/** The ids of the account's digests built just before and just after `digest` (by build time), if any. */
+export async function neighbourDigestIds(
+  db: Kysely<Database>,
+  accountId: number,
+  digest: Pick<Digest, 'id' | 'created_at'>,
+): Promise<{ previous: number | null; next: number | null }> {
+  const { id, created_at: at } = digest;
+  const side = (before: boolean) =>
+    db
+      .selectFrom('digests')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where((eb) =>
+        eb.or([
+          eb('created_at', before ? '<' : '>', at),
+          eb.and([eb('created_at', '=', at), eb('id', before ? '<' : '>', id)]),
+        ]),
+      )
+      .orderBy('created_at', before ? 'desc' : 'asc')
+      .orderBy('id', before ? 'desc' : 'asc')
+      .limit(1)
+      .executeTakeFirst();
+  const [previous, next] = await Promise.all([side(true), side(false)]);
+  return { previous: previous?.id ?? null, next: next?.id ?? null };
+}
+
 /** The local days (YYYY-MM-DD) from `fromDate` on that already have one of the account's digests. */
 export async function digestDatesFrom(
   db: Kysely<Database>,

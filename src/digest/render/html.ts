@@ -58,7 +58,17 @@ export type BodyVariant = 'email' | 'web' | 'atom';
 export function digestBodyHtml(view: DigestView, variant: BodyVariant): string {
   const pages = variant === 'web' && view.page.count > 1 ? [pager(view)] : [];
   const more = variant !== 'web' && moreLine(view) !== '' ? [moreRow(view)] : [];
-  const rows = [header(view), ...pages, ...view.groups.map(group), ...pages, ...more, footer(view, variant)];
+  const around = variant === 'web' ? [digestsNav(view)] : [];
+  const rows = [
+    ...around,
+    header(view),
+    ...pages,
+    ...view.groups.map(group),
+    ...pages,
+    ...more,
+    ...around,
+    footer(view, variant),
+  ];
   return `<table role="presentation" class="td-card" width="600" cellpadding="0" cellspacing="0" border="0" style="width:100%;max-width:600px;background-color:${COLORS.card};border-radius:8px;font-family:${FONT};">
 ${rows.join('\n')}
 </table>`;
@@ -203,6 +213,19 @@ function pager(view: DigestView): string {
   ];
   return `<tr><td class="td-pad" style="padding:16px 32px 0 32px;">
 <nav aria-label="Pages of this digest"><p class="td-muted" style="margin:0;font-size:14px;line-height:20px;color:${COLORS.muted};">${parts.join(' &nbsp;·&nbsp; ')}</p></nav>
+</td></tr>`;
+}
+
+/** The web page's way back to the archive and on to the digests built before and after this one. */
+function digestsNav(view: DigestView): string {
+  const { archive, previousDigest, nextDigest } = view.links;
+  const parts = [
+    link(archive, '← All digests'),
+    ...(previousDigest === null ? [] : [link(previousDigest, 'Previous digest')]),
+    ...(nextDigest === null ? [] : [link(nextDigest, 'Next digest')]),
+  ];
+  return `<tr><td class="td-pad" style="padding:16px 32px 0 32px;">
+<nav aria-label="Digests"><p class="td-muted" style="margin:0;font-size:14px;line-height:20px;color:${COLORS.muted};">${parts.join(' &nbsp;·&nbsp; ')}</p></nav>
 </td></tr>`;
 }
 

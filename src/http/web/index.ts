@@ -19,6 +19,7 @@ import {
 } from './context.js';
 import { sentence } from './errors.js';
 import { errorPage } from './layout.js';
+import { digestLinkPage } from './pages/digestLink.js';
 import { registerDigests } from './pages/digests.js';
 import { registerFeeds } from './pages/feeds.js';
 import { registerItem } from './pages/item.js';
@@ -44,18 +45,27 @@ export interface WebOptions {
   metrics?: Metrics | undefined;
 }
 
+/** What the server's own routes answer a browser with: the 404 page, a digest link that did not open. */
+export interface WebFallbacks {
+  notFound: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
+  /** `GET /digests/:id` without a valid token, from a browser: see pages/digestLink.ts. */
+  digestLinkRefused: (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    digestId: number | null,
+    page: number | null,
+  ) => Promise<FastifyReply>;
+}
+
 export const SIGN_IN_FAILURES = 10;
 export const SIGN_IN_WINDOW_MS = 15 * 60_000;
 
 /**
  * The web app: server-rendered pages without JavaScript, in a Fastify scope of their own, so that their
  * form parser, session hook and HTML error pages never touch the API (which reads raw bodies and answers
- * JSON). Returns what the server's not-found handler needs to answer a browser with a page.
+ * JSON). Returns what the server's own handlers need to answer a browser with a page.
  */
-export function registerWeb(
-  app: FastifyInstance,
-  options: WebOptions,
-): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> {
+export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallbacks {
   const now = options.now ?? (() => new Date());
   let digest: DigestDeps | undefined;
   const deps: WebDeps = {
@@ -178,10 +188,16 @@ export function registerWeb(
     done();
   });
 
-  return async (request, reply) => {
-    await loadSession(request, reply);
-    const message = 'There is no page at this address. It may have moved, or the link may be mistyped.';
-    return sendPage(reply, 404, errorPage(404, message, viewerOf(sessionOf(request))));
+  return {
+    notFound: async (request, reply) => {
+      await loadSession(request, reply);
+      const message = 'There is no page at this address. It may have moved, or the link may be mistyped.';
+      return sendPage(reply, 404, errorPage(404, message, viewerOf(sessionOf(request))));
+    },
+    digestLinkRefused: async (request, reply, digestId, page) => {
+      await loadSession(request, reply);
+      return digestLinkPage(deps, request, reply, digestId, page);
+    },
   };
 }
 
