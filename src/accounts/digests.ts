@@ -1,13 +1,16 @@
 import { ATOM_ENTRY_ITEMS, EMAIL_ITEMS } from '../digest/limits.js';
 import { type LoadedDigest, loadDigest, loadLatestDigests } from '../digest/load.js';
 import { digestTokenOf } from '../digest/token.js';
+import { localDateOf } from '../digest/schedule.js';
 import { digestLinks } from '../digest/view.js';
+import { zoneOrUtc } from '../digest/zone.js';
 import type { Account } from '../store/accounts.js';
 import { accountById } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import {
   type Digest,
   accountIdOfDigest,
+  digestByDate,
   digestById,
   digestCount,
   digestsPage,
@@ -61,6 +64,20 @@ export async function archivedDigest(
   baseUrl: string,
 ): Promise<ArchivedDigest | null> {
   const digest = await digestById(store.db, accountId, digestId);
+  const token = digest === null ? null : await digestTokenOf(store.db, accountId);
+  return digest === null || token === null ? null : archived(digest, baseUrl, token);
+}
+
+/** The account's digest of its local day at `now` (in its zone), if that day has one. */
+export async function todaysDigest(
+  store: Store,
+  accountId: AccountId,
+  now: Date,
+  baseUrl: string,
+): Promise<ArchivedDigest | null> {
+  const account = await accountById(store.db, accountId);
+  if (account === null) return null;
+  const digest = await digestByDate(store.db, accountId, localDateOf(now, zoneOrUtc(account.timezone)));
   const token = digest === null ? null : await digestTokenOf(store.db, accountId);
   return digest === null || token === null ? null : archived(digest, baseUrl, token);
 }

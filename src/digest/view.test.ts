@@ -158,6 +158,9 @@ test('dates, links and determinism', () => {
     web: 'https://news.example/digests/42',
     feeds: 'https://news.example/feeds',
     settings: 'https://news.example/settings',
+    archive: 'https://news.example/digests',
+    previousDigest: null,
+    nextDigest: null,
   });
   assert.deepEqual(digestLinks('http://127.0.0.1:8080', 3).web, 'http://127.0.0.1:8080/digests/3');
   assert.deepEqual(digestView(input), view);

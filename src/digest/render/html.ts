@@ -136,7 +136,7 @@ function header(view: DigestView): string {
 
 function group(g: DigestGroup): string {
   const heading = `<tr><td class="td-pad" style="padding:24px 32px 4px 32px;">
-<h2 class="td-muted" style="margin:0;font-size:13px;line-height:18px;font-weight:700;letter-spacing:0.04em;text-transform:uppercase;color:${COLORS.muted};">${esc(g.title)}</h2>
+<h2 class="td-muted" dir="auto" style="margin:0;font-size:13px;line-height:18px;font-weight:700;letter-spacing:0.04em;text-transform:uppercase;color:${COLORS.muted};">${esc(g.title)}</h2>
 </td></tr>`;
   return [heading, ...g.items.map(item)].join('\n');
 }
@@ -148,8 +148,8 @@ function item(i: DigestItemView): string {
   const titleStyle = `font-size:17px;line-height:24px;font-weight:600;color:${COLORS.link};text-decoration:none;`;
   const title =
     i.href === null
-      ? `<span class="td-text" style="font-size:17px;line-height:24px;font-weight:600;color:${COLORS.text};">${esc(i.title)}</span>`
-      : `<a class="td-link td-title" href="${esc(i.href)}" style="${titleStyle}">${esc(i.title)}</a>`;
+      ? `<span class="td-text" dir="auto" style="font-size:17px;line-height:24px;font-weight:600;color:${COLORS.text};">${esc(i.title)}</span>`
+      : `<a class="td-link td-title" href="${esc(i.href)}" dir="auto" style="${titleStyle}">${esc(i.title)}</a>`;
   const meta = metaParts(i);
   const metaLine =
     meta.length === 0
@@ -158,7 +158,7 @@ function item(i: DigestItemView): string {
   const excerpt =
     i.excerpt === ''
       ? ''
-      : `\n<p class="td-text" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.text};">${esc(i.excerpt)}</p>`;
+      : `\n<p class="td-text" dir="auto" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.text};">${esc(i.excerpt)}</p>`;
   const read =
     i.readHref === null
       ? ''

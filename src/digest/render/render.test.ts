@@ -78,6 +78,16 @@ test('HTML email: dark mode, preheader, header, groups in order, footer links', 
   assert.equal(renderEmailHtml(view), html, 'deterministic');
 });
 
+test('titles, excerpts and group names carry dir="auto": right-to-left text reads from the right (issue 13, bug 7)', () => {
+  for (const html of [renderEmailHtml(view), renderWebPage(view)]) {
+    const titles = html.match(/<a class="td-link td-title"[^>]*>/g) ?? [];
+    assert.ok(titles.length > 0);
+    for (const tag of titles) assert.match(tag, / dir="auto"/, tag);
+    assert.match(html, /<p class="td-text" dir="auto"[^>]*>Zeta summary &amp; more<\/p>/);
+    assert.match(html, /<h2 class="td-muted" dir="auto"[^>]*>Zeta Weekly<\/h2>/);
+  }
+});
+
 test('web page: the same body in a document of its own, without the link to itself', () => {
   const page = renderWebPage(view);
   assert.match(page, /^<!DOCTYPE html>\n<html lang="en">/);

@@ -63,7 +63,7 @@ await describeEachEngine('web app: feeds page', (ctx) => {
     assert.match(page.body, /Subscribed\./);
     assert.match(
       page.body,
-      /<a class="title" href="https:\/\/site.example\/" rel="noopener noreferrer">My news<\/a/,
+      /<a class="title" href="https:\/\/site.example\/" rel="noopener noreferrer" dir="auto"\s*>My news<\/a/,
     );
     assert.match(page.body, /Fetched\s+<time[^>]*>just now<\/time>/);
     assert.match(page.body, /next fetch\s+<time[^>]*>in \d+ (minute|hour)s?<\/time>/);

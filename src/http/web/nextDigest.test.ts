@@ -67,6 +67,28 @@ await describeEachEngine('web app: the next digest after “send me a digest now
     const settings = await client.get('/settings');
     assert.match(settings.body, /Your next digest is due\s+<time datetime="2026-11-24T17:00:00.000Z"/);
 
+    // Issue 13, bug 8: no button that would only answer "today already has its digest"; when the next one
+    // comes instead, and how to change that.
+    assert.doesNotMatch(settings.body, /action="\/settings\/digest-now"/);
+    assert.match(
+      settings.body,
+      /Today has its digest already \(<a href="[^"]+\/digests\/\d+\?token=[^"]+">read it<\/a>\)/,
+    );
+    assert.match(
+      settings.body,
+      /What you queue from now on comes in your next digest,\s+<time datetime="2026-11-24T17:00:00.000Z"[^>]*>Wednesday 25 November 2026, 07:00<\/time>/,
+    );
+    assert.match(
+      settings.body,
+      /To have it sooner, change the <a href="#time">send time<\/a> or the days above\./,
+    );
+    const stale = await client.post('/settings/digest-now');
+    const notice = (await client.get(String(stale.headers.location))).body;
+    assert.match(
+      notice,
+      /Today already has its digest\. <a [^>]+>Read it<\/a>\.\s+What you queue now comes in your next digest,\s+<time datetime="2026-11-24T17:00:00.000Z"/,
+    );
+
     // At Tuesday's send time the worker finds the day taken and builds nothing: the page was right.
     clock = new Date('2026-11-23T17:00:30Z');
     const outcomes = await buildDueDigests(testDigestDeps(ctx.store(), { now }), { accountId: account.id });

@@ -47,7 +47,7 @@ await describeEachEngine('web app: queue page', (ctx) => {
     assert.match(page.body, /Saved for your next digest/);
     assert.match(
       page.body,
-      /<a class="title" href="https:\/\/example.com\/a" rel="noopener noreferrer">First article<\/a>/,
+      /<a class="title" href="https:\/\/example.com\/a" rel="noopener noreferrer" dir="auto">First article<\/a>/,
     );
     assert.match(page.body, /example\.com · saved\s+<time datetime="[^"]+" title="[^"]+">just now<\/time>/);
     assert.match(page.body, /1 link waits/);

@@ -96,7 +96,7 @@ await describeEachEngine('web app: what was read, on the queue page and in the r
     const body = res.body;
     assert.match(
       body,
-      /<a class="title" href="https:\/\/sea\.example\/tides\?id=7" rel="noopener noreferrer">How tides are made<\/a>/,
+      /<a class="title" href="https:\/\/sea\.example\/tides\?id=7" rel="noopener noreferrer" dir="auto">How tides are made<\/a>/,
     );
     assert.match(body, /Sea Notes · 6 min read · saved/);
     assert.match(body, /<p class="excerpt" dir="auto">The moon pulls the sea/);

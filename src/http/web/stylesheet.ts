@@ -82,6 +82,11 @@ input[type='number'], input[type='time'], select, textarea {
   font: inherit; color: inherit; background: var(--bg);
   width: 100%; padding: 0.45rem 0.55rem; border: 1px solid var(--muted); border-radius: 6px;
 }
+/* A refused field: a thicker border in the error colour and an outline, besides its message (not colour alone). */
+input[aria-invalid='true'], fieldset[aria-invalid='true'] {
+  border: 2px solid var(--danger); outline: 2px dashed var(--danger); outline-offset: 1px;
+}
+input[aria-invalid='true']:focus-visible { outline: 3px solid var(--focus); }
 label.check { font-weight: 400; display: flex; gap: 0.5rem; align-items: center; }
 input[type='checkbox'] { width: 1.15rem; height: 1.15rem; margin: 0; accent-color: var(--accent); }
 fieldset { border: 1px solid var(--line); border-radius: 6px; padding: 0.5rem 0.75rem; margin: 0; }

@@ -83,8 +83,10 @@ export function feedRow(s: SubscriptionView, v: RowContext): SafeHtml {
     <div class="main">
       ${
         s.siteUrl === null
-          ? html`<span class="title">${s.title}</span>`
-          : html`<a class="title" href="${safeHref(s.siteUrl)}" rel="noopener noreferrer">${s.title}</a>`
+          ? html`<span class="title" dir="auto">${s.title}</span>`
+          : html`<a class="title" href="${safeHref(s.siteUrl)}" rel="noopener noreferrer" dir="auto"
+              >${s.title}</a
+            >`
       }
       <div class="meta">
         <span class="mono">${s.url}</span>${s.folder === null ? null : html` · in ${s.folder}`}

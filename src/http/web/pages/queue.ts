@@ -225,7 +225,7 @@ function itemRow(item: QueuedItem, v: QueueView): SafeHtml {
   return html`<li>
     ${image === null ? null : thumbnail(image, href)}
     <div class="main">
-      <a class="title" href="${href}" rel="noopener noreferrer">${title}</a>
+      <a class="title" href="${href}" rel="noopener noreferrer" dir="auto">${title}</a>
       <div class="meta">
         ${where === '' ? null : html`${where} · `}${minutes === null ? null : html`${minutes} · `}${source}
         ${timeElement(item.created_at, v.account.timezone, ago(item.created_at, v.now))}

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { changeAccountSettings, sendDigestNow } from '../../../accounts/changeSettings.js';
-import { archivedDigest } from '../../../accounts/digests.js';
+import { type ArchivedDigest, archivedDigest, todaysDigest } from '../../../accounts/digests.js';
 import { nextDigestOf } from '../../../accounts/profile.js';
 import { showAccount } from '../../../accounts/service.js';
 import { MAX_ITEMS_LIMIT, settingsSchema } from '../../../accounts/settings.js';
@@ -22,6 +22,7 @@ import {
 import { type SafeHtml, html } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { dueWords } from '../time.js';
+import { digestNowSection, nextDigestLine } from './digestNow.js';
 
 const DAYS = [
   ['mon', 'Monday'],
@@ -128,6 +129,7 @@ export function registerSettings(scope: FastifyInstance, deps: WebDeps): void {
       viewer,
       account,
       next: await nextDigestOf(deps.store, account),
+      today: await todaysDigest(deps.store, session.accountId, deps.now(), deps.config.baseUrl),
       form: extra.form ?? formFromAccount(account),
       errors: extra.errors ?? [],
       notice: extra.notice,
@@ -208,7 +210,10 @@ async function noticeFor(
   const { digest } = archived;
   const link = html`<a href="${archived.webUrl}">Read it</a>`;
   if (code === 'exists') {
-    return html`Today already has its digest. ${link}. What you queue now goes into the next one.`;
+    const account = await showAccount(deps.store, session.accountId);
+    const next = account === null ? null : await nextDigestOf(deps.store, account);
+    return html`Today already has its digest. ${link}.
+    ${nextDigestLine(next, account?.timezone ?? 'UTC', 'now')}`;
   }
   const count = `${digest.item_count} link${digest.item_count === 1 ? '' : 's'}`;
   const delivery =
@@ -225,6 +230,8 @@ interface SettingsView {
   account: Account;
   /** When the next digest will be built. */
   next: Slot | null;
+  /** Today's digest, when today has one. */
+  today: ArchivedDigest | null;
   form: SettingsForm;
   errors: string[];
   notice: SafeHtml | undefined;
@@ -349,14 +356,6 @@ function settingsPage(v: SettingsView): SafeHtml {
         >
         <div><button type="submit">Save settings</button></div>
       </form>
-      <h2>A digest now</h2>
-      <form class="stack" method="post" action="/settings/digest-now">
-        ${csrfField(v.viewer)}
-        <p>
-          Builds today’s digest now from what waits in your queue, instead of at the send time (once a day: a
-          day that already has its digest keeps it).
-        </p>
-        <div><button class="quiet" type="submit">Send me a digest now</button></div>
-      </form>`,
+      ${digestNowSection(v.viewer, v.today, v.next, account.timezone)}`,
   });
 }
