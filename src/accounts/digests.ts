@@ -63,7 +63,16 @@ export async function archivedDigest(
   digestId: number,
   baseUrl: string,
 ): Promise<ArchivedDigest | null> {
-  const digest = await digestById(store.db, accountId, digestId);
+  return withWebUrl(store, accountId, await digestById(store.db, accountId, digestId), baseUrl);
+}
+
+/** A digest of the account (or none) with the address of its web page. */
+async function withWebUrl(
+  store: Store,
+  accountId: AccountId,
+  digest: Digest | null,
+  baseUrl: string,
+): Promise<ArchivedDigest | null> {
   const token = digest === null ? null : await digestTokenOf(store.db, accountId);
   return digest === null || token === null ? null : archived(digest, baseUrl, token);
 }
@@ -78,8 +87,7 @@ export async function todaysDigest(
   const account = await accountById(store.db, accountId);
   if (account === null) return null;
   const digest = await digestByDate(store.db, accountId, localDateOf(now, zoneOrUtc(account.timezone)));
-  const token = digest === null ? null : await digestTokenOf(store.db, accountId);
-  return digest === null || token === null ? null : archived(digest, baseUrl, token);
+  return withWebUrl(store, accountId, digest, baseUrl);
 }
 
 /**

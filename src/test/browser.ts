@@ -70,3 +70,14 @@ export async function listeningServer(
   config.baseUrl = `http://127.0.0.1:${port}`;
   return { app, baseUrl: config.baseUrl };
 }
+
+/**
+ * Closes the browser, then the server: Chromium may leave connections open (or opened ahead) that
+ * Fastify's close would wait for, so they are closed with it.
+ */
+export async function closeBrowserAndServer(browser: Browser, app: FastifyInstance): Promise<void> {
+  await browser.close();
+  const closing = app.close();
+  app.server.closeAllConnections();
+  await closing;
+}

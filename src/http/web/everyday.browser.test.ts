@@ -8,7 +8,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { importSubscriptions } from '../../accounts/opml.js';
 import { subscriptionsByAccount } from '../../store/subscriptions.js';
-import { type Browser, chromiumSkipReason, launchBrowser, listeningServer } from '../../test/browser.js';
+import {
+  type Browser,
+  closeBrowserAndServer,
+  chromiumSkipReason,
+  launchBrowser,
+  listeningServer,
+} from '../../test/browser.js';
 import { testRefreshDeps } from '../../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 
@@ -38,10 +44,7 @@ await describeEachEngine('issue 13 in Chromium', (ctx) => {
   });
   after(async () => {
     if (skip !== undefined) return;
-    await browser.close();
-    const closing = app.close();
-    app.server.closeAllConnections();
-    await closing;
+    await closeBrowserAndServer(browser, app);
   });
 
   test(

@@ -21,7 +21,7 @@ await describeEachEngine('web app: refusals on the Feeds page', (ctx) => {
         .map(
           (p) =>
             `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"` +
-            `${p.filename === undefined ? '' : `; filename="${p.filename}"\r\nContent-Type: text/x-opml`}` +
+            (p.filename === undefined ? '' : `; filename="${p.filename}"\r\nContent-Type: text/x-opml`) +
             `\r\n\r\n${p.value}\r\n`,
         )
         .join('') + `--${boundary}--\r\n`;

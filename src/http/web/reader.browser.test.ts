@@ -12,7 +12,13 @@ import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { enrichOnce } from '../../articles/enrich.js';
-import { type Browser, chromiumSkipReason, launchBrowser, listeningServer } from '../../test/browser.js';
+import {
+  type Browser,
+  closeBrowserAndServer,
+  chromiumSkipReason,
+  launchBrowser,
+  listeningServer,
+} from '../../test/browser.js';
 import { useFeedServer } from '../../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { PAGE_TEST_HOST, pageOf, testReaderDeps } from '../../test/pageFixtures.js';
@@ -109,10 +115,7 @@ await describeEachEngine('reading view in Chromium', (ctx) => {
   });
   after(async () => {
     if (skip !== undefined) return;
-    await browser.close();
-    const closing = app.close();
-    app.server.closeAllConnections();
-    await closing;
+    await closeBrowserAndServer(browser, app);
     images.server.closeAllConnections();
     await new Promise((resolve) => images.server.close(resolve));
   });

@@ -9,7 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
-import { type Browser, chromiumSkipReason, launchBrowser, listeningServer } from '../../test/browser.js';
+import {
+  type Browser,
+  closeBrowserAndServer,
+  chromiumSkipReason,
+  launchBrowser,
+  listeningServer,
+} from '../../test/browser.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 
 const skip = chromiumSkipReason();
@@ -69,11 +75,7 @@ await describeEachEngine('web app in Chromium', (ctx) => {
   });
   after(async () => {
     if (skip !== undefined) return;
-    await browser.close();
-    // Chromium may leave connections open (or opened ahead) that Fastify's close would wait for.
-    const closing = app.close();
-    app.server.closeAllConnections();
-    await closing;
+    await closeBrowserAndServer(browser, app);
     articles.closeAllConnections();
     await new Promise((resolve) => articles.close(resolve));
   });
@@ -143,7 +145,7 @@ await describeEachEngine('web app in Chromium', (ctx) => {
     const visible = await own.evaluate((button) => {
       const copy = button.cloneNode(true) as HTMLElement;
       for (const hidden of copy.querySelectorAll('.visually-hidden')) hidden.remove();
-      return copy.textContent?.trim();
+      return copy.textContent.trim();
     });
     assert.equal(visible, 'Revoke and sign out');
     await page.getByRole('button', { name: 'Revoke key “browser test”', exact: true }).click();
