@@ -80,7 +80,7 @@ await describeEachEngine('web app: the next digest after “send me a digest now
     );
     assert.match(
       settings.body,
-      /To have it sooner, change the <a href="#time">send time<\/a> or the days above\./,
+      /To\s+have it sooner, change the <a href="#time">send time<\/a> or the days above\./,
     );
     const stale = await client.post('/settings/digest-now');
     const notice = (await client.get(String(stale.headers.location))).body;

@@ -1,3 +1,4 @@
+import { foldWhitespace } from '../../../lib/text.js';
 import type { FastifyInstance } from 'fastify';
 import { issueKey, listKeys, renameKey, revokeKey } from '../../../accounts/apiKeys.js';
 import { digestFeedAddress, rotateDigestFeed } from '../../../accounts/digestToken.js';
@@ -33,9 +34,12 @@ const NOTICES: Record<string, string> = {
     'The feed of your digests has a new address. The old one, and digest links in emails sent before, no longer work.',
 };
 
-/** A key name as typed: trimmed, 1 to 100 characters; null when it is not one. */
+/**
+ * A key name as typed: control characters dropped (PostgreSQL refuses a NUL in text), whitespace folded,
+ * trimmed (lib/text.ts foldWhitespace), 1 to 100 characters; null when it is not one.
+ */
 export function keyName(raw: string | undefined): string | null {
-  const name = (raw ?? '').replace(/\s+/g, ' ').trim();
+  const name = foldWhitespace(raw ?? '');
   return name === '' || name.length > KEY_NAME_MAX ? null : name;
 }
 
