@@ -18,6 +18,7 @@ import {
   viewerOf,
 } from './context.js';
 import { errorPage } from './layout.js';
+import { registerPasskeyScript } from './passkeyScript.js';
 import { registerDigests } from './pages/digests.js';
 import { registerFeeds } from './pages/feeds.js';
 import { registerItem } from './pages/item.js';
@@ -27,6 +28,7 @@ import { registerQueue } from './pages/queue.js';
 import { registerSave } from './pages/save.js';
 import { registerSettings } from './pages/settings.js';
 import { registerSignIn } from './pages/signIn.js';
+import { registerSignInSettings } from './pages/signInSettings.js';
 import { findSession } from '../../accounts/sessions.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { clearCookie, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
@@ -112,6 +114,8 @@ export function registerWeb(
       .send(stylesheet),
   );
 
+  registerPasskeyScript(app);
+
   async function loadSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const secure = isSecure(deps.config.baseUrl);
     const name = sessionCookieName(secure);
@@ -173,6 +177,7 @@ export function registerWeb(
     registerKeys(scope, deps);
     registerSave(scope, deps);
     registerSettings(scope, deps);
+    registerSignInSettings(scope, deps);
     registerItem(scope, deps);
     done();
   });
