@@ -36,7 +36,6 @@ export function signInPage(token: string, form: SignInForm): SafeHtml {
           action="/sign-in/passkey"
           data-passkey="sign-in"
           data-options="/sign-in/passkey/options"
-          aria-labelledby="passkey-heading"
         >
           ${csrf}${next}
           <input type="hidden" name="credential" value="" />
@@ -46,7 +45,7 @@ export function signInPage(token: string, form: SignInForm): SafeHtml {
         </form>
       </div>
       <h2 id="password-heading">With your password</h2>
-      <form class="stack" method="post" action="/sign-in/password" aria-labelledby="password-heading">
+      <form class="stack" method="post" action="/sign-in/password">
         ${csrf}${next}
         <div>
           <label for="identifier">Email address or account name</label>
@@ -78,7 +77,7 @@ export function signInPage(token: string, form: SignInForm): SafeHtml {
         <div><button type="submit">Sign in with password</button></div>
       </form>
       <h2 id="key-heading">With an API key</h2>
-      <form class="stack" method="post" action="/sign-in" aria-labelledby="key-heading">
+      <form class="stack" method="post" action="/sign-in">
         ${csrf}${next}
         <div>
           <label for="key">API key</label>

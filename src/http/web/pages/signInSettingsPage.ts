@@ -44,7 +44,7 @@ export function signInSettingsPage(v: SignInSettingsView): SafeHtml {
             : html`You have no password yet.`
         }
       </p>
-      <form class="stack" method="post" action="/settings/sign-in/password" aria-labelledby="password-heading">
+      <form class="stack" method="post" action="/settings/sign-in/password">
         ${csrfField(v.viewer)}
         <input type="text" name="username" value="${v.session.accountName}" autocomplete="username" hidden />
         ${
