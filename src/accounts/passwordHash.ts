@@ -74,7 +74,9 @@ function parse(stored: string): Parsed | null {
   const params = { log2N: Number(m[1]), r: Number(m[2]), p: Number(m[3]) };
   if (params.log2N < 1 || params.log2N > MAX_LOG2N || params.r < 1 || params.r > MAX_R) return null;
   if (params.p < 1 || params.p > MAX_P) return null;
-  return { params, salt: Buffer.from(m[4] ?? '', 'base64url'), key: Buffer.from(m[5] ?? '', 'base64url') };
+  const salt = Buffer.from(m[4] ?? '', 'base64url');
+  const key = Buffer.from(m[5] ?? '', 'base64url');
+  return salt.length >= SALT_BYTES && key.length === HASH_BYTES ? { params, salt, key } : null;
 }
 
 /** Whether a password matches a stored hash (constant-time comparison); false for a malformed hash. */
@@ -82,7 +84,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const parsed = parse(stored);
   if (parsed === null) return false;
   const key = await derive(password, parsed.salt, parsed.params);
-  return key.length === parsed.key.length && timingSafeEqual(key, parsed.key);
+  return timingSafeEqual(key, parsed.key);
 }
 
 /** Whether a stored hash was made with other parameters than today's (store a new one when it matches). */
