@@ -24,6 +24,8 @@ await describeEachEngine('passkeys and passwords in Chromium', (ctx) => {
   let authenticatorId = '';
   const account = { name: '', email: '', apiKey: '' };
   const problems: string[] = [];
+  /** What the browser posted when it signed in with the passkey (to replay it later). */
+  let signedAssertion = '';
 
   before(async () => {
     if (skip !== undefined) return;
@@ -105,7 +107,9 @@ await describeEachEngine('passkeys and passwords in Chromium', (ctx) => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base}/keys`);
     await page.waitForURL(/\/sign-in\?next=%2Fkeys$/);
+    const posted = page.waitForRequest((r) => r.url() === `${base}/sign-in/passkey` && r.method() === 'POST');
     await page.getByRole('button', { name: 'Sign in with a passkey' }).click();
+    signedAssertion = new URLSearchParams((await posted).postData() ?? '').get('credential') ?? '';
     await page.waitForURL(`${base}/keys`);
     assert.equal(await page.getByText(account.name).count(), 1);
     await page.goto(`${base}/settings/sign-in`);
@@ -115,8 +119,22 @@ await describeEachEngine('passkeys and passwords in Chromium', (ctx) => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
-  test('sign in with the e-mail address and the password', { skip }, async () => {
+  test('a passkey answer replayed does not sign in, even with a fresh challenge waiting', { skip }, async () => {
     await signOut();
+    assert.match(signedAssertion, /"signature":"[A-Za-z0-9_-]+"/);
+    const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+    const options = await page.request.post(`${base}/sign-in/passkey/options`, { form: { _csrf: csrf } });
+    assert.equal(options.status(), 200);
+    const replay = await page.request.post(`${base}/sign-in/passkey`, {
+      form: { _csrf: csrf, credential: signedAssertion },
+      maxRedirects: 0,
+    });
+    assert.equal(replay.status(), 401);
+    assert.equal((await page.context().cookies()).some((c) => c.name === 'tidings_session'), false);
+  });
+
+  test('sign in with the e-mail address and the password', { skip }, async () => {
+    await page.goto(`${base}/sign-in`);
     await page.getByLabel('Email address or account name').fill(account.email);
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in with password' }).click();
