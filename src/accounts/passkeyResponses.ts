@@ -10,7 +10,10 @@ import { z } from 'zod';
 /** The most characters a credential response field may have (attestations with certificates fit). */
 export const RESPONSE_MAX_CHARS = 64 * 1024;
 
-const b64url = z.string().max(RESPONSE_MAX_CHARS).regex(/^[A-Za-z0-9_-]*$/);
+const b64url = z
+  .string()
+  .max(RESPONSE_MAX_CHARS)
+  .regex(/^[A-Za-z0-9_-]*$/);
 const transports = z.array(z.string().max(32)).max(16);
 
 const common = {
@@ -51,33 +54,10 @@ function parseJson(text: string | undefined): unknown {
 
 export function parseRegistrationResponse(text: string | undefined): RegistrationResponseJSON | null {
   const parsed = registrationSchema.safeParse(parseJson(text));
-  if (!parsed.success) return null;
-  const { response, authenticatorAttachment, ...rest } = parsed.data;
-  return {
-    ...rest,
-    ...(authenticatorAttachment === undefined ? {} : { authenticatorAttachment }),
-    response: {
-      clientDataJSON: response.clientDataJSON,
-      attestationObject: response.attestationObject,
-      ...(response.transports === undefined
-        ? {}
-        : { transports: response.transports as RegistrationResponseJSON['response']['transports'] }),
-    },
-  };
+  return parsed.success ? parsed.data : null;
 }
 
 export function parseAuthenticationResponse(text: string | undefined): AuthenticationResponseJSON | null {
   const parsed = authenticationSchema.safeParse(parseJson(text));
-  if (!parsed.success) return null;
-  const { response, authenticatorAttachment, ...rest } = parsed.data;
-  return {
-    ...rest,
-    ...(authenticatorAttachment === undefined ? {} : { authenticatorAttachment }),
-    response: {
-      clientDataJSON: response.clientDataJSON,
-      authenticatorData: response.authenticatorData,
-      signature: response.signature,
-      ...(response.userHandle === undefined ? {} : { userHandle: response.userHandle }),
-    },
-  };
+  return parsed.success ? parsed.data : null;
 }

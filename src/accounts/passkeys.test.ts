@@ -50,11 +50,21 @@ await describeEachEngine('passkey challenges', (ctx) => {
     assert.equal(await add(b.id, 'session-a', now), 'expired'); // and that try used it up
     assert.equal(await add(a.id, 'session-a', now), 'expired');
 
-    await passkeyRegistrationOptions(ctx.store(), a.id, { binding: 'session-a', userName: 'reader', rp }, now);
+    await passkeyRegistrationOptions(
+      ctx.store(),
+      a.id,
+      { binding: 'session-a', userName: 'reader', rp },
+      now,
+    );
     assert.equal(await add(a.id, 'session-a', now), 'invalid'); // a malformed answer
     assert.equal(await add(a.id, 'session-a', now), 'expired'); // the challenge went with it
 
-    await passkeyRegistrationOptions(ctx.store(), a.id, { binding: 'session-a', userName: 'reader', rp }, now);
+    await passkeyRegistrationOptions(
+      ctx.store(),
+      a.id,
+      { binding: 'session-a', userName: 'reader', rp },
+      now,
+    );
     assert.equal(await add(a.id, 'session-a', later(CHALLENGE_SECONDS + 1)), 'expired');
     await assert.rejects(
       addPasskey(ctx.store(), a.id, { binding: 'session-a', rp, response: answer, name: ' ' }, now),

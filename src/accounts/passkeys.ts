@@ -165,7 +165,11 @@ export async function signInWithPasskey(
   input: { binding: string; rp: RelyingParty; response: string | undefined },
   now: Date,
 ): Promise<PasskeySignIn | null> {
-  const waiting = await takeWebauthnChallenge(store.db, challengeId('sign_in', input.binding), now.toISOString());
+  const waiting = await takeWebauthnChallenge(
+    store.db,
+    challengeId('sign_in', input.binding),
+    now.toISOString(),
+  );
   if (waiting === null || waiting.accountId !== null) return null;
   const response = parseAuthenticationResponse(input.response);
   if (response === null) return null;

@@ -28,10 +28,13 @@ export const PASSWORD_MIN_CHARS = 10;
 /** The most bytes (UTF-8) a password may have: a size limit, not a rule for people. */
 export const PASSWORD_MAX_BYTES = 1024;
 
+/** Characters as people count them (grapheme clusters: an emoji with its modifiers is one). */
+export const characters = (text: string): number => [...new Intl.Segmenter().segment(text)].length;
+
 /** Why a new password is refused, in words for a person; null when it is acceptable. */
 export function passwordProblem(password: string): string | null {
   const normal = password.normalize('NFC');
-  if ([...normal].length < PASSWORD_MIN_CHARS) {
+  if (characters(normal) < PASSWORD_MIN_CHARS) {
     return `a password needs at least ${PASSWORD_MIN_CHARS} characters`;
   }
   if (Buffer.byteLength(normal, 'utf8') > PASSWORD_MAX_BYTES) {
@@ -57,9 +60,14 @@ function derive(password: string, salt: Buffer, params: ScryptParams): Promise<B
 export async function hashPassword(password: string, params: ScryptParams = CURRENT_PARAMS): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
   const key = await derive(password, salt, params);
-  return ['scrypt', params.log2N, params.r, params.p, salt.toString('base64url'), key.toString('base64url')].join(
-    '$',
-  );
+  return [
+    'scrypt',
+    params.log2N,
+    params.r,
+    params.p,
+    salt.toString('base64url'),
+    key.toString('base64url'),
+  ].join('$');
 }
 
 interface Parsed {
@@ -69,7 +77,9 @@ interface Parsed {
 }
 
 function parse(stored: string): Parsed | null {
-  const m = /^scrypt\$(\d{1,2})\$(\d{1,2})\$(\d{1,2})\$([A-Za-z0-9_-]{16,})\$([A-Za-z0-9_-]{16,})$/.exec(stored);
+  const m = /^scrypt\$(\d{1,2})\$(\d{1,2})\$(\d{1,2})\$([A-Za-z0-9_-]{16,})\$([A-Za-z0-9_-]{16,})$/.exec(
+    stored,
+  );
   if (m === null) return null;
   const params = { log2N: Number(m[1]), r: Number(m[2]), p: Number(m[3]) };
   if (params.log2N < 1 || params.log2N > MAX_LOG2N || params.r < 1 || params.r > MAX_R) return null;

@@ -99,7 +99,7 @@ function askHidden(io: Io, question: string): Promise<string> {
           reject(new UsageError('cancelled; nothing changed', 130));
           return;
         }
-        if (ch === '\u007f' || ch === '\b') value = [...value].slice(0, -1).join('');
+        if (ch === '\u007f' || ch === '\b') value = Array.from(value).slice(0, -1).join('');
         else if (ch >= ' ') value += ch;
       }
     };

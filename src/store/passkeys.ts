@@ -64,7 +64,7 @@ export async function passkeyByCredentialId(
     accountId: row.account_id,
     credentialId: row.credential_id,
     publicKey: new Uint8Array(row.public_key),
-    counter: Number(row.counter),
+    counter: row.counter,
     transports: splitTransports(row.transports),
     userHandle: row.user_handle,
   };

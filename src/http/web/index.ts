@@ -7,11 +7,11 @@ import type { Store } from '../../store/db.js';
 import { toErrorResponse } from '../errors.js';
 import { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
 import {
-  SECURITY_HEADERS,
   SignInRequired,
   type WebDeps,
   WebError,
   rememberSession,
+  sendAsset,
   sendPage,
   seeOther,
   sessionOf,
@@ -106,13 +106,7 @@ export function registerWeb(
   });
 
   const stylesheet = Buffer.from(STYLESHEET);
-  app.get(STYLESHEET_PATH, (_request, reply) =>
-    reply
-      .headers(SECURITY_HEADERS)
-      .header('content-type', 'text/css; charset=utf-8')
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .send(stylesheet),
-  );
+  app.get(STYLESHEET_PATH, (_request, reply) => sendAsset(reply, 'text/css; charset=utf-8', stylesheet));
 
   registerPasskeyScript(app);
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { SECURITY_HEADERS } from './context.js';
+import { SECURITY_HEADERS, sendAsset } from './context.js';
 
 /**
  * The web app's one script: passkeys need the browser's WebAuthn API, which only JavaScript reaches. It is
@@ -154,11 +154,5 @@ export const PASSKEY_PAGE_HEADERS: Readonly<Record<string, string>> = {
 
 export function registerPasskeyScript(app: FastifyInstance): void {
   const body = Buffer.from(PASSKEY_SCRIPT);
-  app.get(PASSKEY_SCRIPT_PATH, (_request, reply) =>
-    reply
-      .headers(SECURITY_HEADERS)
-      .header('content-type', 'text/javascript; charset=utf-8')
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .send(body),
-  );
+  app.get(PASSKEY_SCRIPT_PATH, (_request, reply) => sendAsset(reply, 'text/javascript; charset=utf-8', body));
 }

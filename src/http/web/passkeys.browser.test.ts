@@ -119,19 +119,26 @@ await describeEachEngine('passkeys and passwords in Chromium', (ctx) => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
-  test('a passkey answer replayed does not sign in, even with a fresh challenge waiting', { skip }, async () => {
-    await signOut();
-    assert.match(signedAssertion, /"signature":"[A-Za-z0-9_-]+"/);
-    const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
-    const options = await page.request.post(`${base}/sign-in/passkey/options`, { form: { _csrf: csrf } });
-    assert.equal(options.status(), 200);
-    const replay = await page.request.post(`${base}/sign-in/passkey`, {
-      form: { _csrf: csrf, credential: signedAssertion },
-      maxRedirects: 0,
-    });
-    assert.equal(replay.status(), 401);
-    assert.equal((await page.context().cookies()).some((c) => c.name === 'tidings_session'), false);
-  });
+  test(
+    'a passkey answer replayed does not sign in, even with a fresh challenge waiting',
+    { skip },
+    async () => {
+      await signOut();
+      assert.match(signedAssertion, /"signature":"[A-Za-z0-9_-]+"/);
+      const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+      const options = await page.request.post(`${base}/sign-in/passkey/options`, { form: { _csrf: csrf } });
+      assert.equal(options.status(), 200);
+      const replay = await page.request.post(`${base}/sign-in/passkey`, {
+        form: { _csrf: csrf, credential: signedAssertion },
+        maxRedirects: 0,
+      });
+      assert.equal(replay.status(), 401);
+      assert.equal(
+        (await page.context().cookies()).some((c) => c.name === 'tidings_session'),
+        false,
+      );
+    },
+  );
 
   test('sign in with the e-mail address and the password', { skip }, async () => {
     await page.goto(`${base}/sign-in`);
@@ -155,6 +162,9 @@ await describeEachEngine('passkeys and passwords in Chromium', (ctx) => {
     await page.getByRole('alert').getByText('That passkey did not sign you in').waitFor();
     assert.equal(new URL(page.url()).pathname, '/sign-in/passkey');
     // Nothing the page did broke its Content-Security-Policy or threw.
-    assert.deepEqual(problems.filter((p) => !/status of 401/.test(p)), []);
+    assert.deepEqual(
+      problems.filter((p) => !/status of 401/.test(p)),
+      [],
+    );
   });
 });

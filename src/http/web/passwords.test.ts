@@ -136,7 +136,7 @@ await describeEachEngine('web app: passwords', (ctx) => {
     assert.equal((await client.post('/sign-in', { key: a.apiKey })).statusCode, 429);
     const options = await client.post('/sign-in/passkey/options');
     assert.equal(options.statusCode, 429);
-    assert.equal(JSON.parse(options.body).code, 'too_many_sign_ins');
+    assert.equal((JSON.parse(options.body) as { code: string }).code, 'too_many_sign_ins');
     assert.equal(client.cookies.has('tidings_session'), false);
     // Another address is not held back; once the window has passed, this one signs in again.
     assert.equal((await signIn(new WebClient(app, '10.12.0.3'), a.email, PASSWORD)).statusCode, 303);
@@ -149,11 +149,19 @@ await describeEachEngine('web app: passwords', (ctx) => {
     const client = await withPassword(a.apiKey, '10.13.0.1');
     const stranger = new WebClient(app, '10.13.0.2');
     await stranger.get('/sign-in');
-    const noToken = await stranger.post('/sign-in/password', { identifier: a.email, password: PASSWORD, _csrf: null });
+    const noToken = await stranger.post('/sign-in/password', {
+      identifier: a.email,
+      password: PASSWORD,
+      _csrf: null,
+    });
     assert.equal(noToken.statusCode, 403);
     assert.match(noToken.body, /expired/);
     const other = new WebClient(app, '10.13.0.2');
-    const crossed = await other.post('/sign-in/password', { identifier: a.email, password: PASSWORD, _csrf: stranger.csrf });
+    const crossed = await other.post('/sign-in/password', {
+      identifier: a.email,
+      password: PASSWORD,
+      _csrf: stranger.csrf,
+    });
     assert.equal(crossed.statusCode, 403);
     assert.equal(other.cookies.has('tidings_session'), false);
 
@@ -178,24 +186,41 @@ await describeEachEngine('web app: passwords', (ctx) => {
     await keyed.signIn(a.apiKey);
 
     const NEW = 'a second password, longer';
-    const short = await owner.post('/settings/sign-in/password', { current: PASSWORD, password: 'short', confirm: 'short' });
+    const short = await owner.post('/settings/sign-in/password', {
+      current: PASSWORD,
+      password: 'short',
+      confirm: 'short',
+    });
     assert.equal(short.statusCode, 400);
     assert.match(short.body, /at least 10 characters/);
     const huge = 'x'.repeat(1025);
     assert.equal(
-      (await owner.post('/settings/sign-in/password', { current: PASSWORD, password: huge, confirm: huge })).statusCode,
+      (await owner.post('/settings/sign-in/password', { current: PASSWORD, password: huge, confirm: huge }))
+        .statusCode,
       400,
     );
-    const mismatch = await owner.post('/settings/sign-in/password', { current: PASSWORD, password: NEW, confirm: `${NEW}!` });
+    const mismatch = await owner.post('/settings/sign-in/password', {
+      current: PASSWORD,
+      password: NEW,
+      confirm: `${NEW}!`,
+    });
     assert.equal(mismatch.statusCode, 400);
     assert.match(mismatch.body, /not the same/);
-    const wrong = await owner.post('/settings/sign-in/password', { current: 'not it at all', password: NEW, confirm: NEW });
+    const wrong = await owner.post('/settings/sign-in/password', {
+      current: 'not it at all',
+      password: NEW,
+      confirm: NEW,
+    });
     assert.equal(wrong.statusCode, 403);
     assert.match(wrong.body, /current password is not right/);
     const missing = await owner.post('/settings/sign-in/password', { password: NEW, confirm: NEW });
     assert.equal(missing.statusCode, 403);
 
-    const changed = await owner.post('/settings/sign-in/password', { current: PASSWORD, password: NEW, confirm: NEW });
+    const changed = await owner.post('/settings/sign-in/password', {
+      current: PASSWORD,
+      password: NEW,
+      confirm: NEW,
+    });
     assert.equal(changed.statusCode, 303);
     // The browser that changed it stays; the one signed in with the old password is out; a key's stays.
     assert.equal((await owner.get('/queue')).statusCode, 200);
@@ -205,7 +230,10 @@ await describeEachEngine('web app: passwords', (ctx) => {
     assert.equal((await signIn(new WebClient(app, '10.14.0.4'), a.email, NEW)).statusCode, 303);
 
     await owner.get('/settings/sign-in');
-    assert.equal((await owner.post('/settings/sign-in/password/remove', { current: PASSWORD })).statusCode, 403);
+    assert.equal(
+      (await owner.post('/settings/sign-in/password/remove', { current: PASSWORD })).statusCode,
+      403,
+    );
     const removed = await owner.post('/settings/sign-in/password/remove', { current: NEW });
     assert.equal(removed.statusCode, 303);
     assert.match((await owner.get('/settings/sign-in')).body, /You have no password yet/);

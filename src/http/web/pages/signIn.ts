@@ -2,12 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../../../accounts/authorize.js';
 import { passkeySignInOptions, relyingParty, signInWithPasskey } from '../../../accounts/passkeys.js';
 import { signInWithPassword } from '../../../accounts/passwords.js';
-import {
-  type SessionGrant,
-  closeSession,
-  openSession,
-  randomToken,
-} from '../../../accounts/sessions.js';
+import { type SessionGrant, closeSession, openSession, randomToken } from '../../../accounts/sessions.js';
 import {
   SECURITY_HEADERS,
   type WebDeps,
@@ -95,7 +90,12 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
   }
 
   /** A failed attempt: counted; the form again with `error`, or 429 once the address is over the limit. */
-  function refuse(request: FastifyRequest, reply: FastifyReply, form: SignInForm, error: string): FastifyReply {
+  function refuse(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form: SignInForm,
+    error: string,
+  ): FastifyReply {
     const seconds = limiter.recordFailure(request.ip);
     if (seconds > 0) {
       reply.header('retry-after', String(seconds));

@@ -39,7 +39,9 @@ export function signInPage(token: string, form: SignInForm): SafeHtml {
         >
           ${csrf}${next}
           <input type="hidden" name="credential" value="" />
-          <p class="hint">Your phone, computer or security key confirms it is you: no name or password to type.</p>
+          <p class="hint">
+            Your phone, computer or security key confirms it is you: no name or password to type.
+          </p>
           <p class="error" role="alert" data-passkey-status hidden></p>
           <div><button type="submit">Sign in with a passkey</button></div>
         </form>
@@ -100,8 +102,8 @@ export function signInPage(token: string, form: SignInForm): SafeHtml {
       </form>
       <p class="muted">
         This browser then stays signed in until you sign out, until ${SESSION_DAYS} days pass without a visit,
-        or until the key or passkey you used is revoked or deleted (or the password you used is changed).
-        Set a password or add a passkey under Settings, Sign-in.
+        or until the key or passkey you used is revoked or deleted (or the password you used is changed). Set
+        a password or add a passkey under Settings, Sign-in.
       </p>`,
   });
 }

@@ -147,7 +147,12 @@ export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): v
       reply,
       session,
       () =>
-        removeAccountPassword(deps.store, session.accountId, { current, keepSessionId: session.id }, deps.now()),
+        removeAccountPassword(
+          deps.store,
+          session.accountId,
+          { current, keepSessionId: session.id },
+          deps.now(),
+        ),
       'password_removed',
     );
   });

@@ -33,14 +33,15 @@ export function signInSettingsPage(v: SignInSettingsView): SafeHtml {
       ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
       ${v.error === undefined ? null : html`<p class="error" role="alert" id="sign-in-settings-error">${v.error}</p>`}
       <p>
-        Besides an API key, you can sign in with a password (with your email address or account name) or
-        with a passkey: then a phone signs in without pasting a key.
+        Besides an API key, you can sign in with a password (with your email address or account name) or with
+        a passkey: then a phone signs in without pasting a key.
       </p>
       <h2 id="password-heading">Password</h2>
       <p>
         ${
           has && v.passwordSetAt !== null
-            ? html`You have a password, set ${timeElement(v.passwordSetAt, v.zone, ago(v.passwordSetAt, v.now))}.`
+            ? html`You have a password, set
+              ${timeElement(v.passwordSetAt, v.zone, ago(v.passwordSetAt, v.now))}.`
             : html`You have no password yet.`
         }
       </p>
@@ -125,40 +126,43 @@ function passkeyList(v: SignInSettingsView): SafeHtml {
   if (v.passkeys.length === 0) return html`<p>You have no passkeys yet.</p>`;
   return html`<ul class="items">
     ${v.passkeys.map(
-      (k) => html`<li>
-        <div class="main">
-          <span class="title">${k.name}</span>${
-            k.id === v.session.passkeyId ? html` <span class="muted">(this browser signed in with it)</span>` : null
-          }
-          <div class="meta">
-            added ${timeElement(k.createdAt, v.zone, ago(k.createdAt, v.now))} ·
-            ${
-              k.lastUsedAt === null
-                ? 'never used'
-                : html`last used ${timeElement(k.lastUsedAt, v.zone, ago(k.lastUsedAt, v.now))}`
+      (k) =>
+        html`<li>
+          <div class="main">
+            <span class="title">${k.name}</span>${
+              k.id === v.session.passkeyId
+                ? html` <span class="muted">(this browser signed in with it)</span>`
+                : null
             }
+            <div class="meta">
+              added ${timeElement(k.createdAt, v.zone, ago(k.createdAt, v.now))} ·
+              ${
+                k.lastUsedAt === null
+                  ? 'never used'
+                  : html`last used ${timeElement(k.lastUsedAt, v.zone, ago(k.lastUsedAt, v.now))}`
+              }
+            </div>
           </div>
-        </div>
-        <div class="actions">
-          <form method="post" action="/settings/sign-in/passkeys/${k.id}/rename">
-            ${csrfField(v.viewer)}
-            <label class="visually-hidden" for="passkey-name-${k.id}">New name for ${k.name}</label>
-            <input
-              id="passkey-name-${k.id}"
-              name="name"
-              type="text"
-              required
-              maxlength="${PASSKEY_NAME_MAX}"
-              value="${k.name}"
-            />
-            <button class="quiet" type="submit" aria-label="Rename ${k.name}">Rename</button>
-          </form>
-          <form method="post" action="/settings/sign-in/passkeys/${k.id}/delete">
-            ${csrfField(v.viewer)}
-            <button class="danger" type="submit" aria-label="Delete ${k.name}">Delete</button>
-          </form>
-        </div>
-      </li>`,
+          <div class="actions">
+            <form method="post" action="/settings/sign-in/passkeys/${k.id}/rename">
+              ${csrfField(v.viewer)}
+              <label class="visually-hidden" for="passkey-name-${k.id}">New name for ${k.name}</label>
+              <input
+                id="passkey-name-${k.id}"
+                name="name"
+                type="text"
+                required
+                maxlength="${PASSKEY_NAME_MAX}"
+                value="${k.name}"
+              />
+              <button class="quiet" type="submit" aria-label="Rename ${k.name}">Rename</button>
+            </form>
+            <form method="post" action="/settings/sign-in/passkeys/${k.id}/delete">
+              ${csrfField(v.viewer)}
+              <button class="danger" type="submit" aria-label="Delete ${k.name}">Delete</button>
+            </form>
+          </div>
+        </li>`,
     )}
   </ul>`;
 }
@@ -195,7 +199,9 @@ function addPasskey(v: SignInSettingsView): SafeHtml {
             placeholder="phone"
             aria-describedby="passkey-name-hint"
           />
-          <p class="hint" id="passkey-name-hint">Which device or password manager holds it, such as “phone”.</p>
+          <p class="hint" id="passkey-name-hint">
+            Which device or password manager holds it, such as “phone”.
+          </p>
         </div>
         <p class="error" role="alert" data-passkey-status hidden></p>
         <div><button type="submit">Add a passkey</button></div>
