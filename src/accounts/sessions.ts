@@ -14,6 +14,7 @@ import { type AccountId, type Authenticated, grantAccount } from './authorize.js
 /**
  * Web sessions live in the database (table web_sessions): every instance sees them, signing out ends
  * one everywhere at once, and revoking the API key a browser signed in with signs that browser out.
+ * A browser signs in with an API key, a password or a passkey (the session remembers which).
  * The cookie holds 256 random bits; the table holds only their SHA-256. A session lasts 30 days from
  * its last use (moved on at most once a day, so reading pages does not write on every request).
  */
@@ -27,10 +28,19 @@ export type Session = Omit<WebSession, 'accountId'> & { accountId: AccountId };
 export const randomToken = (): string => randomBytes(32).toString('base64url');
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-/** Opens a session for an account signed in with a key; the token is for the cookie only. */
+/**
+ * How a browser signed in: an API key (an `Authenticated`), a password, or a passkey. Revoking the key or
+ * deleting the passkey ends the session; changing the password ends the other password sessions.
+ */
+export type SessionGrant =
+  | Pick<Authenticated, 'accountId' | 'keyId'>
+  | { accountId: AccountId; method: 'password' }
+  | { accountId: AccountId; method: 'passkey'; passkeyId: number };
+
+/** Opens a session for an account that has signed in; the token is for the cookie only. */
 export async function openSession(
   store: Store,
-  auth: Authenticated,
+  auth: SessionGrant,
   now: Date,
 ): Promise<{ token: string; maxAgeSeconds: number }> {
   const token = randomToken();
@@ -39,7 +49,9 @@ export async function openSession(
     await deleteEndedWebSessions(trx, now.toISOString());
     await createWebSession(trx, auth.accountId, {
       id: hashToken(token),
-      keyId: auth.keyId,
+      method: 'keyId' in auth ? 'key' : auth.method,
+      keyId: 'keyId' in auth ? auth.keyId : null,
+      passkeyId: 'passkeyId' in auth ? auth.passkeyId : null,
       csrfToken: randomToken(),
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + SESSION_MS).toISOString(),

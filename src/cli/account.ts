@@ -8,6 +8,7 @@ import { describeDays } from '../digest/days.js';
 import type { Account } from '../store/accounts.js';
 import { type Io, UsageError, curlLines, orGone, parseId, withStore } from './context.js';
 import { feedUrlCommand } from './feedUrl.js';
+import { passwordCommand } from './password.js';
 
 export function accountCommands(program: Command, io: Io): void {
   const account = program.command('account').description('manage accounts');
@@ -139,6 +140,7 @@ export function accountCommands(program: Command, io: Io): void {
     });
 
   feedUrlCommand(account, io);
+  passwordCommand(account, io);
 }
 
 interface SetOptions {

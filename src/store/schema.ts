@@ -256,12 +256,58 @@ export interface WebSessionsTable {
   /** Hex SHA-256 of the session token the cookie carries. */
   id: string;
   account_id: number;
-  /** The API key the browser signed in with: revoking it ends the session. */
-  key_id: number;
+  /** The API key the browser signed in with (revoking it ends the session); null for the other methods. */
+  key_id: number | null;
   /** The synchroniser token every form of this session must carry (base64url, 256 random bits). */
   csrf_token: string;
   created_at: Timestamp;
   /** The session ends then unless used before; each day of use moves it on. */
+  expires_at: Timestamp;
+  /** How the browser signed in (migration 0013). */
+  method: Generated<SignInMethod>;
+  /** The passkey the browser signed in with (deleting it ends the session); null for the other methods. */
+  passkey_id: Generated<number | null>;
+}
+
+export type SignInMethod = 'key' | 'password' | 'passkey';
+
+/** An account's password, as a scrypt hash (migration 0013). */
+export interface AccountPasswordsTable {
+  account_id: number;
+  /** `scrypt$N$r$p$salt$hash` (base64url salt and hash): the parameters travel with the hash. */
+  password_hash: string;
+  updated_at: Timestamp;
+}
+
+/** A WebAuthn credential (passkey) of an account (migration 0013). */
+export interface PasskeysTable {
+  id: Generated<number>;
+  account_id: number;
+  /** The credential's id, base64url; unique across accounts. */
+  credential_id: string;
+  /** COSE public key bytes (blob on SQLite, bytea on PostgreSQL). */
+  public_key: Buffer;
+  /** The authenticator's signature counter (0 for those that keep none). */
+  counter: Generated<number>;
+  /** The transports the browser reported, comma-separated ('' when none). */
+  transports: Generated<string>;
+  /** The WebAuthn user handle (base64url), random per account, shared by its passkeys. */
+  user_handle: string;
+  name: string;
+  created_at: Timestamp;
+  last_used_at: Timestamp | null;
+}
+
+/** A WebAuthn challenge waiting for its answer: single use, short-lived (migration 0013). */
+export interface WebauthnChallengesTable {
+  /** Hex SHA-256 of what the challenge is bound to (the purpose and the session or sign-in cookie). */
+  id: string;
+  /** The account adding a passkey; null for a sign-in. */
+  account_id: number | null;
+  /** base64url */
+  challenge: string;
+  /** Adding a passkey: the user handle the options offered (base64url); null for a sign-in. */
+  user_handle: string | null;
   expires_at: Timestamp;
 }
 
@@ -283,4 +329,7 @@ export interface Database {
   digest_tokens: DigestTokensTable;
   web_sessions: WebSessionsTable;
   pages: PagesTable;
+  account_passwords: AccountPasswordsTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
 }

@@ -54,6 +54,7 @@ await describeEachEngine('store', (ctx) => {
       .filter((n) => !n.startsWith('kysely_'))
       .sort();
     assert.deepEqual(names, [
+      'account_passwords',
       'accounts',
       'api_keys',
       'digest_items',
@@ -63,9 +64,11 @@ await describeEachEngine('store', (ctx) => {
       'feeds',
       'meta',
       'pages',
+      'passkeys',
       'queue_items',
       'subscriptions',
       'web_sessions',
+      'webauthn_challenges',
     ]);
   });
 

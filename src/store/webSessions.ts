@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, Timestamp } from './schema.js';
+import type { Database, SignInMethod, Timestamp } from './schema.js';
 
 /** A live session as a request sees it. */
 export interface WebSession {
@@ -7,7 +7,11 @@ export interface WebSession {
   id: string;
   accountId: number;
   accountName: string;
-  keyId: number;
+  /** The key the browser signed in with; null when it signed in with a password or a passkey. */
+  keyId: number | null;
+  method: SignInMethod;
+  /** The passkey the browser signed in with, if it did. */
+  passkeyId: number | null;
   csrfToken: string;
   expiresAt: Timestamp;
 }
@@ -15,7 +19,15 @@ export interface WebSession {
 export async function createWebSession(
   db: Kysely<Database>,
   accountId: number,
-  input: { id: string; keyId: number; csrfToken: string; createdAt: Timestamp; expiresAt: Timestamp },
+  input: {
+    id: string;
+    method: SignInMethod;
+    keyId: number | null;
+    passkeyId: number | null;
+    csrfToken: string;
+    createdAt: Timestamp;
+    expiresAt: Timestamp;
+  },
 ): Promise<void> {
   await db
     .insertInto('web_sessions')
@@ -23,6 +35,8 @@ export async function createWebSession(
       id: input.id,
       account_id: accountId,
       key_id: input.keyId,
+      method: input.method,
+      passkey_id: input.passkeyId,
       csrf_token: input.csrfToken,
       created_at: input.createdAt,
       expires_at: input.expiresAt,
@@ -31,8 +45,8 @@ export async function createWebSession(
 }
 
 /**
- * The session with this id if it has not expired and the key it was opened with is not revoked; null
- * otherwise. Sessions are looked up by id alone: the caller learns the account from the row.
+ * The session with this id if it has not expired and the key it was opened with (if any) is not revoked;
+ * null otherwise. (A session opened with a passkey is deleted with the passkey.) Sessions are looked up by id alone: the caller learns the account from the row.
  */
 export async function liveWebSession(
   db: Kysely<Database>,
@@ -41,7 +55,7 @@ export async function liveWebSession(
 ): Promise<WebSession | null> {
   const row = await db
     .selectFrom('web_sessions as s')
-    .innerJoin('api_keys as k', (join) =>
+    .leftJoin('api_keys as k', (join) =>
       join.onRef('k.id', '=', 's.key_id').onRef('k.account_id', '=', 's.account_id'),
     )
     .innerJoin('accounts as a', 'a.id', 's.account_id')
@@ -50,12 +64,14 @@ export async function liveWebSession(
       's.account_id as accountId',
       'a.name as accountName',
       's.key_id as keyId',
+      's.method',
+      's.passkey_id as passkeyId',
       's.csrf_token as csrfToken',
       's.expires_at as expiresAt',
     ])
     .where('s.id', '=', id)
     .where('s.expires_at', '>', now)
-    .where('k.revoked_at', 'is', null)
+    .where((eb) => eb.or([eb('s.key_id', 'is', null), eb('k.revoked_at', 'is', null)]))
     .executeTakeFirst();
   return row ?? null;
 }
@@ -72,6 +88,21 @@ export async function extendWebSession(
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .execute();
+}
+
+/** Ends the account's sessions opened with a password, but one (the browser that changed it). */
+export async function deletePasswordSessions(
+  db: Kysely<Database>,
+  accountId: number,
+  exceptId: string | null,
+): Promise<number> {
+  let query = db
+    .deleteFrom('web_sessions')
+    .where('account_id', '=', accountId)
+    .where('method', '=', 'password');
+  if (exceptId !== null) query = query.where('id', '!=', exceptId);
+  const r = await query.executeTakeFirst();
+  return Number(r.numDeletedRows);
 }
 
 export async function deleteWebSession(db: Kysely<Database>, id: string): Promise<void> {

@@ -53,10 +53,13 @@ export async function launchBrowser(): Promise<Browser> {
   };
 }
 
-/** The whole server listening on a loopback port, its base URL set to where it listens. */
+/**
+ * The whole server listening on a loopback port, its base URL set to where it listens. `host` is the base
+ * URL's host (127.0.0.1 by default; passkeys need a domain name, so their tests use localhost).
+ */
 export async function listeningServer(
   store: Store,
-  options: { queueLimit?: number } = {},
+  options: { queueLimit?: number; host?: 'localhost' | '127.0.0.1' } = {},
 ): Promise<{ app: FastifyInstance; baseUrl: string }> {
   const config = {
     trustProxy: false,
@@ -67,7 +70,7 @@ export async function listeningServer(
   const app = buildServer({ config, store, logger: silentLogger });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
-  config.baseUrl = `http://127.0.0.1:${port}`;
+  config.baseUrl = `http://${options.host ?? '127.0.0.1'}:${port}`;
   return { app, baseUrl: config.baseUrl };
 }
 

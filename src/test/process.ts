@@ -55,14 +55,20 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `node dist/cli/main.js ...args` to completion. */
-export function runCli(args: string[], vars: Record<string, string>, timeoutMs = 20_000): Promise<CliResult> {
+/** Runs `node dist/cli/main.js ...args` to completion; `input`, when given, is piped to its stdin. */
+export function runCli(
+  args: string[],
+  vars: Record<string, string>,
+  timeoutMs = 20_000,
+  input?: string,
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [DIST_MAIN, ...args], {
       env: childEnv(vars),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     track(child);
+    child.stdin.end(input ?? ''); // an empty, closed stdin unless given
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));

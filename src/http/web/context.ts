@@ -143,6 +143,15 @@ export function sendPage(
     .send(body.value);
 }
 
+/** A file of the web app (the stylesheet, the passkey script): its path carries its hash, so cached a year. */
+export function sendAsset(reply: FastifyReply, contentType: string, body: Buffer): FastifyReply {
+  return reply
+    .headers(SECURITY_HEADERS)
+    .header('content-type', contentType)
+    .header('cache-control', 'public, max-age=31536000, immutable')
+    .send(body);
+}
+
 /** A redirect after a form (303: the browser follows with a GET). */
 export function seeOther(reply: FastifyReply, location: string): FastifyReply {
   return reply.headers(SECURITY_HEADERS).header('cache-control', 'no-store').redirect(location, 303);

@@ -17,6 +17,8 @@ const RUNS = 400;
 /** Every form the web app has, with the fields its page sends. `:id` is replaced by a generated id. */
 const FORMS: { path: string; fields: string[]; multipart?: boolean }[] = [
   { path: '/sign-in', fields: ['key', 'next'] },
+  { path: '/sign-in/password', fields: ['identifier', 'password', 'next'] },
+  { path: '/sign-in/passkey', fields: ['credential', 'next'] },
   { path: '/sign-out', fields: [] },
   { path: '/save', fields: ['key'] },
   { path: '/save/new-key', fields: [] },
@@ -27,6 +29,11 @@ const FORMS: { path: string; fields: string[]; multipart?: boolean }[] = [
     fields: 'timezone time days max_items email email_enabled skip_empty images clean_links'.split(' '),
   },
   { path: '/settings/digest-now', fields: [] },
+  { path: '/settings/sign-in/password', fields: ['current', 'password', 'confirm'] },
+  { path: '/settings/sign-in/password/remove', fields: ['current'] },
+  { path: '/settings/sign-in/passkeys', fields: ['name', 'credential'] },
+  { path: '/settings/sign-in/passkeys/:id/rename', fields: ['name'] },
+  { path: '/settings/sign-in/passkeys/:id/delete', fields: [] },
   { path: '/feeds', fields: ['url', 'title', 'include', 'exclude', 'chosen'] },
   { path: '/feeds/import', fields: ['opml'], multipart: true },
   { path: '/feeds/:id/rename', fields: ['title'] },

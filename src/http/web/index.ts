@@ -7,11 +7,11 @@ import type { Store } from '../../store/db.js';
 import { toErrorResponse } from '../errors.js';
 import { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
 import {
-  SECURITY_HEADERS,
   SignInRequired,
   type WebDeps,
   WebError,
   rememberSession,
+  sendAsset,
   sendPage,
   seeOther,
   sessionOf,
@@ -20,6 +20,7 @@ import {
 import { sentence } from './errors.js';
 import { errorPage } from './layout.js';
 import { digestLinkPage } from './pages/digestLink.js';
+import { registerPasskeyScript } from './passkeyScript.js';
 import { registerDigests } from './pages/digests.js';
 import { registerFeeds } from './pages/feeds.js';
 import { registerItem } from './pages/item.js';
@@ -29,6 +30,7 @@ import { registerQueue } from './pages/queue.js';
 import { registerSave } from './pages/save.js';
 import { registerSettings } from './pages/settings.js';
 import { registerSignIn } from './pages/signIn.js';
+import { registerSignInSettings } from './pages/signInSettings.js';
 import { findSession } from '../../accounts/sessions.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { clearCookie, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
@@ -115,13 +117,9 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
   });
 
   const stylesheet = Buffer.from(STYLESHEET);
-  app.get(STYLESHEET_PATH, (_request, reply) =>
-    reply
-      .headers(SECURITY_HEADERS)
-      .header('content-type', 'text/css; charset=utf-8')
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .send(stylesheet),
-  );
+  app.get(STYLESHEET_PATH, (_request, reply) => sendAsset(reply, 'text/css; charset=utf-8', stylesheet));
+
+  registerPasskeyScript(app);
 
   async function loadSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const secure = isSecure(deps.config.baseUrl);
@@ -184,6 +182,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     registerKeys(scope, deps);
     registerSave(scope, deps);
     registerSettings(scope, deps);
+    registerSignInSettings(scope, deps);
     registerItem(scope, deps);
     done();
   });

@@ -25,6 +25,8 @@ export interface PageOptions {
   viewer: Viewer | null;
   current?: NavId;
   body: Interpolation;
+  /** Same-origin scripts the page loads (the passkey script); none by default. */
+  scripts?: readonly string[];
 }
 
 /** The hidden field every form of a session carries. */
@@ -63,6 +65,7 @@ export function page(opts: PageOptions): SafeHtml {
         <title>${opts.title} · Tidings</title>
         <link rel="stylesheet" href="${STYLESHEET_PATH}" />
         <link rel="icon" href="data:," />
+        ${(opts.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </head>
       <body>
         <a class="skip" href="#main">Skip to content</a>

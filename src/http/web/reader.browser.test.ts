@@ -102,7 +102,7 @@ await describeEachEngine('reading view in Chromium', (ctx) => {
     });
     await page.goto(`${base}/sign-in`);
     await page.getByLabel('API key').fill(account.apiKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with key' }).click();
     await page.waitForURL(`${base}/queue`);
     // Saved in the browser, with no title: the queue shows the address until the page is read.
     await page.getByLabel('Address').fill(pages().url(ARTICLE_PATH));

@@ -89,10 +89,10 @@ await describeEachEngine('web app in Chromium', (ctx) => {
       await page.keyboard.press('Tab');
       assert.equal(await page.evaluate('document.activeElement?.textContent'), 'Skip to content');
       await page.getByLabel('API key').fill('tdg_not-a-key');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in with key' }).click();
       assert.match(await page.getByRole('alert').innerText(), /That key is not valid/);
       await page.getByLabel('API key').fill(account.apiKey);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in with key' }).click();
       await page.waitForURL(`${base}/queue`);
       assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Queue');
       const cookie = (await page.context().cookies(base)).find((c) => c.name === 'tidings_session');

@@ -262,6 +262,7 @@ function settingsPage(v: SettingsView): SafeHtml {
             </div>`
       }
       <p>${due}</p>
+      <p>Password and passkeys: <a href="/settings/sign-in">Sign-in settings</a>.</p>
       <form class="stack" method="post" action="/settings">
         ${csrfField(v.viewer)}
         <h2>When</h2>

@@ -1,7 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../../../accounts/authorize.js';
-import { SESSION_DAYS, closeSession, openSession, randomToken } from '../../../accounts/sessions.js';
+import { passkeySignInOptions, relyingParty, signInWithPasskey } from '../../../accounts/passkeys.js';
+import { signInWithPassword } from '../../../accounts/passwords.js';
+import { type SessionGrant, closeSession, openSession, randomToken } from '../../../accounts/sessions.js';
 import {
+  SECURITY_HEADERS,
   type WebDeps,
   field,
   formOf,
@@ -11,8 +14,7 @@ import {
   seeOther,
   sessionOf,
 } from '../context.js';
-import { type SafeHtml, html } from '../html.js';
-import { page } from '../layout.js';
+import { PASSKEY_PAGE_HEADERS } from '../passkeyScript.js';
 import {
   clearCookie,
   isSecure,
@@ -22,41 +24,99 @@ import {
   signInCookieName,
   tokensMatch,
 } from '../session.js';
+import { type SignInForm, signInPage } from './signInPage.js';
 
 const NOTICES: Record<string, string> = {
   signed_out: 'You are signed out.',
   ended: 'Your session has ended. Sign in again to go on.',
   revoked: 'You revoked the key this browser signed in with, so it is signed out. Sign in with another key.',
+  passkey_deleted:
+    'You deleted the passkey this browser signed in with, so it is signed out. Sign in another way.',
 };
 
 /** The sign-in form's token lives this long (an open tab can still sign in after a lunch break). */
 const FORM_TOKEN_SECONDS = 12 * 60 * 60;
 
-interface Form {
-  next: string | null;
-  notice?: string | undefined;
-  error?: string | undefined;
-}
+/** The one message for a failed password sign-in, whatever failed (no telling which accounts exist). */
+export const PASSWORD_REFUSED =
+  'That email address or account name and password do not match. Check both and try again; a password is set under Settings, Sign-in.';
+
+const FORM_EXPIRED = 'The sign-in form had expired. It is fresh again now: please try once more.';
 
 /**
- * Sign in with an API key; sign out. The sign-in form has no session to bind a CSRF token to, so it uses
- * a double-submit token: a random value in an HttpOnly cookie and in the form, which must match (a page
- * on another site can neither read the cookie nor set it). Failed attempts are limited per address.
+ * Sign in with an API key, a password or a passkey; sign out. The sign-in forms have no session to bind a
+ * CSRF token to, so they use a double-submit token: a random value in an HttpOnly cookie and in the form,
+ * which must match (a page on another site can neither read the cookie nor set it). The same cookie binds
+ * a passkey sign-in's challenge. Failed attempts of every method count against one limit per address.
  */
 export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
   const secure = (): boolean => isSecure(deps.config.baseUrl);
+  const limiter = deps.signInLimiter;
 
   function renderForm(
     request: FastifyRequest,
     reply: FastifyReply,
     status: number,
-    form: Form,
+    form: SignInForm,
   ): FastifyReply {
     const name = signInCookieName(secure());
     const existing = readCookie(request, name);
     const token = existing !== undefined && /^[A-Za-z0-9_-]{43}$/.test(existing) ? existing : randomToken();
     setCookie(reply, secure(), name, token, FORM_TOKEN_SECONDS);
-    return sendPage(reply, status, signInPage(token, form));
+    return sendPage(reply, status, signInPage(token, form), PASSKEY_PAGE_HEADERS);
+  }
+
+  const tooManyMessage = (seconds: number): string => {
+    const minutes = Math.ceil(seconds / 60);
+    return `Too many failed sign-ins from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
+  };
+
+  /**
+   * What every sign-in POST checks first: the address is not over its limit, and the form's token is the
+   * cookie's. Returns the reply already sent when not, else the cookie's token.
+   */
+  function admit(request: FastifyRequest, reply: FastifyReply, form: SignInForm): FastifyReply | string {
+    const wait = limiter.retryAfter(request.ip);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      return renderForm(request, reply, 429, { ...form, error: tooManyMessage(wait) });
+    }
+    const cookieToken = readCookie(request, signInCookieName(secure()));
+    const formToken = field(formOf(request), '_csrf');
+    if (cookieToken === undefined || formToken === undefined || !tokensMatch(formToken, cookieToken)) {
+      return renderForm(request, reply, 403, { ...form, error: FORM_EXPIRED });
+    }
+    return cookieToken;
+  }
+
+  /** A failed attempt: counted; the form again with `error`, or 429 once the address is over the limit. */
+  function refuse(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form: SignInForm,
+    error: string,
+  ): FastifyReply {
+    const seconds = limiter.recordFailure(request.ip);
+    if (seconds > 0) {
+      reply.header('retry-after', String(seconds));
+      return renderForm(request, reply, 429, { ...form, error: tooManyMessage(seconds) });
+    }
+    return renderForm(request, reply, 401, { ...form, error });
+  }
+
+  async function finish(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    grant: SessionGrant,
+    next: string | null,
+  ): Promise<FastifyReply> {
+    // A new session every time: a session id known before signing in is never the signed-in one.
+    const previous = sessionOf(request);
+    if (previous !== null) await closeSession(deps.store, previous);
+    const { token, maxAgeSeconds } = await openSession(deps.store, grant, deps.now());
+    setCookie(reply, secure(), sessionCookieName(secure()), token, maxAgeSeconds);
+    clearCookie(reply, secure(), signInCookieName(secure()));
+    return seeOther(reply, next ?? '/queue');
   }
 
   scope.get('/sign-in', (request, reply) => {
@@ -67,45 +127,75 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
   });
 
   scope.post('/sign-in', async (request, reply) => {
-    const form = formOf(request);
-    const next = localPath(field(form, 'next'));
-    const limiter = deps.signInLimiter;
-    const tooMany = (seconds: number): FastifyReply => {
-      reply.header('retry-after', String(seconds));
-      const minutes = Math.ceil(seconds / 60);
-      const error = `Too many failed sign-ins from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
-      return renderForm(request, reply, 429, { next, error });
-    };
-
-    const wait = limiter.retryAfter(request.ip);
-    if (wait > 0) return tooMany(wait);
-
-    const cookieToken = readCookie(request, signInCookieName(secure()));
-    const formToken = field(form, '_csrf');
-    if (cookieToken === undefined || formToken === undefined || !tokensMatch(formToken, cookieToken)) {
-      const error = 'The sign-in form had expired. It is fresh again now: paste your key once more.';
-      return renderForm(request, reply, 403, { next, error });
-    }
-
-    const key = field(form, 'key')?.trim() ?? '';
+    const next = localPath(field(formOf(request), 'next'));
+    const admitted = admit(request, reply, { next });
+    if (typeof admitted !== 'string') return admitted;
+    const key = field(formOf(request), 'key')?.trim() ?? '';
     const auth = key === '' ? null : await authenticate(deps.store, key);
     if (auth === null) {
-      const seconds = limiter.recordFailure(request.ip);
-      if (seconds > 0) return tooMany(seconds);
       const error =
         key === ''
           ? 'Paste one of your API keys (it starts with tdg_).'
           : 'That key is not valid. Check that you copied all of it (it starts with tdg_ and is 80 characters long); a revoked key no longer works.';
-      return renderForm(request, reply, 401, { next, error });
+      return refuse(request, reply, { next }, error);
     }
+    return finish(request, reply, auth, next);
+  });
 
-    // A new session every time: a session id known before signing in is never the signed-in one.
-    const previous = sessionOf(request);
-    if (previous !== null) await closeSession(deps.store, previous);
-    const { token, maxAgeSeconds } = await openSession(deps.store, auth, deps.now());
-    setCookie(reply, secure(), sessionCookieName(secure()), token, maxAgeSeconds);
-    clearCookie(reply, secure(), signInCookieName(secure()));
-    return seeOther(reply, next ?? '/queue');
+  scope.post('/sign-in/password', async (request, reply) => {
+    const form = formOf(request);
+    const identifier = (field(form, 'identifier') ?? '').slice(0, 400);
+    const state: SignInForm = { next: localPath(field(form, 'next')), identifier };
+    const admitted = admit(request, reply, state);
+    if (typeof admitted !== 'string') return admitted;
+    const password = field(form, 'password') ?? '';
+    if (identifier.trim() === '' || password === '') {
+      return refuse(request, reply, state, 'Enter your email address or account name, and your password.');
+    }
+    const signedIn = await signInWithPassword(deps.store, identifier, password, deps.now());
+    if (signedIn === null) return refuse(request, reply, state, PASSWORD_REFUSED);
+    return finish(request, reply, signedIn, state.next);
+  });
+
+  /** The options for navigator.credentials.get(), as JSON for the page's script. */
+  scope.post('/sign-in/passkey/options', async (request, reply) => {
+    const json = (status: number, body: unknown): FastifyReply =>
+      reply
+        .code(status)
+        .headers(SECURITY_HEADERS)
+        .header('cache-control', 'no-store')
+        .header('content-type', 'application/json; charset=utf-8')
+        .send(JSON.stringify(body));
+    const wait = limiter.retryAfter(request.ip);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      return json(429, { code: 'too_many_sign_ins', message: tooManyMessage(wait) });
+    }
+    const cookieToken = readCookie(request, signInCookieName(secure()));
+    const formToken = field(formOf(request), '_csrf');
+    if (cookieToken === undefined || formToken === undefined || !tokensMatch(formToken, cookieToken)) {
+      return json(403, { code: 'form_expired', message: 'The sign-in form has expired: reload the page.' });
+    }
+    const rp = relyingParty(deps.config.baseUrl);
+    return json(200, await passkeySignInOptions(deps.store, { binding: cookieToken, rp }, deps.now()));
+  });
+
+  scope.post('/sign-in/passkey', async (request, reply) => {
+    const form = formOf(request);
+    const state: SignInForm = { next: localPath(field(form, 'next')) };
+    const admitted = admit(request, reply, state);
+    if (typeof admitted !== 'string') return admitted;
+    const signedIn = await signInWithPasskey(
+      deps.store,
+      { binding: admitted, rp: relyingParty(deps.config.baseUrl), response: field(form, 'credential') },
+      deps.now(),
+    );
+    if (signedIn === null) {
+      const error =
+        'That passkey did not sign you in: it may belong to another site or have been deleted, or the request took too long. Try again, or use your password or a key.';
+      return refuse(request, reply, state, error);
+    }
+    return finish(request, reply, signedIn, state.next);
   });
 
   scope.post('/sign-out', async (request, reply) => {
@@ -120,41 +210,5 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
     }
     clearCookie(reply, secure(), sessionCookieName(secure()));
     return seeOther(reply, '/sign-in?notice=signed_out');
-  });
-}
-
-function signInPage(token: string, form: Form): SafeHtml {
-  return page({
-    title: 'Sign in',
-    viewer: null,
-    body: html`<h1>Sign in</h1>
-      ${form.notice === undefined ? null : html`<p class="notice" role="status">${form.notice}</p>`}
-      ${form.error === undefined ? null : html`<p class="error" role="alert" id="sign-in-error">${form.error}</p>`}
-      <form class="stack" method="post" action="/sign-in">
-        <input type="hidden" name="_csrf" value="${token}" />
-        ${form.next === null ? null : html`<input type="hidden" name="next" value="${form.next}" />`}
-        <div>
-          <label for="key">API key</label>
-          <input
-            id="key"
-            name="key"
-            type="password"
-            required
-            autocomplete="current-password"
-            spellcheck="false"
-            autocapitalize="off"
-            aria-describedby="key-hint${form.error === undefined ? '' : ' sign-in-error'}"
-          />
-          <p class="hint" id="key-hint">
-            Any of your keys works: the one printed when Tidings first started, or one made with
-            <code>tidings key create</code>.
-          </p>
-        </div>
-        <div><button type="submit">Sign in</button></div>
-      </form>
-      <p class="muted">
-        This browser then stays signed in until you sign out, until ${SESSION_DAYS} days pass without a visit,
-        or until the key you used is revoked.
-      </p>`,
   });
 }

@@ -1,0 +1,134 @@
+import { TidingsError } from '../errors.js';
+import type { Store } from '../store/db.js';
+import {
+  deletePassword,
+  passwordCandidates,
+  passwordHashOf,
+  passwordSetAt,
+  savePasswordHash,
+} from '../store/accountPasswords.js';
+import { deletePasswordSessions } from '../store/webSessions.js';
+import { type AccountId, grantAccount } from './authorize.js';
+import { dummyHash, hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwordHash.js';
+
+/**
+ * Passwords: setting, changing and removing an account's password, and signing in with one. The
+ * identifier is the account's e-mail address or its name (any case); see docs/web.md.
+ */
+
+/** The longest identifier read (an e-mail address is at most 254 characters; names 200). */
+export const IDENTIFIER_MAX = 320;
+/** Accounts one identifier may name (several can share an address): each is tried, in id order. */
+const MAX_CANDIDATES = 5;
+
+/** An account signed in with its password. */
+export interface PasswordSignIn {
+  accountId: AccountId;
+  method: 'password';
+}
+
+/**
+ * The account whose e-mail address or name is `identifier` and whose password this is; null otherwise.
+ * Whatever the reason (no such account, no password, a wrong one), it costs at least one scrypt
+ * verification, so that the answer's time does not tell whether the identifier exists.
+ */
+export async function signInWithPassword(
+  store: Store,
+  identifier: string,
+  password: string,
+  now: Date,
+): Promise<PasswordSignIn | null> {
+  const id = identifier.trim();
+  const tooBig = id === '' || id.length > IDENTIFIER_MAX || passwordTooBig(password);
+  const candidates = tooBig ? [] : await passwordCandidates(store.db, id, MAX_CANDIDATES);
+  let checked = 0;
+  for (const c of candidates) {
+    if (c.passwordHash === null) continue;
+    checked++;
+    if (await verifyPassword(password, c.passwordHash)) {
+      if (needsRehash(c.passwordHash)) {
+        await savePasswordHash(store.db, c.accountId, await hashPassword(password), now.toISOString());
+      }
+      return { accountId: grantAccount(c.accountId), method: 'password' };
+    }
+  }
+  if (checked === 0) await verifyPassword(password.slice(0, 1024), await dummyHash());
+  return null;
+}
+
+const passwordTooBig = (password: string): boolean => Buffer.byteLength(password, 'utf8') > 4 * 1024;
+
+/** Whether the account has a password, and since when. */
+export async function passwordStatus(store: Store, accountId: AccountId): Promise<{ setAt: string | null }> {
+  return { setAt: await passwordSetAt(store.db, accountId) };
+}
+
+/** 'wrong_password': the account has a password and `current` is not it (counted as a failed sign-in). */
+export type PasswordChange = 'done' | 'wrong_password';
+
+/**
+ * Sets or changes the account's password. When it has one, `current` must be it (a session alone is not
+ * enough to change it: a browser left open must not let someone lock its owner out). Other browsers
+ * signed in with the old password are signed out; `keepSessionId` (the browser making the change) stays.
+ */
+export async function setAccountPassword(
+  store: Store,
+  accountId: AccountId,
+  input: { current: string | null; next: string; keepSessionId: string | null },
+  now: Date,
+): Promise<PasswordChange> {
+  const problem = passwordProblem(input.next);
+  if (problem !== null) throw new TidingsError('invalid_input', problem);
+  if (!(await currentMatches(store, accountId, input.current))) return 'wrong_password';
+  await replacePassword(store, accountId, await hashPassword(input.next), input.keepSessionId, now);
+  return 'done';
+}
+
+/** Removes the account's password (the current one must be given); browsers signed in with it sign out. */
+export async function removeAccountPassword(
+  store: Store,
+  accountId: AccountId,
+  input: { current: string | null; keepSessionId: string | null },
+  now: Date,
+): Promise<PasswordChange> {
+  if (!(await currentMatches(store, accountId, input.current))) return 'wrong_password';
+  await replacePassword(store, accountId, null, input.keepSessionId, now);
+  return 'done';
+}
+
+/**
+ * The operator's way (`tidings account password`): sets (or with null clears) the password without the
+ * current one (whoever runs the CLI owns the database); every browser that used the old one signs out.
+ */
+export async function operatorSetPassword(
+  store: Store,
+  accountId: AccountId,
+  next: string | null,
+  now: Date,
+): Promise<void> {
+  const problem = next === null ? null : passwordProblem(next);
+  if (problem !== null) throw new TidingsError('invalid_input', problem);
+  await replacePassword(store, accountId, next === null ? null : await hashPassword(next), null, now);
+}
+
+async function replacePassword(
+  store: Store,
+  accountId: AccountId,
+  hash: string | null,
+  keepSessionId: string | null,
+  now: Date,
+): Promise<void> {
+  await store.db.transaction().execute(async (trx) => {
+    if (hash === null) await deletePassword(trx, accountId);
+    else await savePasswordHash(trx, accountId, hash, now.toISOString());
+    await deletePasswordSessions(trx, accountId, keepSessionId);
+  });
+}
+
+/** True when the account has no password, or `current` is it. */
+async function currentMatches(store: Store, accountId: AccountId, current: string | null): Promise<boolean> {
+  const stored = await passwordHashOf(store.db, accountId);
+  if (stored === null) return true;
+  if (current === null || current === '' || passwordTooBig(current)) return false;
+  return verifyPassword(current, stored);
+}

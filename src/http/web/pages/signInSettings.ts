@@ -1,0 +1,231 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { deleteAccountPasskey, listPasskeys, renameAccountPasskey } from '../../../accounts/passkeyList.js';
+import {
+  type PasskeyAdded,
+  addPasskey,
+  passkeyRegistrationOptions,
+  relyingParty,
+} from '../../../accounts/passkeys.js';
+import {
+  type PasswordChange,
+  passwordStatus,
+  removeAccountPassword,
+  setAccountPassword,
+} from '../../../accounts/passwords.js';
+import { showAccount } from '../../../accounts/service.js';
+import type { Session as WebSession } from '../../../accounts/sessions.js';
+import {
+  SECURITY_HEADERS,
+  type WebDeps,
+  WebError,
+  checkCsrf,
+  field,
+  formOf,
+  idParam,
+  queryParam,
+  requireSession,
+  sendPage,
+  seeOther,
+  viewerOf,
+} from '../context.js';
+import { webRefusal } from '../errors.js';
+import { PASSKEY_PAGE_HEADERS } from '../passkeyScript.js';
+import { clearCookie, isSecure, sessionCookieName } from '../session.js';
+import { signInSettingsPage } from './signInSettingsPage.js';
+
+const PATH = '/settings/sign-in';
+
+const NOTICES: Record<string, string> = {
+  password_set: 'Your password is set. Other browsers signed in with an earlier password are signed out.',
+  password_removed: 'Your password is removed: sign in with a passkey or a key from now on.',
+  passkey_added: 'Passkey added. Next time, choose “Sign in with a passkey”.',
+  passkey_renamed: 'Passkey renamed.',
+  passkey_deleted: 'Passkey deleted. It no longer signs anyone in.',
+};
+
+const PASSKEY_FAILED: Record<'invalid' | 'expired' | 'duplicate', string> = {
+  invalid: 'The passkey could not be checked, so it was not added. Try again.',
+  expired: 'Adding the passkey took too long (or the page was old). Try again.',
+  duplicate: 'That passkey is already registered.',
+};
+
+/** Settings, Sign-in: the password and the passkeys of the signed-in account. */
+export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): void {
+  const limiter = deps.signInLimiter;
+
+  async function show(
+    reply: FastifyReply,
+    session: WebSession,
+    status: number,
+    extra: { notice?: string | undefined; error?: string | undefined },
+  ): Promise<FastifyReply> {
+    const account = await showAccount(deps.store, session.accountId);
+    const viewer = viewerOf(session);
+    if (account === null || viewer === null) throw new WebError(404, 'This account no longer exists.');
+    const body = signInSettingsPage({
+      viewer,
+      session,
+      passwordSetAt: (await passwordStatus(deps.store, session.accountId)).setAt,
+      passkeys: await listPasskeys(deps.store, session.accountId),
+      zone: account.timezone,
+      now: deps.now(),
+      rp: relyingParty(deps.config.baseUrl),
+      ...extra,
+    });
+    return sendPage(reply, status, body, PASSKEY_PAGE_HEADERS);
+  }
+
+  /** A refused form: a domain error's words on the page, or a bug rethrown. */
+  async function refused(reply: FastifyReply, session: WebSession, err: unknown): Promise<FastifyReply> {
+    const refusal = webRefusal(err, deps.config);
+    if (refusal === null) throw err;
+    return show(reply, session, refusal.status, { error: refusal.message });
+  }
+
+  /** Changing the password needs the current one: wrong guesses count as failed sign-ins. */
+  async function withCurrentPassword(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    session: WebSession,
+    change: () => Promise<PasswordChange>,
+    done: string,
+  ): Promise<FastifyReply> {
+    const wait = limiter.retryAfter(request.ip);
+    if (wait > 0) {
+      reply.header('retry-after', String(wait));
+      const error = 'Too many failed password attempts from your network. Try again later.';
+      return show(reply, session, 429, { error });
+    }
+    let outcome: PasswordChange;
+    try {
+      outcome = await change();
+    } catch (err) {
+      return refused(reply, session, err);
+    }
+    if (outcome === 'wrong_password') {
+      limiter.recordFailure(request.ip);
+      return show(reply, session, 403, { error: 'The current password is not right, so nothing changed.' });
+    }
+    return seeOther(reply, `${PATH}?notice=${done}`);
+  }
+
+  scope.get(PATH, async (request, reply) => {
+    const session = requireSession(request);
+    return show(reply, session, 200, { notice: NOTICES[queryParam(request, 'notice') ?? ''] });
+  });
+
+  scope.post(`${PATH}/password`, async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const form = formOf(request);
+    const next = field(form, 'password') ?? '';
+    if (next !== (field(form, 'confirm') ?? '')) {
+      return show(reply, session, 400, { error: 'The two new passwords are not the same. Type them again.' });
+    }
+    const current = field(form, 'current') ?? null;
+    return withCurrentPassword(
+      request,
+      reply,
+      session,
+      () =>
+        setAccountPassword(
+          deps.store,
+          session.accountId,
+          { current, next, keepSessionId: session.id },
+          deps.now(),
+        ),
+      'password_set',
+    );
+  });
+
+  scope.post(`${PATH}/password/remove`, async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const current = field(formOf(request), 'current') ?? null;
+    return withCurrentPassword(
+      request,
+      reply,
+      session,
+      () =>
+        removeAccountPassword(
+          deps.store,
+          session.accountId,
+          { current, keepSessionId: session.id },
+          deps.now(),
+        ),
+      'password_removed',
+    );
+  });
+
+  /** The options for navigator.credentials.create(), as JSON for the page's script. */
+  scope.post(`${PATH}/passkeys/options`, async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const options = await passkeyRegistrationOptions(
+      deps.store,
+      session.accountId,
+      { binding: session.id, userName: session.accountName, rp: relyingParty(deps.config.baseUrl) },
+      deps.now(),
+    );
+    return reply
+      .headers(SECURITY_HEADERS)
+      .header('cache-control', 'no-store')
+      .header('content-type', 'application/json; charset=utf-8')
+      .send(JSON.stringify(options));
+  });
+
+  scope.post(`${PATH}/passkeys`, async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const form = formOf(request);
+    let outcome: PasskeyAdded;
+    try {
+      outcome = await addPasskey(
+        deps.store,
+        session.accountId,
+        {
+          binding: session.id,
+          rp: relyingParty(deps.config.baseUrl),
+          response: field(form, 'credential'),
+          name: field(form, 'name'),
+        },
+        deps.now(),
+      );
+    } catch (err) {
+      return refused(reply, session, err);
+    }
+    if (outcome !== 'added') return show(reply, session, 400, { error: PASSKEY_FAILED[outcome] });
+    return seeOther(reply, `${PATH}?notice=passkey_added`);
+  });
+
+  scope.post(`${PATH}/passkeys/:id/rename`, async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const id = idParam(request);
+    let renamed: boolean;
+    try {
+      renamed =
+        id !== null &&
+        (await renameAccountPasskey(deps.store, session.accountId, id, field(formOf(request), 'name') ?? ''));
+    } catch (err) {
+      return refused(reply, session, err);
+    }
+    if (!renamed) throw new WebError(404, 'That is not one of your passkeys (it may have been deleted).');
+    return seeOther(reply, `${PATH}?notice=passkey_renamed`);
+  });
+
+  scope.post(`${PATH}/passkeys/:id/delete`, async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const id = idParam(request);
+    const deleted = id !== null && (await deleteAccountPasskey(deps.store, session.accountId, id));
+    if (!deleted) throw new WebError(404, 'That is not one of your passkeys (it may already be deleted).');
+    if (id === session.passkeyId) {
+      // This browser signed in with it: its session went with the passkey.
+      const secure = isSecure(deps.config.baseUrl);
+      clearCookie(reply, secure, sessionCookieName(secure));
+      return seeOther(reply, '/sign-in?notice=passkey_deleted');
+    }
+    return seeOther(reply, `${PATH}?notice=passkey_deleted`);
+  });
+}

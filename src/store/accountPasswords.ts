@@ -1,0 +1,63 @@
+import type { Kysely } from 'kysely';
+import type { Database, Timestamp } from './schema.js';
+
+/** The stored hash of an account's password, or null when it has none. */
+export async function passwordHashOf(db: Kysely<Database>, accountId: number): Promise<string | null> {
+  const row = await db
+    .selectFrom('account_passwords')
+    .select('password_hash')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row?.password_hash ?? null;
+}
+
+/** When the account's password was last set, or null when it has none. */
+export async function passwordSetAt(db: Kysely<Database>, accountId: number): Promise<Timestamp | null> {
+  const row = await db
+    .selectFrom('account_passwords')
+    .select('updated_at')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row?.updated_at ?? null;
+}
+
+/** Sets (or replaces) the account's password hash. */
+export async function savePasswordHash(
+  db: Kysely<Database>,
+  accountId: number,
+  hash: string,
+  at: Timestamp,
+): Promise<void> {
+  await db
+    .insertInto('account_passwords')
+    .values({ account_id: accountId, password_hash: hash, updated_at: at })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet({ password_hash: hash, updated_at: at }))
+    .execute();
+}
+
+export async function deletePassword(db: Kysely<Database>, accountId: number): Promise<boolean> {
+  const r = await db.deleteFrom('account_passwords').where('account_id', '=', accountId).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+/**
+ * The accounts an identifier may name for a password sign-in, with their password hashes (null: no
+ * password): the e-mail address (any case) or the account's name (any case). At most `limit`, by id.
+ */
+export async function passwordCandidates(
+  db: Kysely<Database>,
+  identifier: string,
+  limit: number,
+): Promise<{ accountId: number; passwordHash: string | null }[]> {
+  const lower = identifier.toLowerCase();
+  return db
+    .selectFrom('accounts as a')
+    .leftJoin('account_passwords as p', 'p.account_id', 'a.id')
+    .select(['a.id as accountId', 'p.password_hash as passwordHash'])
+    .where((eb) =>
+      eb.or([eb(eb.fn('lower', ['a.email']), '=', lower), eb(eb.fn('lower', ['a.name']), '=', lower)]),
+    )
+    .orderBy('a.id')
+    .limit(limit)
+    .execute();
+}
