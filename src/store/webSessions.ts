@@ -7,6 +7,8 @@ export interface WebSession {
   id: string;
   accountId: number;
   accountName: string;
+  /** The account is an administrator (the web shows it the Accounts page). */
+  isAdmin: boolean;
   keyId: number;
   csrfToken: string;
   expiresAt: Timestamp;
@@ -31,8 +33,8 @@ export async function createWebSession(
 }
 
 /**
- * The session with this id if it has not expired and the key it was opened with is not revoked; null
- * otherwise. Sessions are looked up by id alone: the caller learns the account from the row.
+ * The session with this id if it has not expired, the key it was opened with is not revoked and its
+ * account is not disabled; null otherwise. Sessions are looked up by id alone: the caller learns the account from the row.
  */
 export async function liveWebSession(
   db: Kysely<Database>,
@@ -49,6 +51,7 @@ export async function liveWebSession(
       's.id',
       's.account_id as accountId',
       'a.name as accountName',
+      'a.is_admin as isAdmin',
       's.key_id as keyId',
       's.csrf_token as csrfToken',
       's.expires_at as expiresAt',
@@ -56,8 +59,9 @@ export async function liveWebSession(
     .where('s.id', '=', id)
     .where('s.expires_at', '>', now)
     .where('k.revoked_at', 'is', null)
+    .where('a.disabled_at', 'is', null)
     .executeTakeFirst();
-  return row ?? null;
+  return row === undefined ? null : { ...row, isAdmin: row.isAdmin !== 0 };
 }
 
 export async function extendWebSession(
@@ -72,6 +76,12 @@ export async function extendWebSession(
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .execute();
+}
+
+/** Ends every session of an account (when it is disabled). */
+export async function deleteAccountWebSessions(db: Kysely<Database>, accountId: number): Promise<number> {
+  const result = await db.deleteFrom('web_sessions').where('account_id', '=', accountId).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 export async function deleteWebSession(db: Kysely<Database>, id: string): Promise<void> {

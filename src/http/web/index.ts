@@ -18,11 +18,14 @@ import {
   viewerOf,
 } from './context.js';
 import { errorPage } from './layout.js';
+import { registerAccounts } from './pages/accounts.js';
 import { registerDigests } from './pages/digests.js';
 import { registerFeeds } from './pages/feeds.js';
+import { registerInvite } from './pages/invite.js';
 import { registerItem } from './pages/item.js';
 import { registerKeys } from './pages/keys.js';
 import { registerOpml } from './pages/opml.js';
+import { registerProfile } from './pages/profile.js';
 import { registerQueue } from './pages/queue.js';
 import { registerSave } from './pages/save.js';
 import { registerSettings } from './pages/settings.js';
@@ -174,6 +177,9 @@ export function registerWeb(
     registerSave(scope, deps);
     registerSettings(scope, deps);
     registerItem(scope, deps);
+    registerAccounts(scope, deps);
+    registerInvite(scope, deps);
+    registerProfile(scope, deps);
     done();
   });
 

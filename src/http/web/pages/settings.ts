@@ -20,6 +20,7 @@ import {
 import { type SafeHtml, html } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { localTime, timeElement } from '../time.js';
+import { accountSection } from './profile.js';
 
 const DAYS = [
   ['mon', 'Monday'],
@@ -357,6 +358,7 @@ function settingsPage(v: SettingsView): SafeHtml {
           day that already has its digest keeps it).
         </p>
         <div><button class="quiet" type="submit">Send me a digest now</button></div>
-      </form>`,
+      </form>
+      ${accountSection(account)}`,
   });
 }

@@ -27,6 +27,7 @@ const NOTICES: Record<string, string> = {
   signed_out: 'You are signed out.',
   ended: 'Your session has ended. Sign in again to go on.',
   revoked: 'You revoked the key this browser signed in with, so it is signed out. Sign in with another key.',
+  deleted: 'Your account is deleted, with everything in it.',
 };
 
 /** The sign-in form's token lives this long (an open tab can still sign in after a lunch break). */
