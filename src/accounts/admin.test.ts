@@ -42,7 +42,7 @@ for (const engine of ENGINES) {
     const rows = await sql<{ name: string; is_admin: number; disabled_at: string | null }>`
       select name, is_admin, disabled_at from accounts order by id`.execute(store.db);
     assert.deepEqual(
-      rows.rows.map((r) => [r.name, Number(r.is_admin), r.disabled_at]),
+      rows.rows.map((r) => [r.name, r.is_admin, r.disabled_at]),
       [
         ['first', 1, null],
         ['second', 0, null],
