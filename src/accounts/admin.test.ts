@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { type TestContext, test } from 'node:test';
+import { test } from 'node:test';
 import { sql } from 'kysely';
 import { buildDueDigests } from '../digest/build.js';
 import { isTidingsError } from '../errors.js';
-import type { Engine, Store } from '../store/db.js';
 import { accountById } from '../store/accounts.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { subscriptionsByFeed } from '../store/subscriptions.js';
-import { ENGINES, postgresSkipReason, storeMigratedTo } from '../test/databases.js';
+import { ENGINES, freshStore, postgresSkipReason, storeMigratedTo } from '../test/databases.js';
 import { digestsOf, queueFeedItem, saveUrl, setDueAt, testDigestDeps } from '../test/digestPipeline.js';
 import { disableAccount, enableAccount, setAdministrator } from './admin.js';
 import { authenticate, operatorAccount } from './authorize.js';
@@ -18,13 +17,6 @@ import { findSession, openSession } from './sessions.js';
 
 const pgSkip = await postgresSkipReason();
 const refused = (err: unknown): boolean => isTidingsError(err, 'invalid_input');
-
-/** A database of its own, migrated to the latest: "the first account" is the first one made here. */
-async function freshStore(t: TestContext, engine: Engine): Promise<Store> {
-  const store = await storeMigratedTo(t, engine, '0012_feed_skips');
-  await migrateToLatest(store);
-  return store;
-}
 
 for (const engine of ENGINES) {
   const opts = { skip: engine === 'postgres' ? pgSkip : undefined };

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { type TestContext, test } from 'node:test';
+import { test } from 'node:test';
 import { isTidingsError } from '../errors.js';
-import type { Engine, Store } from '../store/db.js';
-import { migrateToLatest } from '../store/migrate.js';
 import { rowsNamingAccount, strayRows } from '../test/accountRows.js';
-import { ENGINES, postgresSkipReason, storeMigratedTo } from '../test/databases.js';
+import { ENGINES, freshStore, postgresSkipReason } from '../test/databases.js';
 import { queueFeedItem, saveUrl, testDigestDeps } from '../test/digestPipeline.js';
 import { buildDigestNow } from '../digest/build.js';
 import { setAdministrator } from './admin.js';
@@ -24,12 +22,6 @@ import { openSession } from './sessions.js';
 
 const pgSkip = await postgresSkipReason();
 const HOUR = 60 * 60 * 1000;
-
-async function freshStore(t: TestContext, engine: Engine): Promise<Store> {
-  const store = await storeMigratedTo(t, engine, '0012_feed_skips');
-  await migrateToLatest(store);
-  return store;
-}
 
 for (const engine of ENGINES) {
   const opts = { skip: engine === 'postgres' ? pgSkip : undefined };

@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, type UpdateObject, sql } from 'kysely';
 import type { AccountsTable, Database, Timestamp } from './schema.js';
 import { type Engine, now } from './db.js';
 import { precompile } from './precompiled.js';
@@ -109,55 +109,52 @@ export async function accountCount(db: Kysely<Database>): Promise<number> {
   return Number(row.n);
 }
 
+/** Writes some columns of an account; the account as it now is, or null when there is none. */
+async function updateAccount(
+  db: Kysely<Database>,
+  accountId: number,
+  values: UpdateObject<Database, 'accounts'>,
+): Promise<Account | null> {
+  const row = await db
+    .updateTable('accounts')
+    .set(values)
+    .where('id', '=', accountId)
+    .returning(columns)
+    .executeTakeFirst();
+  return row === undefined ? null : toAccount(row);
+}
+
 /**
- * Disables an account at `at` (null enables it again, with its next digest due at `digestDueAt`, so that
- * the days it was disabled bring no digest); the account as it now is, or null when there is none.
+ * Disables an account at `disabledAt` (null enables it again, with its next digest due at `digestDueAt`, so
+ * that the days it was disabled bring no digest); the account as it now is, or null when there is none.
  */
-export async function setAccountDisabled(
+export function setAccountDisabled(
   db: Kysely<Database>,
   accountId: number,
   change: { disabledAt: Timestamp } | { disabledAt: null; digestDueAt: Timestamp },
 ): Promise<Account | null> {
-  const row = await db
-    .updateTable('accounts')
-    .set({
-      disabled_at: change.disabledAt,
-      ...('digestDueAt' in change ? { digest_due_at: change.digestDueAt } : {}),
-    })
-    .where('id', '=', accountId)
-    .returning(columns)
-    .executeTakeFirst();
-  return row === undefined ? null : toAccount(row);
+  return updateAccount(db, accountId, {
+    disabled_at: change.disabledAt,
+    ...('digestDueAt' in change ? { digest_due_at: change.digestDueAt } : {}),
+  });
 }
 
 /** Makes an account an administrator or not; the account as it now is, or null when there is none. */
-export async function setAccountAdmin(
+export function setAccountAdmin(
   db: Kysely<Database>,
   accountId: number,
   isAdmin: boolean,
 ): Promise<Account | null> {
-  const row = await db
-    .updateTable('accounts')
-    .set({ is_admin: isAdmin ? 1 : 0 })
-    .where('id', '=', accountId)
-    .returning(columns)
-    .executeTakeFirst();
-  return row === undefined ? null : toAccount(row);
+  return updateAccount(db, accountId, { is_admin: isAdmin ? 1 : 0 });
 }
 
 /** Renames an account; the account as it now is, or null when there is none. */
-export async function renameAccount(
+export function renameAccount(
   db: Kysely<Database>,
   accountId: number,
   name: string,
 ): Promise<Account | null> {
-  const row = await db
-    .updateTable('accounts')
-    .set({ name })
-    .where('id', '=', accountId)
-    .returning(columns)
-    .executeTakeFirst();
-  return row === undefined ? null : toAccount(row);
+  return updateAccount(db, accountId, { name });
 }
 
 /**

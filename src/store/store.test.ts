@@ -61,6 +61,7 @@ await describeEachEngine('store', (ctx) => {
       'digests',
       'feed_items',
       'feeds',
+      'invitations',
       'meta',
       'pages',
       'queue_items',
