@@ -2,7 +2,7 @@ import { INVITATION_DAYS, DEFAULT_INVITATION_DAYS, type Invitation } from '../..
 import type { Account } from '../../../store/accounts.js';
 import { type SafeHtml, html } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
-import { ago, fromNow, localTime, timeElement } from '../time.js';
+import { ago, localTime, timeElement } from '../time.js';
 
 export interface AccountsView {
   viewer: Viewer;
@@ -202,6 +202,5 @@ function createForm(v: AccountsView): SafeHtml {
     </form>`;
 }
 
-/** When an invitation stops working: the moment in the administrator's zone, and how far off. */
-const until = (iso: string, v: AccountsView): SafeHtml =>
-  html`${timeElement(iso, v.zone, localTime(iso, v.zone))} (${fromNow(iso, v.now)})`;
+/** When an invitation stops working: the moment in the administrator's zone. */
+const until = (iso: string, v: AccountsView): SafeHtml => timeElement(iso, v.zone, localTime(iso, v.zone));
