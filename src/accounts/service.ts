@@ -5,7 +5,7 @@ import { canonicalZone } from '../digest/zone.js';
 import { TidingsError } from '../errors.js';
 import { emailAddressProblem } from '../lib/email.js';
 import type { Store } from '../store/db.js';
-import { type Account, accountById, allAccounts, createAccount } from '../store/accounts.js';
+import { type Account, accountById, allAccounts, createAccount, hasAccounts } from '../store/accounts.js';
 import { type ApiKeyInfo, createApiKey } from '../store/apiKeys.js';
 import { claimOnce } from '../store/meta.js';
 import type { Database } from '../store/schema.js';
@@ -18,16 +18,32 @@ export interface AccountInput {
   name: string;
   email?: string | undefined;
   timezone?: string | undefined;
+  /** Make it an administrator (the first account ever created is one anyway). */
+  admin?: boolean | undefined;
+}
+
+export interface CheckedInput {
+  name: string;
+  email: string | null;
+  timezone: string;
+  admin: boolean;
+}
+
+/** An account's name as a person types it: trimmed, 1 to 200 characters. */
+export function checkAccountName(raw: string): string {
+  const name = raw.trim();
+  if (name === '' || name.length > 200) {
+    throw new TidingsError('invalid_input', 'name must be 1 to 200 characters');
+  }
+  return name;
 }
 
 /** A new account, authorised for whoever created it. */
 export type NewAccount = Omit<Account, 'id'> & { id: AccountId };
 
-function checkAccountInput(input: AccountInput): { name: string; email: string | null; timezone: string } {
-  const name = input.name.trim();
-  if (name === '' || name.length > 200) {
-    throw new TidingsError('invalid_input', 'name must be 1 to 200 characters');
-  }
+/** Validates what a person typed for a new account; throws invalid_input. */
+export function checkAccountInput(input: AccountInput): CheckedInput {
+  const name = checkAccountName(input.name);
   const email = input.email?.trim() ?? '';
   const problem = email === '' ? null : emailAddressProblem(email);
   if (problem !== null) {
@@ -40,25 +56,40 @@ function checkAccountInput(input: AccountInput): { name: string; email: string |
       `unknown time zone: ${input.timezone ?? ''} (use an IANA name such as Europe/Berlin)`,
     );
   }
-  return { name, email: email === '' ? null : email, timezone };
+  return { name, email: email === '' ? null : email, timezone, admin: input.admin === true };
 }
 
-/** Creates an account with its first API key. The key is returned once and never stored. */
-export async function createAccountWithKey(
-  store: Store,
-  input: AccountInput,
-): Promise<{ account: NewAccount; apiKey: string; keyInfo: ApiKeyInfo }> {
+/** A new account with its first API key (shown once, never stored). */
+export interface CreatedAccount {
+  account: NewAccount;
+  apiKey: string;
+  keyInfo: ApiKeyInfo;
+}
+
+/**
+ * Creates an account with its first API key. The key is returned once and never stored. The first account
+ * of a database (none exists yet) is an administrator, however it is made.
+ */
+export async function createAccountWithKey(store: Store, input: AccountInput): Promise<CreatedAccount> {
   const checked = checkAccountInput(input);
   return store.db.transaction().execute((trx) => insertAccountWithKey(trx, checked));
 }
 
-async function insertAccountWithKey(
+/** The same, inside the caller's transaction (accepting an invitation). */
+export async function insertAccountWithKey(
   db: Kysely<Database>,
-  checked: { name: string; email: string | null; timezone: string },
-): Promise<{ account: NewAccount; apiKey: string; keyInfo: ApiKeyInfo }> {
+  checked: CheckedInput,
+): Promise<CreatedAccount> {
   // The first digest is due at the default send time, in the reader's zone, after now.
   const digestDueAt = nextSlotAfter(new Date(), scheduleOf({ ...DEFAULT_SCHEDULE, ...checked })).at;
-  const created = await createAccount(db, { ...checked, digestDueAt: digestDueAt.toISOString() });
+  const isAdmin = checked.admin || !(await hasAccounts(db));
+  const created = await createAccount(db, {
+    name: checked.name,
+    email: checked.email,
+    timezone: checked.timezone,
+    digestDueAt: digestDueAt.toISOString(),
+    isAdmin,
+  });
   const account = { ...created, id: grantAccount(created.id) };
   await ensureDigestToken(db, account.id);
   const key = generateKey();

@@ -7,6 +7,7 @@ import { parseSettings } from '../accounts/settings.js';
 import { describeDays } from '../digest/days.js';
 import type { Account } from '../store/accounts.js';
 import { type Io, UsageError, curlLines, orGone, parseId, withStore } from './context.js';
+import { accountAdminCommands } from './accountAdmin.js';
 import { feedUrlCommand } from './feedUrl.js';
 import { passwordCommand } from './password.js';
 
@@ -19,20 +20,25 @@ export function accountCommands(program: Command, io: Io): void {
     .requiredOption('--name <name>', 'display name')
     .option('--email <addr>', 'where the digest is emailed')
     .option('--timezone <iana>', 'IANA time zone of the reader, e.g. Europe/Berlin', 'UTC')
+    .option('--admin', 'make it an administrator (the first account always is one)')
     .option('--json', 'print exactly one JSON line {"id", "apiKey"}')
-    .action(async (opts: { name: string; email?: string; timezone: string; json?: boolean }) => {
-      await withStore(io, async (store, config) => {
-        const { account, apiKey } = await createAccountWithKey(store, opts);
-        if (opts.json === true) {
-          io.out(JSON.stringify({ id: account.id, apiKey }));
-          return;
-        }
-        io.out(`Created account ${account.id} (${account.name}).`);
-        io.out(`API key, shown only this once: ${apiKey}`);
-        io.out('Save a link with either variant of the API:');
-        for (const line of curlLines(config.baseUrl, apiKey)) io.out(line);
-      });
-    });
+    .action(
+      async (opts: { name: string; email?: string; timezone: string; admin?: boolean; json?: boolean }) => {
+        await withStore(io, async (store, config) => {
+          const { account, apiKey } = await createAccountWithKey(store, opts);
+          if (opts.json === true) {
+            io.out(JSON.stringify({ id: account.id, apiKey }));
+            return;
+          }
+          io.out(
+            `Created account ${account.id} (${account.name})${account.is_admin ? ', an administrator' : ''}.`,
+          );
+          io.out(`API key, shown only this once: ${apiKey}`);
+          io.out('Save a link with either variant of the API:');
+          for (const line of curlLines(config.baseUrl, apiKey)) io.out(line);
+        });
+      },
+    );
 
   account
     .command('list')
@@ -61,6 +67,8 @@ export function accountCommands(program: Command, io: Io): void {
             'MAX',
             'EMAILED',
             'NEXT DIGEST',
+            'ADMIN',
+            'DISABLED',
           ].join('\t'),
         );
         for (const a of accounts) {
@@ -76,6 +84,8 @@ export function accountCommands(program: Command, io: Io): void {
               a.digest_max_items,
               emailed(a),
               localTime(a.digest_due_at, a.timezone),
+              a.is_admin ? 'yes' : 'no',
+              a.disabled_at ?? '-',
             ].join('\t'),
           );
         }
@@ -139,6 +149,7 @@ export function accountCommands(program: Command, io: Io): void {
       });
     });
 
+  accountAdminCommands(account, io);
   feedUrlCommand(account, io);
   passwordCommand(account, io);
 }
@@ -186,6 +197,8 @@ function printAccount(io: Io, a: Account, json: boolean): void {
     ['emailed', emailed(a)],
     ['images', a.show_images ? 'yes' : 'no'],
     ['clean links', a.clean_links ? 'yes' : 'no'],
+    ['administrator', a.is_admin ? 'yes' : 'no'],
+    ['disabled', a.disabled_at ?? 'no'],
     [
       'next digest',
       a.digest_due_at === null

@@ -80,7 +80,10 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
       throw new ApiError('key_missing', `an API key is required: pass ${variant.keyParam} ${where}`);
     }
     if (Array.isArray(raw)) throw new ApiError('key_invalid', `${variant.keyParam} is given more than once`);
-    throw new ApiError('key_invalid', 'the API key is not valid (it may have been revoked)');
+    throw new ApiError(
+      'key_invalid',
+      'the API key is not valid (it may have been revoked, or its account disabled)',
+    );
   }
 
   /** last_used_at is informational: written at most once a minute per key, never on every request. */

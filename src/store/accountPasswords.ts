@@ -42,7 +42,8 @@ export async function deletePassword(db: Kysely<Database>, accountId: number): P
 
 /**
  * The accounts an identifier may name for a password sign-in, with their password hashes (null: no
- * password): the e-mail address (any case) or the account's name (any case). At most `limit`, by id.
+ * password): the e-mail address (any case) or the account's name (any case). At most `limit`, by id;
+ * a disabled account is none of them.
  */
 export async function passwordCandidates(
   db: Kysely<Database>,
@@ -57,6 +58,7 @@ export async function passwordCandidates(
     .where((eb) =>
       eb.or([eb(eb.fn('lower', ['a.email']), '=', lower), eb(eb.fn('lower', ['a.name']), '=', lower)]),
     )
+    .where('a.disabled_at', 'is', null)
     .orderBy('a.id')
     .limit(limit)
     .execute();

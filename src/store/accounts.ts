@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import { type Kysely, type Selectable, type UpdateObject, sql } from 'kysely';
 import type { AccountsTable, Database, Timestamp } from './schema.js';
 import { type Engine, now } from './db.js';
 import { precompile } from './precompiled.js';
@@ -18,6 +18,8 @@ const columns = [
   'last_digest_date',
   'show_images',
   'clean_links',
+  'is_admin',
+  'disabled_at',
 ] as const;
 
 type AccountRow = Pick<Selectable<AccountsTable>, (typeof columns)[number]>;
@@ -25,7 +27,7 @@ type AccountRow = Pick<Selectable<AccountsTable>, (typeof columns)[number]>;
 /** An account with its digest settings and schedule (booleans as booleans). */
 export type Account = Omit<
   AccountRow,
-  'digest_skip_empty' | 'email_enabled' | 'show_images' | 'clean_links'
+  'digest_skip_empty' | 'email_enabled' | 'show_images' | 'clean_links' | 'is_admin'
 > & {
   digest_skip_empty: boolean;
   email_enabled: boolean;
@@ -33,6 +35,8 @@ export type Account = Omit<
   show_images: boolean;
   /** Delivered links drop tracking parameters (src/lib/cleanUrl.ts); the stored URL is unchanged. */
   clean_links: boolean;
+  /** An administrator: manages accounts and invitations on the web. */
+  is_admin: boolean;
 };
 
 const toAccount = (row: AccountRow): Account => ({
@@ -41,16 +45,24 @@ const toAccount = (row: AccountRow): Account => ({
   email_enabled: row.email_enabled !== 0,
   show_images: row.show_images !== 0,
   clean_links: row.clean_links !== 0,
+  is_admin: row.is_admin !== 0,
 });
 
 export async function createAccount(
   db: Kysely<Database>,
-  input: { name: string; email: string | null; timezone: string; digestDueAt?: Timestamp | null },
+  input: {
+    name: string;
+    email: string | null;
+    timezone: string;
+    digestDueAt?: Timestamp | null;
+    isAdmin?: boolean;
+  },
 ): Promise<Account> {
   const row = await db
     .insertInto('accounts')
     .values({
       name: input.name,
+      is_admin: input.isAdmin === true ? 1 : 0,
       email: input.email,
       timezone: input.timezone,
       digest_due_at: input.digestDueAt ?? null,
@@ -64,6 +76,95 @@ export async function createAccount(
 export async function accountById(db: Kysely<Database>, accountId: number): Promise<Account | null> {
   const row = await db.selectFrom('accounts').select(columns).where('id', '=', accountId).executeTakeFirst();
   return row === undefined ? null : toAccount(row);
+}
+
+/** Whether any account exists at all (the first one created becomes an administrator). */
+export async function hasAccounts(db: Kysely<Database>): Promise<boolean> {
+  return (await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
+}
+
+/**
+ * The administrators who can still act (not disabled), by id; on PostgreSQL their rows stay locked for the
+ * rest of the transaction, so that two administrators demoting or disabling each other at once cannot
+ * leave none (SQLite's write transaction holds the whole database already).
+ */
+export async function lockEnabledAdmins(db: Kysely<Database>, engine: Engine): Promise<number[]> {
+  const rows = await db
+    .selectFrom('accounts')
+    .select('id')
+    .where('is_admin', '=', 1)
+    .where('disabled_at', 'is', null)
+    .orderBy('id')
+    .$if(engine === 'postgres', (qb) => qb.forUpdate())
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** How many accounts there are. */
+export async function accountCount(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Writes some columns of an account; the account as it now is, or null when there is none. */
+async function updateAccount(
+  db: Kysely<Database>,
+  accountId: number,
+  values: UpdateObject<Database, 'accounts'>,
+): Promise<Account | null> {
+  const row = await db
+    .updateTable('accounts')
+    .set(values)
+    .where('id', '=', accountId)
+    .returning(columns)
+    .executeTakeFirst();
+  return row === undefined ? null : toAccount(row);
+}
+
+/**
+ * Disables an account at `disabledAt` (null enables it again, with its next digest due at `digestDueAt`, so
+ * that the days it was disabled bring no digest); the account as it now is, or null when there is none.
+ */
+export function setAccountDisabled(
+  db: Kysely<Database>,
+  accountId: number,
+  change: { disabledAt: Timestamp } | { disabledAt: null; digestDueAt: Timestamp },
+): Promise<Account | null> {
+  return updateAccount(db, accountId, {
+    disabled_at: change.disabledAt,
+    ...('digestDueAt' in change ? { digest_due_at: change.digestDueAt } : {}),
+  });
+}
+
+/** Makes an account an administrator or not; the account as it now is, or null when there is none. */
+export function setAccountAdmin(
+  db: Kysely<Database>,
+  accountId: number,
+  isAdmin: boolean,
+): Promise<Account | null> {
+  return updateAccount(db, accountId, { is_admin: isAdmin ? 1 : 0 });
+}
+
+/** Renames an account; the account as it now is, or null when there is none. */
+export function renameAccount(
+  db: Kysely<Database>,
+  accountId: number,
+  name: string,
+): Promise<Account | null> {
+  return updateAccount(db, accountId, { name });
+}
+
+/**
+ * Deletes an account. Its keys, sessions, queue, subscriptions, digests (with their items), digest token
+ * and the invitations it made go with it (ON DELETE CASCADE in every table that names an account);
+ * invitations it accepted keep their row with the account forgotten. False when there was none.
+ */
+export async function deleteAccount(db: Kysely<Database>, accountId: number): Promise<boolean> {
+  const result = await db.deleteFrom('accounts').where('id', '=', accountId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }
 
 export async function allAccounts(db: Kysely<Database>): Promise<Account[]> {
@@ -160,7 +261,7 @@ export async function lockQueue(
 
 /**
  * Leases up to `limit` accounts whose digest is due to `owner` until `leaseUntil` (as claimDueFeeds does
- * for feeds): due when digest_due_at has come and nobody holds a live lease. On PostgreSQL FOR UPDATE SKIP
+ * for feeds): due when digest_due_at has come and nobody holds a live lease; a disabled account never is. On PostgreSQL FOR UPDATE SKIP
  * LOCKED lets several workers claim at once without waiting for or taking each other's accounts.
  */
 export async function claimDueAccounts(
@@ -184,7 +285,7 @@ export async function claimDueAccounts(
     update accounts set digest_lease_owner = ${input.owner}, digest_lease_until = ${input.leaseUntil}
     where id in (
       select id from accounts
-      where digest_due_at <= ${input.now}
+      where digest_due_at <= ${input.now} and disabled_at is null
         and (digest_lease_until is null or digest_lease_until < ${input.now}) ${only} ${except}
       order by digest_due_at, id
       limit ${input.limit}

@@ -74,11 +74,13 @@ const credentialQuery = precompile((db, p: { prefix: string }) =>
       'accounts.queue_version as queueVersion',
     ])
     .where('api_keys.prefix', '=', p.prefix)
-    .where('api_keys.revoked_at', 'is', null),
+    .where('api_keys.revoked_at', 'is', null)
+    .where('accounts.disabled_at', 'is', null),
 );
 
 /**
- * The live (not revoked) key with this prefix, joined with its account's queue version; null if none.
+ * The live (not revoked) key with this prefix of an account that is not disabled, joined with its account's
+ * queue version; null if none. The one rule that refuses a disabled account's keys (API and sign-in alike).
  * On every API request: precompiled, one statement.
  */
 export async function credentialByPrefix(

@@ -149,7 +149,8 @@ export async function digestByDate(
 /**
  * Leases up to `limit` digests whose email is due to `owner`: pending ones whose next attempt has come,
  * and ones left `sending` by a worker whose lease ran out (it crashed mid-send). Each claim counts as an
- * attempt. FOR UPDATE SKIP LOCKED on PostgreSQL, as for feeds.
+ * attempt. FOR UPDATE SKIP LOCKED on PostgreSQL, as for feeds. A disabled account's digests wait (they are
+ * sent if it is enabled again before they give up).
  */
 export async function claimDueDeliveries(
   db: Kysely<Database>,
@@ -189,6 +190,7 @@ async function claimDeliveries(
     where id in (
       select id from digests
       where ${due} ${only}
+        and account_id not in (select a.id from accounts a where a.disabled_at is not null)
       order by next_attempt_at, id
       limit ${input.limit}
       ${lock}

@@ -49,14 +49,25 @@ export async function passkeyIdsOf(
   }));
 }
 
+/** The passkey with this credential id, for signing in with it: none when its account is disabled. */
 export async function passkeyByCredentialId(
   db: Kysely<Database>,
   credentialId: string,
 ): Promise<PasskeyCredential | null> {
   const row = await db
-    .selectFrom('passkeys')
-    .select(['id', 'account_id', 'credential_id', 'public_key', 'counter', 'transports', 'user_handle'])
-    .where('credential_id', '=', credentialId)
+    .selectFrom('passkeys as p')
+    .innerJoin('accounts as a', 'a.id', 'p.account_id')
+    .select([
+      'p.id',
+      'p.account_id',
+      'p.credential_id',
+      'p.public_key',
+      'p.counter',
+      'p.transports',
+      'p.user_handle',
+    ])
+    .where('p.credential_id', '=', credentialId)
+    .where('a.disabled_at', 'is', null)
     .executeTakeFirst();
   if (row === undefined) return null;
   return {

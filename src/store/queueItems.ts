@@ -232,3 +232,13 @@ export async function queueTotals(db: Kysely<Database>): Promise<{ items: number
     .executeTakeFirst();
   return { items: Number(row?.items ?? 0), longest: row?.longest ?? 0 };
 }
+
+/** How many items wait in each account's queue (accounts with none are absent). */
+export async function queueLengths(db: Kysely<Database>): Promise<Map<number, number>> {
+  const rows = await db
+    .selectFrom('queue_items')
+    .select((eb) => ['account_id', eb.fn.countAll<number | string | bigint>().as('n')])
+    .groupBy('account_id')
+    .execute();
+  return new Map(rows.map((r) => [r.account_id, Number(r.n)]));
+}

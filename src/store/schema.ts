@@ -32,6 +32,10 @@ export interface AccountsTable {
   show_images: Generated<number>;
   /** 1: links delivered in digests drop known tracking parameters (the stored URL is unchanged); 0: as saved. */
   clean_links: Generated<number>;
+  /** 1: an administrator (manages accounts and invitations on the web); the first account is one. */
+  is_admin: Generated<number>;
+  /** When the account was disabled (no sign-in, keys refused, no digests); null while enabled. */
+  disabled_at: Generated<Timestamp | null>;
 }
 
 export interface ApiKeysTable {
@@ -311,6 +315,24 @@ export interface WebauthnChallengesTable {
   expires_at: Timestamp;
 }
 
+/** A single-use, expiring link that creates an account (migration 0014). */
+export interface InvitationsTable {
+  id: Generated<number>;
+  /** Hex SHA-256 of the link's random token; the token itself is shown once and never stored. */
+  token_hash: string;
+  /** The administrator who made it. */
+  created_by: number;
+  /** Who it is for, in the administrator's words; shown in the list of pending invitations. */
+  note: string | null;
+  /** The address the new account starts with (the invited person may change it). */
+  email: string | null;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  /** When it was used (then it no longer works), and the account it made. */
+  used_at: Timestamp | null;
+  used_by_account_id: number | null;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -332,4 +354,5 @@ export interface Database {
   account_passwords: AccountPasswordsTable;
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
+  invitations: InvitationsTable;
 }

@@ -62,6 +62,7 @@ await describeEachEngine('store', (ctx) => {
       'digests',
       'feed_items',
       'feeds',
+      'invitations',
       'meta',
       'pages',
       'passkeys',

@@ -206,9 +206,20 @@ export async function subscriptionById(
   return row ?? null;
 }
 
-/** Every subscription to a feed: where its new items fan out to. */
+/**
+ * Every subscription to a feed of an account that is not disabled: where its new items fan out to (a
+ * disabled account's queue does not grow; once enabled again it gets what comes after).
+ */
 export async function subscriptionsByFeed(db: Kysely<Database>, feedId: number): Promise<SubscriptionRow[]> {
-  return db.selectFrom('subscriptions').selectAll().where('feed_id', '=', feedId).orderBy('id').execute();
+  return db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .where('feed_id', '=', feedId)
+    .where('account_id', 'not in', (eb) =>
+      eb.selectFrom('accounts').select('accounts.id').where('accounts.disabled_at', 'is not', null),
+    )
+    .orderBy('id')
+    .execute();
 }
 
 /**

@@ -12,6 +12,8 @@ export interface WebSession {
   method: SignInMethod;
   /** The passkey the browser signed in with, if it did. */
   passkeyId: number | null;
+  /** The account is an administrator (the web shows it the Accounts page). */
+  isAdmin: boolean;
   csrfToken: string;
   expiresAt: Timestamp;
 }
@@ -45,8 +47,9 @@ export async function createWebSession(
 }
 
 /**
- * The session with this id if it has not expired and the key it was opened with (if any) is not revoked;
- * null otherwise. (A session opened with a passkey is deleted with the passkey.) Sessions are looked up by id alone: the caller learns the account from the row.
+ * The session with this id if it has not expired, the key it was opened with (if any) is not revoked and
+ * its account is not disabled; null otherwise. (A session opened with a passkey is deleted with the
+ * passkey.) Sessions are looked up by id alone: the caller learns the account from the row.
  */
 export async function liveWebSession(
   db: Kysely<Database>,
@@ -63,6 +66,7 @@ export async function liveWebSession(
       's.id',
       's.account_id as accountId',
       'a.name as accountName',
+      'a.is_admin as isAdmin',
       's.key_id as keyId',
       's.method',
       's.passkey_id as passkeyId',
@@ -72,8 +76,9 @@ export async function liveWebSession(
     .where('s.id', '=', id)
     .where('s.expires_at', '>', now)
     .where((eb) => eb.or([eb('s.key_id', 'is', null), eb('k.revoked_at', 'is', null)]))
+    .where('a.disabled_at', 'is', null)
     .executeTakeFirst();
-  return row ?? null;
+  return row === undefined ? null : { ...row, isAdmin: row.isAdmin !== 0 };
 }
 
 export async function extendWebSession(
@@ -103,6 +108,12 @@ export async function deletePasswordSessions(
   if (exceptId !== null) query = query.where('id', '!=', exceptId);
   const r = await query.executeTakeFirst();
   return Number(r.numDeletedRows);
+}
+
+/** Ends every session of an account (when it is disabled). */
+export async function deleteAccountWebSessions(db: Kysely<Database>, accountId: number): Promise<number> {
+  const result = await db.deleteFrom('web_sessions').where('account_id', '=', accountId).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 export async function deleteWebSession(db: Kysely<Database>, id: string): Promise<void> {

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { TestContext } from 'node:test';
 import { Migrator } from 'kysely';
 import { type Engine, type Store, openStore } from '../store/db.js';
+import { migrateToLatest } from '../store/migrate.js';
 import { migrationsFor } from '../store/migrations/index.js';
 
 export const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -97,5 +98,12 @@ export async function storeMigratedTo(t: TestContext, engine: Engine, migration:
   });
   const { error } = await migrator.migrateTo(migration);
   if (error !== undefined) throw new Error(`migrating to ${migration} failed`, { cause: error });
+  return store;
+}
+
+/** A database of its own at the latest migration (for tests where "the first account" matters). */
+export async function freshStore(t: TestContext, engine: Engine): Promise<Store> {
+  const store = await storeMigratedTo(t, engine, '0001_init');
+  await migrateToLatest(store);
   return store;
 }

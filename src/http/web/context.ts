@@ -87,7 +87,9 @@ export function requireSession(request: FastifyRequest): WebSession {
 }
 
 export const viewerOf = (session: WebSession | null): Viewer | null =>
-  session === null ? null : { accountName: session.accountName, csrfToken: session.csrfToken };
+  session === null
+    ? null
+    : { accountName: session.accountName, csrfToken: session.csrfToken, isAdmin: session.isAdmin };
 
 /** A multipart form as the web app reads it: its fields, and its file parts by field name. */
 export class MultipartForm {

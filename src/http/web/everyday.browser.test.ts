@@ -39,7 +39,7 @@ await describeEachEngine('issue 13 in Chromium', (ctx) => {
     page = await browser.context.newPage();
     await page.goto(`${base}/sign-in`);
     await page.getByLabel('API key').fill(account.apiKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with key' }).click();
     await page.waitForURL(`${base}/queue`);
   });
   after(async () => {

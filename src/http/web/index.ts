@@ -21,11 +21,14 @@ import { sentence } from './errors.js';
 import { errorPage } from './layout.js';
 import { digestLinkPage } from './pages/digestLink.js';
 import { registerPasskeyScript } from './passkeyScript.js';
+import { registerAccounts } from './pages/accounts.js';
 import { registerDigests } from './pages/digests.js';
 import { registerFeeds } from './pages/feeds.js';
+import { registerInvite } from './pages/invite.js';
 import { registerItem } from './pages/item.js';
 import { registerKeys } from './pages/keys.js';
 import { registerOpml } from './pages/opml.js';
+import { registerProfile } from './pages/profile.js';
 import { registerQueue } from './pages/queue.js';
 import { registerSave } from './pages/save.js';
 import { registerSettings } from './pages/settings.js';
@@ -184,6 +187,9 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     registerSettings(scope, deps);
     registerSignInSettings(scope, deps);
     registerItem(scope, deps);
+    registerAccounts(scope, deps);
+    registerInvite(scope, deps);
+    registerProfile(scope, deps);
     done();
   });
 

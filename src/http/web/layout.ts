@@ -9,7 +9,11 @@ export const NAV = [
   { id: 'settings', href: '/settings', label: 'Settings' },
   { id: 'keys', href: '/keys', label: 'Keys' },
   { id: 'save', href: '/save', label: 'Save from anywhere' },
+  { id: 'accounts', href: '/accounts', label: 'Accounts' },
 ] as const;
+
+/** Pages only administrators see in the navigation (and may open). */
+const ADMIN_ONLY: ReadonlySet<NavId> = new Set(['accounts']);
 
 export type NavId = (typeof NAV)[number]['id'];
 
@@ -17,6 +21,8 @@ export type NavId = (typeof NAV)[number]['id'];
 export interface Viewer {
   accountName: string;
   csrfToken: string;
+  /** An administrator: the navigation shows Accounts. */
+  isAdmin?: boolean;
 }
 
 export interface PageOptions {
@@ -40,7 +46,7 @@ export function page(opts: PageOptions): SafeHtml {
       ? null
       : html`<nav aria-label="Main">
             <ul>
-              ${NAV.map(
+              ${NAV.filter((item) => viewer.isAdmin === true || !ADMIN_ONLY.has(item.id)).map(
                 (item) =>
                   html`<li>
                     <a href="${item.href}" ${item.id === opts.current ? html` aria-current="page"` : ''}

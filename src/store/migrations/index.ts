@@ -13,6 +13,7 @@ import * as m0010 from './0010_pages.js';
 import * as m0011 from './0011_digest_tallies.js';
 import * as m0012 from './0012_feed_skips.js';
 import * as m0013 from './0013_passwords_passkeys.js';
+import * as m0014 from './0014_account_admin.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -40,6 +41,7 @@ const modules: Record<string, MigrationModule> = {
   '0011_digest_tallies': m0011,
   '0012_feed_skips': m0012,
   '0013_passwords_passkeys': m0013,
+  '0014_account_admin': m0014,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

@@ -23,6 +23,7 @@ import { type SafeHtml, html } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { dueWords } from '../time.js';
 import { digestNowSection, nextDigestLine } from './digestNow.js';
+import { accountSection } from './profile.js';
 
 const DAYS = [
   ['mon', 'Monday'],
@@ -357,6 +358,7 @@ function settingsPage(v: SettingsView): SafeHtml {
         >
         <div><button type="submit">Save settings</button></div>
       </form>
-      ${digestNowSection(v.viewer, v.today, v.next, account.timezone)}`,
+      ${digestNowSection(v.viewer, v.today, v.next, account.timezone)}
+      ${accountSection(account)}`,
   });
 }

@@ -32,6 +32,7 @@ const NOTICES: Record<string, string> = {
   revoked: 'You revoked the key this browser signed in with, so it is signed out. Sign in with another key.',
   passkey_deleted:
     'You deleted the passkey this browser signed in with, so it is signed out. Sign in another way.',
+  deleted: 'Your account is deleted, with everything in it.',
 };
 
 /** The sign-in form's token lives this long (an open tab can still sign in after a lunch break). */

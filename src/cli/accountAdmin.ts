@@ -1,0 +1,66 @@
+import type { Command } from 'commander';
+import { disableAccount, enableAccount } from '../accounts/admin.js';
+import { removeAccount } from '../accounts/deleteAccount.js';
+import type { Account } from '../store/accounts.js';
+import { type Io, UsageError, parseId, withStore } from './context.js';
+
+/**
+ * `tidings account disable|enable|delete`: the operator's side of what an administrator does on the web's
+ * Accounts page, with the same rules (src/accounts/admin.ts, deleteAccount.ts).
+ */
+export function accountAdminCommands(account: Command, io: Io): void {
+  const report = (a: Account, json: boolean, words: string): void => {
+    io.out(json ? JSON.stringify(a) : `Account ${a.id} (${a.name}) ${words}`);
+  };
+
+  account
+    .command('disable')
+    .description('disable an account: no sign-in, its API keys refused, no digests (nothing is deleted)')
+    .requiredOption('--account <id>', 'account ID')
+    .option('--json', 'print the account afterwards as one JSON line')
+    .action(async (opts: { account: string; json?: boolean }) => {
+      const accountId = parseId(opts.account, '--account');
+      await withStore(io, async (store) => {
+        const a = await disableAccount(store, accountId);
+        report(
+          a,
+          opts.json === true,
+          'is disabled: it cannot sign in, its API keys are refused and it gets no digests.',
+        );
+      });
+    });
+
+  account
+    .command('enable')
+    .description('enable a disabled account again')
+    .requiredOption('--account <id>', 'account ID')
+    .option('--json', 'print the account afterwards as one JSON line')
+    .action(async (opts: { account: string; json?: boolean }) => {
+      const accountId = parseId(opts.account, '--account');
+      await withStore(io, async (store) => {
+        const a = await enableAccount(store, accountId);
+        report(a, opts.json === true, 'is enabled.');
+      });
+    });
+
+  account
+    .command('delete')
+    .description(
+      'delete an account with everything in it (its queue, feeds, digests, keys); cannot be undone',
+    )
+    .requiredOption('--account <id>', 'account ID')
+    .option('--yes', 'confirm: delete it now')
+    .action(async (opts: { account: string; yes?: boolean }) => {
+      const accountId = parseId(opts.account, '--account');
+      if (opts.yes !== true) {
+        throw new UsageError(
+          `this deletes account ${accountId} and everything in it, for good: add --yes to confirm`,
+          2,
+        );
+      }
+      await withStore(io, async (store) => {
+        await removeAccount(store, accountId);
+        io.out(`Deleted account ${accountId} and everything in it.`);
+      });
+    });
+}
