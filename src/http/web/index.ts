@@ -25,6 +25,7 @@ import { registerKeys } from './pages/keys.js';
 import { registerOpml } from './pages/opml.js';
 import { registerQueue } from './pages/queue.js';
 import { registerSave } from './pages/save.js';
+import { registerSearch } from './pages/search.js';
 import { registerSettings } from './pages/settings.js';
 import { registerSignIn } from './pages/signIn.js';
 import { findSession } from '../../accounts/sessions.js';
@@ -174,6 +175,7 @@ export function registerWeb(
     registerSave(scope, deps);
     registerSettings(scope, deps);
     registerItem(scope, deps);
+    registerSearch(scope, deps);
     done();
   });
 
