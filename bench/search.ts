@@ -3,7 +3,7 @@
  * BENCH_SEARCH_ITEMS (100,000) digest items over a year of daily digests, and a second account with a
  * tenth as many (so that scoping by account is real work), written through the triggers that keep the
  * index (timed: that is also what migration 0015's backfill costs per item). Titles, summaries and, for
- * one item in five, a page's text of 300 words are drawn from a synthetic vocabulary of 5,000 words with
+ * one item in five, a page's text of 300 words are drawn from a synthetic vocabulary of 50,000 words with
  * Zipf frequencies, so that rare, common and very common words exist in known proportions.
  *
  * Then each kind of query runs BENCH_SEARCH_RUNS (200) times after 20 warm-up runs, through the service the
@@ -36,7 +36,7 @@ const RUNS = envInt('BENCH_SEARCH_RUNS', 200);
 const WARMUP = 20;
 const PG_ADMIN = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const BAR_MS = 50;
-const VOCABULARY = 5_000;
+const VOCABULARY = 50_000;
 const DAYS = 365;
 
 /** mulberry32: the same corpus every run. */
