@@ -7,6 +7,8 @@ import { removeQueuedItem } from '../queue/remove.js';
 import { testDigestDeps, saveUrl, queueFeedItem } from '../test/digestPipeline.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { insertPage, linkQueuedPage } from '../test/pages.js';
+import { parseSearchQuery } from '../lib/searchQuery.js';
+import { searchItems } from '../store/searchDocuments.js';
 import { type SearchResults, searchAccount } from './search.js';
 
 const titles = (r: SearchResults) => r.hits.map((h) => segmentText(h.title));
@@ -34,7 +36,7 @@ await describeEachEngine('search', (ctx) => {
       assert.equal(found.total, 1, word);
       assert.deepEqual(titles(found), ['How tides are made'], word);
       assert.equal(found.hits[0]?.kind, 'queue');
-      assert.equal(found.hits[0]?.site, 'Sea Notes');
+      assert.equal(found.hits[0].site, 'Sea Notes');
     }
     const lighthouse = await searchAccount(store, a.id, 'lighthouse');
     assert.deepEqual(lighthouse.hits[0]?.snippet, [
@@ -76,6 +78,33 @@ await describeEachEngine('search', (ctx) => {
     await assert.rejects(searchAccount(store, a.id, 'kelp', { offset: 10_001 }), (e) =>
       isTidingsError(e, 'invalid_input'),
     );
+  });
+
+  test('past the ranked maximum, the count stops and hits come newest first', async () => {
+    const store = ctx.store();
+    const a = await newAccount(store);
+    const b = await newAccount(store);
+    for (let i = 0; i < 6; i++) await saveUrl(store, a.id, `https://cap.example/${i}`, `Gull ${i}`);
+    await saveUrl(store, b.id, 'https://cap.example/b', 'Gull of b');
+    const query = parseSearchQuery('gull');
+    const page = (offset: number) =>
+      searchItems(store.db, store.engine, a.id, query, { limit: 2, offset, rankedHits: 3 });
+    const first = await page(0);
+    assert.deepEqual([first.total, first.capped], [4, true]);
+    assert.deepEqual(
+      first.rows.map((r) => r.title),
+      ['Gull 5', 'Gull 4'],
+    );
+    assert.deepEqual(
+      (await page(2)).rows.map((r) => r.title),
+      ['Gull 3', 'Gull 2'],
+    );
+    const all = await searchItems(store.db, store.engine, a.id, query, {
+      limit: 20,
+      offset: 0,
+      rankedHits: 6,
+    });
+    assert.deepEqual([all.total, all.capped, all.rows.length], [6, false, 6]);
   });
 
   test('phrases, OR and excluded words', async () => {

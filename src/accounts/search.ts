@@ -49,6 +49,11 @@ export interface SearchHit {
 export interface SearchResults {
   /** Hits in all, of this account only. */
   total: number;
+  /**
+   * More than RANKED_HITS (10,000) matched: `total` is that many plus one, and hits come newest first
+   * rather than ranked (store/searchDocuments.ts).
+   */
+  capped: boolean;
   offset: number;
   limit: number;
   hits: SearchHit[];
@@ -76,7 +81,10 @@ export async function searchAccount(
     );
   }
   const query = parseSearchQuery(text);
-  const { total, rows } = await searchItems(store.db, store.engine, accountId, query, { offset, limit });
+  const { total, capped, rows } = await searchItems(store.db, store.engine, accountId, query, {
+    offset,
+    limit,
+  });
   const token =
     page.baseUrl !== undefined && rows.some((r) => r.kind === 'digest')
       ? await digestTokenOf(store.db, accountId)
@@ -97,5 +105,5 @@ export async function searchAccount(
     site: siteName({ site_name: r.site_name }) ?? (foldWhitespace(r.feed_title ?? '') || domainOf(r.url)),
     snippet: snippet([r.summary, r.page_description, r.page_text], query),
   }));
-  return { total, offset, limit, hits };
+  return { total, capped, offset, limit, hits };
 }

@@ -36,7 +36,10 @@ export function searchCommand(program: Command, io: Io): void {
             return;
           }
           const last = found.offset + found.hits.length;
-          io.out(`${found.total} hit${found.total === 1 ? '' : 's'}, ${found.offset + 1}–${last} shown:`);
+          const counted = found.capped
+            ? `more than ${found.total - 1} hits (newest first)`
+            : `${found.total} hit${found.total === 1 ? '' : 's'}`;
+          io.out(`${counted}, ${found.offset + 1}–${last} shown:`);
           for (const hit of found.hits) {
             io.out('');
             io.out(`${where(hit)}  ${terminal(hit.title)} (${hit.site})`);

@@ -52,7 +52,7 @@ await describeEachEngine('web app: search', (ctx) => {
 
     const res = await search(client, 'tides');
     assert.equal(res.statusCode, 200);
-    assert.match(res.body, /2 links\s+found, 1–2 shown, best match first\./);
+    assert.match(res.body, /2 links found, 1–2 shown,\s+best match first\./);
     assert.ok(!res.body.includes('<script>alert'), 'stored text is escaped');
     assert.ok(!res.body.includes('Their tides'), "another account's link is not shown");
     assert.match(res.body, /&lt;script&gt;alert\(1\)&lt;\/script&gt; spring <mark>tides<\/mark>/);

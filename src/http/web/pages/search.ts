@@ -97,9 +97,12 @@ function results(q: string, found: SearchResults, zone: string, now: Date): Safe
   }
   const end = offset + hits.length;
   const link = (start: number) => `/search?q=${encodeURIComponent(q)}${start > 0 ? `&start=${start}` : ''}`;
+  const counted = found.capped
+    ? `More than ${(total - 1).toLocaleString('en')} links found`
+    : `${total.toLocaleString('en')} link${total === 1 ? '' : 's'} found`;
   return html`<p role="status">
-      ${total.toLocaleString('en')} link${total === 1 ? '' : 's'}
-      found${hits.length === 0 ? '' : `, ${offset + 1}–${end} shown`}, best match first.
+      ${counted}${hits.length === 0 ? '' : `, ${offset + 1}–${end} shown`},
+      ${found.capped ? 'newest first (add a word to rank them)' : 'best match first'}.
     </p>
     <ol class="items">
       ${hits.map((h) => hit(h, zone, now))}
@@ -107,7 +110,7 @@ function results(q: string, found: SearchResults, zone: string, now: Date): Safe
     ${
       total > SEARCH_PAGE_SIZE
         ? html`<nav class="pager" aria-label="Search result pages">
-            <span>${offset + 1}–${end} of ${total.toLocaleString('en')}</span>
+            <span>${offset + 1}–${end} of ${found.capped ? 'many' : total.toLocaleString('en')}</span>
             ${offset > 0 ? html`<a href="${link(Math.max(0, offset - SEARCH_PAGE_SIZE))}">Previous results</a>` : null}
             ${end < total ? html`<a href="${link(end)}">More results</a>` : null}
           </nav>`
