@@ -97,19 +97,18 @@ async function sqliteIndex(db: Kysely<unknown>): Promise<void> {
 }
 
 async function sqliteTriggers(db: Kysely<unknown>): Promise<void> {
-  await sql`CREATE TRIGGER search_queue_ai AFTER INSERT ON queue_items BEGIN
-    INSERT INTO search_documents (account_id, kind, item_id, digest_id, page_id, created_at)
-    VALUES (NEW.account_id, 'queue', NEW.id, NULL, NEW.page_id, NEW.created_at); END`.execute(db);
+  await sql`CREATE TRIGGER search_queue_ai AFTER INSERT ON queue_items BEGIN ${sql.raw(NEW_DOCUMENT.queue)}; END`.execute(
+    db,
+  );
   await sql`CREATE TRIGGER search_queue_au AFTER UPDATE OF title, url, summary, page_id, feed_id ON queue_items
     BEGIN UPDATE search_documents SET page_id = NEW.page_id WHERE kind = 'queue' AND item_id = NEW.id; END`.execute(
     db,
   );
   await sql`CREATE TRIGGER search_queue_ad AFTER DELETE ON queue_items BEGIN
     DELETE FROM search_documents WHERE kind = 'queue' AND item_id = OLD.id; END`.execute(db);
-  await sql`CREATE TRIGGER search_digest_ai AFTER INSERT ON digest_items BEGIN
-    INSERT INTO search_documents (account_id, kind, item_id, digest_id, page_id, created_at)
-    SELECT d.account_id, 'digest', NEW.id, NEW.digest_id, NEW.page_id, d.created_at
-    FROM digests d WHERE d.id = NEW.digest_id; END`.execute(db);
+  await sql`CREATE TRIGGER search_digest_ai AFTER INSERT ON digest_items BEGIN ${sql.raw(NEW_DOCUMENT.digest)}; END`.execute(
+    db,
+  );
   await sql`CREATE TRIGGER search_digest_au AFTER UPDATE OF title, url, summary, page_id, feed_title ON digest_items
     BEGIN UPDATE search_documents SET page_id = NEW.page_id WHERE kind = 'digest' AND item_id = NEW.id; END`.execute(
     db,
@@ -140,32 +139,32 @@ async function postgresIndex(db: Kysely<unknown>): Promise<void> {
     FOR EACH ROW EXECUTE FUNCTION search_documents_index()`.execute(db);
 }
 
+/** A queue or digest item's document, as a trigger on its table inserts it (NEW is the item). */
+const NEW_DOCUMENT = {
+  queue: `INSERT INTO search_documents (account_id, kind, item_id, digest_id, page_id, created_at)
+    VALUES (NEW.account_id, 'queue', NEW.id, NULL, NEW.page_id, NEW.created_at)`,
+  digest: `INSERT INTO search_documents (account_id, kind, item_id, digest_id, page_id, created_at)
+    SELECT d.account_id, 'digest', NEW.id, NEW.digest_id, NEW.page_id, d.created_at
+    FROM digests d WHERE d.id = NEW.digest_id`,
+} as const;
+
+/** The PostgreSQL trigger function that keeps the documents of one kind of item in step. */
+const syncFunction = (name: string, kind: keyof typeof NEW_DOCUMENT) =>
+  sql.raw(`CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_OP = 'INSERT' THEN
+        ${NEW_DOCUMENT[kind]};
+      ELSIF TG_OP = 'UPDATE' THEN
+        UPDATE search_documents SET page_id = NEW.page_id WHERE kind = '${kind}' AND item_id = NEW.id;
+      ELSE
+        DELETE FROM search_documents WHERE kind = '${kind}' AND item_id = OLD.id;
+      END IF;
+      RETURN NULL;
+    END $$`);
+
 async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
-  await sql`CREATE FUNCTION search_queue_items_sync() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF TG_OP = 'INSERT' THEN
-        INSERT INTO search_documents (account_id, kind, item_id, digest_id, page_id, created_at)
-        VALUES (NEW.account_id, 'queue', NEW.id, NULL, NEW.page_id, NEW.created_at);
-      ELSIF TG_OP = 'UPDATE' THEN
-        UPDATE search_documents SET page_id = NEW.page_id WHERE kind = 'queue' AND item_id = NEW.id;
-      ELSE
-        DELETE FROM search_documents WHERE kind = 'queue' AND item_id = OLD.id;
-      END IF;
-      RETURN NULL;
-    END $$`.execute(db);
-  await sql`CREATE FUNCTION search_digest_items_sync() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF TG_OP = 'INSERT' THEN
-        INSERT INTO search_documents (account_id, kind, item_id, digest_id, page_id, created_at)
-        SELECT d.account_id, 'digest', NEW.id, NEW.digest_id, NEW.page_id, d.created_at
-        FROM digests d WHERE d.id = NEW.digest_id;
-      ELSIF TG_OP = 'UPDATE' THEN
-        UPDATE search_documents SET page_id = NEW.page_id WHERE kind = 'digest' AND item_id = NEW.id;
-      ELSE
-        DELETE FROM search_documents WHERE kind = 'digest' AND item_id = OLD.id;
-      END IF;
-      RETURN NULL;
-    END $$`.execute(db);
+  await syncFunction('search_queue_items_sync', 'queue').execute(db);
+  await syncFunction('search_digest_items_sync', 'digest').execute(db);
   await sql`CREATE FUNCTION search_pages_sync() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       UPDATE search_documents SET page_id = page_id WHERE page_id = NEW.id;
