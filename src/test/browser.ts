@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { buildServer } from '../http/server.js';
 import type { Store } from '../store/db.js';
 import { silentLogger } from './harness.js';
@@ -69,4 +69,21 @@ export async function listeningServer(
   const { port } = app.server.address() as AddressInfo;
   config.baseUrl = `http://127.0.0.1:${port}`;
   return { app, baseUrl: config.baseUrl };
+}
+
+/** The paths (on `base`) that scroll sideways at the page's current width, with by how many pixels. */
+export async function sidewaysOverflows(
+  page: Page,
+  base: string,
+  paths: readonly string[],
+): Promise<string[]> {
+  const found: string[] = [];
+  for (const path of paths) {
+    await page.goto(`${base}${path}`);
+    const overflow = await page.evaluate<number>(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    );
+    if (overflow > 0) found.push(`${path} overflows by ${overflow} px`);
+  }
+  return found;
 }
