@@ -1,3 +1,4 @@
+import { decodeHTML } from 'entities';
 import { type Kysely, sql } from 'kysely';
 import type { MigrationContext } from './index.js';
 
@@ -209,23 +210,17 @@ async function backfillPageText(db: Kysely<unknown>): Promise<void> {
   }
 }
 
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+/** Tags inside a line of text: dropped without a space ("<em>petrels</em>!" is "petrels!"). */
+const INLINE =
+  /^(a|abbr|b|bdi|bdo|cite|code|data|dfn|em|i|kbd|mark|q|s|samp|small|span|strong|sub|sup|time|u|var)$/i;
 
 /**
  * This migration's own copy of "the plain text of sanitised reader HTML" (lib/text.ts htmlToText is the
- * living rule): tags dropped, the common references decoded, whitespace folded.
+ * living rule): inline tags dropped, other tags a space, references decoded, whitespace folded.
  */
 function plainText(html: string): string {
-  return html
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, ref: string) => {
-      if (ref.startsWith('#')) {
-        const code =
-          ref[1] === 'x' || ref[1] === 'X' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
-        return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : ' ';
-      }
-      return ENTITIES[ref.toLowerCase()] ?? whole;
-    })
-    .replace(/\s+/g, ' ')
-    .trim();
+  const text = html.replace(/<\/?([a-z][a-z0-9]*)\b[^>]*>|<[^>]*>/gi, (_tag, name: string | undefined) =>
+    name !== undefined && INLINE.test(name) ? '' : ' ',
+  );
+  return decodeHTML(text).replace(/\s+/g, ' ').trim();
 }
