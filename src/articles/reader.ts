@@ -75,6 +75,7 @@ async function read(
     canonicalUrl: got.canonicalUrl,
     image: got.image,
     html: got.html,
+    text: got.text,
     wordCount: got.wordCount,
     readingMinutes: got.readingMinutes,
     mediaType: got.mediaType,

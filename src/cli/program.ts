@@ -7,6 +7,7 @@ import { feedCommands } from './feed.js';
 import { keyCommands } from './key.js';
 import { migrateCommand } from './migrate.js';
 import { opmlCommands } from './opml.js';
+import { searchCommand } from './search.js';
 import { serveCommand } from './serve.js';
 import { workerCommands } from './worker.js';
 
@@ -27,5 +28,6 @@ export function buildProgram(io: Io): Command {
   keyCommands(program, io);
   feedCommands(program, io);
   digestCommands(program, io);
+  searchCommand(program, io);
   return program;
 }

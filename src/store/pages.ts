@@ -115,6 +115,8 @@ export interface PageRead {
   canonicalUrl: string | null;
   image: { url: string; width: number | null; height: number | null; alt: string | null } | null;
   html: string | null;
+  /** The plain text of `html` (what search reads); null when there is none. */
+  text: string | null;
   wordCount: number;
   readingMinutes: number;
   mediaType: string | null;
@@ -148,6 +150,7 @@ export async function recordPageRead(
     image_height: r.image?.height ?? null,
     image_alt: r.image?.alt ?? null,
     html: r.html,
+    text: r.text,
     word_count: r.wordCount,
     reading_minutes: r.readingMinutes,
     media_type: r.mediaType,

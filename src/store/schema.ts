@@ -234,6 +234,8 @@ export interface PagesTable {
   image_alt: string | null;
   /** The main text as sanitised reader HTML (capped); null when there is none. */
   html: string | null;
+  /** The plain text of `html`, whitespace folded: what search reads (migration 0015); null when none. */
+  text: Generated<string | null>;
   word_count: Generated<number>;
   reading_minutes: Generated<number>;
   media_type: string | null;
@@ -333,6 +335,25 @@ export interface InvitationsTable {
   used_by_account_id: number | null;
 }
 
+export type SearchKind = 'queue' | 'digest';
+
+/**
+ * One queue or digest item as search finds it (migration 0015), kept in step by triggers: the text indexed
+ * is the view search_texts; SQLite indexes it in the FTS5 table search_fts (rowid = id), PostgreSQL in the
+ * column tsv (not listed here: only search queries read it, through sql).
+ */
+export interface SearchDocumentsTable {
+  id: Generated<number>;
+  account_id: number;
+  kind: SearchKind;
+  /** queue_items.id or digest_items.id. */
+  item_id: number;
+  digest_id: number | null;
+  page_id: number | null;
+  /** When the item was queued (queue) or its digest built (digest). */
+  created_at: Timestamp;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -355,4 +376,5 @@ export interface Database {
   passkeys: PasskeysTable;
   webauthn_challenges: WebauthnChallengesTable;
   invitations: InvitationsTable;
+  search_documents: SearchDocumentsTable;
 }

@@ -67,6 +67,12 @@ await describeEachEngine('store', (ctx) => {
       'pages',
       'passkeys',
       'queue_items',
+      'search_documents',
+      // SQLite: the FTS5 table of search and its shadow tables (migration 0015).
+      ...(ctx.engine === 'sqlite'
+        ? ['search_fts', 'search_fts_config', 'search_fts_data', 'search_fts_docsize', 'search_fts_idx']
+        : []),
+      'search_texts',
       'subscriptions',
       'web_sessions',
       'webauthn_challenges',

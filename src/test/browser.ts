@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, type Page, chromium } from 'playwright-core';
 import { buildServer } from '../http/server.js';
 import type { Store } from '../store/db.js';
 import { silentLogger } from './harness.js';
@@ -83,4 +83,21 @@ export async function closeBrowserAndServer(browser: Browser, app: FastifyInstan
   const closing = app.close();
   app.server.closeAllConnections();
   await closing;
+}
+
+/** The paths (on `base`) that scroll sideways at the page's current width, with by how many pixels. */
+export async function sidewaysOverflows(
+  page: Page,
+  base: string,
+  paths: readonly string[],
+): Promise<string[]> {
+  const found: string[] = [];
+  for (const path of paths) {
+    await page.goto(`${base}${path}`);
+    const overflow = await page.evaluate<number>(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    );
+    if (overflow > 0) found.push(`${path} overflows by ${overflow} px`);
+  }
+  return found;
 }

@@ -31,6 +31,7 @@ import { registerOpml } from './pages/opml.js';
 import { registerProfile } from './pages/profile.js';
 import { registerQueue } from './pages/queue.js';
 import { registerSave } from './pages/save.js';
+import { registerSearch } from './pages/search.js';
 import { registerSettings } from './pages/settings.js';
 import { registerSignIn } from './pages/signIn.js';
 import { registerSignInSettings } from './pages/signInSettings.js';
@@ -190,6 +191,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     registerAccounts(scope, deps);
     registerInvite(scope, deps);
     registerProfile(scope, deps);
+    registerSearch(scope, deps);
     done();
   });
 

@@ -78,7 +78,7 @@ p, ol, ul { margin: 0.5rem 0; }
 form.stack { display: grid; gap: 0.75rem; max-width: 36rem; margin: 0.75rem 0; }
 label { font-weight: 600; display: block; }
 input[type='text'], input[type='url'], input[type='password'], input[type='email'],
-input[type='number'], input[type='time'], select, textarea {
+input[type='number'], input[type='time'], input[type='search'], select, textarea {
   font: inherit; color: inherit; background: var(--bg);
   width: 100%; padding: 0.45rem 0.55rem; border: 1px solid var(--muted); border-radius: 6px;
 }
@@ -105,6 +105,7 @@ button.link { background: none; border: none; padding: 0.35rem 0; color: var(--a
 .inline { display: inline; margin: 0; }
 .row { display: flex; flex-wrap: wrap; gap: 0.5rem; align-items: end; }
 .row > .grow { flex: 1 1 14rem; }
+mark { background: #fde68a; color: #1d1d1b; border-radius: 2px; padding: 0 0.1em; }
 ol.items, ul.items { list-style: none; padding: 0; margin: 1rem 0; border-top: 1px solid var(--line); }
 .items > li {
   display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; align-items: start;

@@ -14,6 +14,7 @@ import * as m0011 from './0011_digest_tallies.js';
 import * as m0012 from './0012_feed_skips.js';
 import * as m0013 from './0013_passwords_passkeys.js';
 import * as m0014 from './0014_account_admin.js';
+import * as m0015 from './0015_search.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -42,6 +43,7 @@ const modules: Record<string, MigrationModule> = {
   '0012_feed_skips': m0012,
   '0013_passwords_passkeys': m0013,
   '0014_account_admin': m0014,
+  '0015_search': m0015,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

@@ -6,6 +6,7 @@ import { type WebDeps, WebError, queryParam, requireSession, sendPage, viewerOf 
 import { type SafeHtml, html } from '../html.js';
 import { page } from '../layout.js';
 import { ago, fromNow, timeElement } from '../time.js';
+import { searchForm } from './search.js';
 
 export const DIGESTS_PAGE_SIZE = 30;
 
@@ -54,6 +55,7 @@ export function registerDigests(scope: FastifyInstance, deps: WebDeps): void {
         viewer,
         current: 'digests',
         body: html`<h1>Digests</h1>
+          ${searchForm()}
           ${
             total === 0
               ? html`<p>

@@ -35,6 +35,7 @@ import { webRefusal } from '../errors.js';
 import { type SafeHtml, html, safeHref } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { ago, dueWords, timeElement } from '../time.js';
+import { searchForm } from './search.js';
 
 export const QUEUE_PAGE_SIZE = 100;
 
@@ -153,7 +154,7 @@ function queuePage(v: QueueView): SafeHtml {
     viewer: v.viewer,
     current: 'queue',
     body: html`<h1>Queue</h1>
-      ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
+      ${searchForm()} ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
       <p>${summary}</p>
       ${addForm(v.viewer, v.form)} ${list(next, 'In your next digest')}
       ${list(later, 'Waiting for a later digest')}

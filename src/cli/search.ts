@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import { operatorAccount } from '../accounts/authorize.js';
+import { SEARCH_PAGE_SIZE, type SearchHit, type Segment, searchAccount } from '../accounts/search.js';
+import { segmentText } from '../lib/highlight.js';
+import { type Io, parseId, withStore } from './context.js';
+
+/**
+ * `tidings search --account ID QUERY [--json]`: the account's queue and digests, best first (see
+ * docs/operating.md "Search"). Human output: a header, then per hit a line of where it is and its title
+ * (matches in **double asterisks**), its link, its snippet. --json: one line per hit (searchLine).
+ */
+export function searchCommand(program: Command, io: Io): void {
+  program
+    .command('search')
+    .description('search an account\'s queue and digests: words, "phrases", -excluded, OR')
+    .requiredOption('--account <id>', 'account ID')
+    .option('--limit <n>', 'at most this many hits', String(SEARCH_PAGE_SIZE))
+    .option('--offset <n>', 'skip this many hits first', '0')
+    .option('--json', 'one JSON line per hit')
+    .argument('<query...>', 'what to look for, joined by spaces (after "--" when it starts with "-")')
+    .action(
+      async (query: string[], opts: { account: string; limit: string; offset: string; json?: boolean }) => {
+        const accountId = parseId(opts.account, '--account');
+        const limit = parseId(opts.limit, '--limit');
+        const offset = parseId(opts.offset, '--offset');
+        await withStore(io, async (store) => {
+          const account = await operatorAccount(store, accountId);
+          const text = query.join(' ');
+          const found = await searchAccount(store, account, text, { limit, offset });
+          if (opts.json === true) {
+            for (const hit of found.hits) io.out(JSON.stringify(searchLine(hit)));
+            return;
+          }
+          if (found.hits.length === 0) {
+            io.out(found.total === 0 ? `Nothing found for ${text}.` : `No hits past ${found.total}.`);
+            return;
+          }
+          const last = found.offset + found.hits.length;
+          const counted = found.capped
+            ? `more than ${found.total - 1} hits (newest first)`
+            : `${found.total} hit${found.total === 1 ? '' : 's'}`;
+          io.out(`${counted}, ${found.offset + 1}–${last} shown:`);
+          for (const hit of found.hits) {
+            io.out('');
+            io.out(`${where(hit)}  ${terminal(hit.title)} (${hit.site})`);
+            io.out(`  ${hit.url}`);
+            if (hit.snippet.length > 0) io.out(`  ${terminal(hit.snippet)}`);
+          }
+        });
+      },
+    );
+}
+
+/**
+ * A hit as `search --json` prints it: kind ("queue" | "digest"), itemId, digestId and digestDate (null
+ * when queued), at (when queued or digested), url, site, title and snippet as plain text, and
+ * titleSegments / snippetSegments ([{text, mark}]: mark true on what matched).
+ */
+export function searchLine(hit: SearchHit): Record<string, unknown> {
+  return {
+    kind: hit.kind,
+    itemId: hit.itemId,
+    digestId: hit.digestId,
+    digestDate: hit.digestDate,
+    at: hit.at,
+    url: hit.url,
+    site: hit.site,
+    title: segmentText(hit.title),
+    snippet: segmentText(hit.snippet),
+    titleSegments: hit.title,
+    snippetSegments: hit.snippet,
+  };
+}
+
+const where = (hit: SearchHit) => (hit.kind === 'queue' ? '[queued]' : `[digest ${hit.digestDate ?? '?'}]`);
+const terminal = (segments: readonly Segment[]) =>
+  segments.map((s) => (s.mark ? `**${s.text}**` : s.text)).join('');

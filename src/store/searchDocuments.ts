@@ -1,0 +1,244 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type SearchClause, type SearchQuery, type SearchTerm, termText } from '../lib/searchQuery.js';
+import type { Engine } from './db.js';
+import type { Database, SearchKind, Timestamp } from './schema.js';
+
+/**
+ * Searching the queue and digest items of one account (migration 0015 keeps the index; nothing here
+ * writes it). One query shape on both engines: the documents of the account that match, ranked (SQLite
+ * FTS5 bm25, PostgreSQL ts_rank, both weighting title over site and URL over excerpt over page text),
+ * then newer first. A term of a script without spaces is a substring test over the indexed text instead.
+ */
+
+/** What a hit shows: the item as stored, its page's words, its digest. Highlighting is the caller's. */
+export interface SearchRow {
+  kind: SearchKind;
+  item_id: number;
+  digest_id: number | null;
+  /** The digest's day (YYYY-MM-DD); null for a queued item. */
+  digest_date: string | null;
+  /** When it was queued or its digest built. */
+  created_at: Timestamp;
+  url: string;
+  title: string;
+  summary: string | null;
+  feed_title: string | null;
+  page_title: string | null;
+  page_description: string | null;
+  site_name: string | null;
+  /** The page's text, as far as it is indexed; null when the page was not read. */
+  page_text: string | null;
+}
+
+export interface SearchPage {
+  /** Hits in all, counted up to RANKED_HITS + 1 (or `rankedHits` + 1, which tests lower). */
+  total: number;
+  /** More than RANKED_HITS matched: `total` is a lower bound and the hits come newest first, unranked. */
+  capped: boolean;
+  rows: SearchRow[];
+}
+
+/** Characters of a page's text that are indexed and that a hit carries (search_texts in migration 0015). */
+export const INDEXED_TEXT_CHARS = 100_000;
+
+/**
+ * Most hits counted and ranked. Ranking reads every match; past this many (a word in one link of ten of a
+ * large archive) the count stops and the hits come newest first, which both engines read in index order
+ * and stop after one page.
+ */
+export const RANKED_HITS = 10_000;
+
+export async function searchItems(
+  db: Kysely<Database>,
+  engine: Engine,
+  accountId: number,
+  query: SearchQuery,
+  page: { limit: number; offset: number; rankedHits?: number },
+): Promise<SearchPage> {
+  const cap = page.rankedHits ?? RANKED_HITS;
+  const plan = engine === 'sqlite' ? sqlitePlan(query) : postgresPlan(query);
+  const where = sql`d.account_id = ${accountId} ${plan.where}`;
+  const counted = await sql<{ n: number }>`select count(*) as n from (
+    select 1 as one from ${plan.from} where ${where} limit ${cap + 1}) c`.execute(db);
+  const total = counted.rows[0]?.n ?? 0;
+  const capped = total > cap;
+  if (total === 0 || page.offset >= total) return { total, capped, rows: [] };
+  const order = capped ? plan.newest : sql`${plan.rank}, d.created_at desc, d.id desc`;
+  const found = await sql<{ id: number; kind: SearchKind; item_id: number }>`
+    select d.id, d.kind, d.item_id from ${plan.from} where ${where}
+    order by ${order}
+    limit ${page.limit} offset ${page.offset}`.execute(db);
+  const details = await rowsOf(db, accountId, found.rows);
+  const rows = found.rows.flatMap((r) => details.get(`${r.kind}:${r.item_id}`) ?? []);
+  return { total, capped, rows };
+}
+
+/** The account's searchable documents: a plain indexed count, the baseline the benchmark compares with. */
+export async function searchDocumentCount(db: Kysely<Database>, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('search_documents')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  return row?.n ?? 0;
+}
+
+interface Plan {
+  from: RawBuilder<unknown>;
+  /** Conditions after the account's, each starting with "and". */
+  where: RawBuilder<unknown>;
+  rank: RawBuilder<unknown>;
+  /** Newest first, in an order the engine reads from its index without sorting every match. */
+  newest: RawBuilder<unknown>;
+}
+
+const byKind = (query: SearchQuery) => {
+  const wordsOnly = (c: SearchClause) => c.terms.every((t) => !t.substring);
+  return {
+    matched: query.clauses.filter((c) => wordsOnly(c) && !c.excluded),
+    left: query.clauses.filter((c) => wordsOnly(c) && c.excluded),
+    other: query.clauses.filter((c) => !wordsOnly(c)),
+  };
+};
+
+/** FTS5 query text: each term a quoted phrase of its words (letters, digits, marks: no quote to escape). */
+const ftsTerm = (t: SearchTerm) => `"${t.words.join(' ')}"`;
+const ftsClause = (c: SearchClause) => `(${c.terms.map(ftsTerm).join(' OR ')})`;
+
+function sqlitePlan(query: SearchQuery): Plan {
+  const { matched, left, other } = byKind(query);
+  const conditions = other.map((c) =>
+    clauseCondition(c, sql`instr`, (t) => sql`d.id in (${ftsIds(ftsTerm(t))})`),
+  );
+  if (matched.length === 0) {
+    for (const c of left) conditions.push(sql`not (d.id in (${ftsIds(ftsClause(c))}))`);
+    return {
+      from: sql`search_documents d`,
+      where: and(conditions),
+      rank: sql`d.created_at desc`,
+      newest: sql`d.id desc`,
+    };
+  }
+  const expression =
+    `(${matched.map(ftsClause).join(' AND ')})` + left.map((c) => ` NOT ${ftsClause(c)}`).join('');
+  return {
+    from: sql`search_fts f join search_documents d on d.id = f.rowid`,
+    where: sql`and search_fts match ${expression} ${and(conditions)}`,
+    rank: sql`bm25(search_fts, 10.0, 5.0, 3.0, 2.0, 1.0)`,
+    newest: sql`f.rowid desc`,
+  };
+}
+
+const ftsIds = (expression: string) => sql`select rowid from search_fts where search_fts match ${expression}`;
+
+const tsTerm = (t: SearchTerm) => sql`phraseto_tsquery('simple', ${t.words.join(' ')})`;
+const tsClause = (c: SearchClause) => sql`(${sql.join(c.terms.map(tsTerm), sql` || `)})`;
+
+function postgresPlan(query: SearchQuery): Plan {
+  const { matched, left, other } = byKind(query);
+  const conditions = other.map((c) => clauseCondition(c, sql`strpos`, (t) => sql`d.tsv @@ ${tsTerm(t)}`));
+  for (const c of left) conditions.push(sql`not (d.tsv @@ ${tsClause(c)})`);
+  const newest = sql`d.id desc`;
+  if (matched.length === 0) {
+    return { from: sql`search_documents d`, where: and(conditions), rank: sql`d.created_at desc`, newest };
+  }
+  const tsquery = sql`(${sql.join(matched.map(tsClause), sql` && `)})`;
+  return {
+    from: sql`search_documents d`,
+    where: sql`and d.tsv @@ ${tsquery} ${and(conditions)}`,
+    rank: sql`ts_rank(d.tsv, ${tsquery}) desc`,
+    newest,
+  };
+}
+
+/** A clause with a substring term, as a condition on `d`: its terms OR'd, negated when excluded. */
+function clauseCondition(
+  c: SearchClause,
+  position: RawBuilder<unknown>,
+  words: (t: SearchTerm) => RawBuilder<unknown>,
+): RawBuilder<unknown> {
+  const terms = c.terms.map((t) => (t.substring ? containsText(position, termText(t)) : words(t)));
+  const any = sql`(${sql.join(terms, sql` or `)})`;
+  return c.excluded ? sql`not ${any}` : any;
+}
+
+/**
+ * The document's indexed text holds `needle` (case folded as each engine's lower() does); `position` is
+ * the engine's substring position function (instr, strpos).
+ */
+const containsText = (position: RawBuilder<unknown>, needle: string) => sql`exists (
+  select 1 from search_texts t where t.kind = d.kind and t.item_id = d.item_id
+    and ${position}(lower(t.title || ' ' || t.site || ' ' || t.url || ' ' || t.excerpt || ' ' || t.body),
+      lower(${needle})) > 0)`;
+
+const and = (conditions: RawBuilder<unknown>[]) =>
+  conditions.length === 0 ? sql`` : sql`and ${sql.join(conditions, sql` and `)}`;
+
+/** Each found item's row, keyed "kind:item_id"; an item deleted meanwhile is absent. */
+async function rowsOf(
+  db: Kysely<Database>,
+  accountId: number,
+  found: readonly { kind: SearchKind; item_id: number }[],
+): Promise<Map<string, SearchRow>> {
+  const ids = (kind: SearchKind) => found.filter((f) => f.kind === kind).map((f) => f.item_id);
+  const out = new Map<string, SearchRow>();
+  const queued = ids('queue');
+  if (queued.length > 0) {
+    const rows = await db
+      .selectFrom('queue_items as i')
+      .leftJoin('pages as p', (j) => j.onRef('p.id', '=', 'i.page_id').on('p.state', '=', 'read'))
+      .leftJoin('feeds as f', 'f.id', 'i.feed_id')
+      .leftJoin('subscriptions as s', (j) =>
+        j.onRef('s.feed_id', '=', 'i.feed_id').onRef('s.account_id', '=', 'i.account_id'),
+      )
+      .select((eb) => [
+        sql<SearchKind>`'queue'`.as('kind'),
+        'i.id as item_id',
+        sql<null>`null`.as('digest_id'),
+        sql<null>`null`.as('digest_date'),
+        'i.created_at',
+        'i.url',
+        'i.title',
+        'i.summary',
+        eb.fn.coalesce('s.title', 'f.title').as('feed_title'),
+        ...pageColumns,
+      ])
+      .where('i.account_id', '=', accountId)
+      .where('i.id', 'in', queued)
+      .execute();
+    for (const r of rows) out.set(`queue:${r.item_id}`, r);
+  }
+  const digested = ids('digest');
+  if (digested.length > 0) {
+    const rows = await db
+      .selectFrom('digest_items as i')
+      .innerJoin('digests as g', 'g.id', 'i.digest_id')
+      .leftJoin('pages as p', (j) => j.onRef('p.id', '=', 'i.page_id').on('p.state', '=', 'read'))
+      .select([
+        sql<SearchKind>`'digest'`.as('kind'),
+        'i.id as item_id',
+        'i.digest_id',
+        'g.local_date as digest_date',
+        'g.created_at',
+        'i.url',
+        'i.title',
+        'i.summary',
+        'i.feed_title',
+        'g.account_id',
+        ...pageColumns,
+      ])
+      .where('i.id', 'in', digested)
+      .execute();
+    // The account is checked here, not in SQL: with it bound, SQLite walks every item of the account's
+    // digests (by digests.account_id) instead of reading the 20 items by id.
+    for (const { account_id, ...r } of rows) if (account_id === accountId) out.set(`digest:${r.item_id}`, r);
+  }
+  return out;
+}
+
+const pageColumns = [
+  'p.title as page_title',
+  'p.description as page_description',
+  'p.site_name',
+  sql<string | null>`substr(p.text, 1, ${INDEXED_TEXT_CHARS})`.as('page_text'),
+] as const;

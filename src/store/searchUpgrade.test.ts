@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { sql } from 'kysely';
+import { searchAccount } from '../accounts/search.js';
+import { operatorAccount } from '../accounts/authorize.js';
+import { ENGINES, postgresSkipReason, storeMigratedTo } from '../test/databases.js';
+import { migrateToLatest } from './migrate.js';
+
+/**
+ * 0015_search indexes what a database in use already holds: queued items, digest items, and the text of
+ * pages read before pages.text existed (from their HTML, entities decoded, tags gone).
+ */
+const pgSkip = await postgresSkipReason();
+for (const engine of ENGINES) {
+  await test(
+    `0015_search indexes the queue, the digests and the pages already there [${engine}]`,
+    { skip: engine === 'postgres' ? pgSkip : undefined },
+    async (t) => {
+      const store = await storeMigratedTo(t, engine, '0012_feed_skips');
+      const at = '2026-10-01T07:00:00.000Z';
+      await sql`insert into accounts (name, email, timezone, created_at) values ('a', null, 'UTC', ${at}),
+        ('b', null, 'UTC', ${at})`.execute(store.db);
+      await sql`insert into pages (url, url_key, state, kind, title, html, created_at)
+        values ('https://old.example/p', 'kp', 'read', 'html', 'Page title',
+          '<p>Storm &amp; <em>petrels</em>&#x21;</p><p>Caf&eacute; talk</p>', ${at})`.execute(store.db);
+      await sql`insert into queue_items (account_id, url, url_key, title, source, created_at, updated_at, page_id)
+        values (1, 'https://old.example/p', 'kp', 'https://old.example/p', 'api', ${at}, ${at}, 1),
+          (2, 'https://old.example/q', 'kq', 'Petrels of b', 'api', ${at}, ${at}, null)`.execute(store.db);
+      await sql`insert into digests (account_id, local_date, created_at, item_count, saved_count, feed_count,
+          remaining, delivery, message_id)
+        values (1, '2026-09-30', ${at}, 1, 1, 0, 0, 'not_emailed', 'm1')`.execute(store.db);
+      await sql`insert into digest_items (digest_id, position, url, title, source, queued_at)
+        values (1, 0, 'https://older.example/', 'An older gannet', 'api', ${at})`.execute(store.db);
+
+      await migrateToLatest(store);
+      const page = await store.db.selectFrom('pages').select('text').executeTakeFirstOrThrow();
+      assert.equal(page.text, 'Storm & petrels! Café talk');
+      const a = await operatorAccount(store, 1);
+      const petrels = await searchAccount(store, a, 'petrels');
+      assert.equal(petrels.total, 1);
+      assert.equal(petrels.hits[0]?.kind, 'queue');
+      assert.deepEqual(
+        petrels.hits[0].title.map((s) => s.text).join(''),
+        'Page title',
+        "the page's title stands in for the URL",
+      );
+      const gannet = await searchAccount(store, a, 'gannet');
+      assert.deepEqual(
+        gannet.hits.map((h) => [h.kind, h.digestDate]),
+        [['digest', '2026-09-30']],
+      );
+      const b = await operatorAccount(store, 2);
+      assert.equal((await searchAccount(store, b, 'petrels')).total, 1);
+      assert.equal((await searchAccount(store, b, 'gannet')).total, 0);
+    },
+  );
+}
