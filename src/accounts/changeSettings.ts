@@ -1,6 +1,7 @@
 import { type BuildOutcome, buildDigestNow } from '../digest/build.js';
 import type { DigestDeps } from '../digest/deps.js';
 import { nextSlotAfter, scheduleOf } from '../digest/schedule.js';
+import { revokeUnsubscribeTokens } from '../digest/unsubscribe.js';
 import type { Store } from '../store/db.js';
 import { type Account, lockAccount, updateAccountSettings } from '../store/accounts.js';
 import { transaction } from '../store/precompiled.js';
@@ -9,8 +10,8 @@ import type { SettingsChange } from './settings.js';
 
 /**
  * Changes an account's digest settings. A change of zone, send time or days recomputes when the next digest
- * is due (the next slot after `now`); a day that already has its digest does not get a second one. Null
- * when the account no longer exists.
+ * is due (the next slot after `now`); a day that already has its digest does not get a second one. A new
+ * email address revokes the unsubscribe links of emails sent before. Null when the account no longer exists.
  */
 export async function changeAccountSettings(
   store: Store,
@@ -30,6 +31,10 @@ export async function changeAccountSettings(
       digest_time: change.time ?? account.digest_time,
       digest_days: change.days ?? account.digest_days,
     });
+    // Links in emails sent to another address must not control what this one gets.
+    if (change.email !== undefined && change.email !== account.email) {
+      await revokeUnsubscribeTokens(trx, accountId);
+    }
     return updateAccountSettings(trx, accountId, {
       ...(change.timezone === undefined ? {} : { timezone: change.timezone }),
       ...(change.time === undefined ? {} : { digestTime: change.time }),

@@ -19,6 +19,7 @@ import type { DigestDeps } from './deps.js';
 import { digestMessageId } from './mail.js';
 import { fireAt, localDateOf, nextSlotAfter, scheduleOf } from './schedule.js';
 import { ensureDigestToken } from './token.js';
+import { emailPaused } from './unsubscribe.js';
 import { tallyOf } from './view.js';
 
 /**
@@ -217,6 +218,7 @@ async function buildLocked(
 /** Email when the account wants it and has an address, and this instance can send; else why not. */
 function deliveryAtBuild(deps: DigestDeps, account: Account): DeliveryState {
   if (!account.email_enabled || account.email === null) return 'not_emailed';
+  if (emailPaused(account, deps.now())) return 'not_emailed';
   return deps.mailer === null ? 'no_smtp' : 'pending';
 }
 

@@ -113,6 +113,8 @@ export interface DigestLinks {
   feeds: string;
   /** Where the reader changes when and how digests arrive. */
   settings: string;
+  /** In an email only: its private one-click unsubscribe page (digest/unsubscribe.ts). */
+  unsubscribe?: string;
 }
 
 // ---- Input: plain rows, as the store reads them ----

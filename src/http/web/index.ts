@@ -27,6 +27,7 @@ import { registerQueue } from './pages/queue.js';
 import { registerSave } from './pages/save.js';
 import { registerSettings } from './pages/settings.js';
 import { registerSignIn } from './pages/signIn.js';
+import { registerUnsubscribe } from './pages/unsubscribe.js';
 import { findSession } from '../../accounts/sessions.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { clearCookie, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
@@ -174,6 +175,7 @@ export function registerWeb(
     registerSave(scope, deps);
     registerSettings(scope, deps);
     registerItem(scope, deps);
+    registerUnsubscribe(scope, deps);
     done();
   });
 

@@ -12,6 +12,7 @@ import * as m0009 from './0009_digest_token_backfill.js';
 import * as m0010 from './0010_pages.js';
 import * as m0011 from './0011_digest_tallies.js';
 import * as m0012 from './0012_feed_skips.js';
+import * as m0016 from './0016_unsubscribe_tokens.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -38,6 +39,7 @@ const modules: Record<string, MigrationModule> = {
   '0010_pages': m0010,
   '0011_digest_tallies': m0011,
   '0012_feed_skips': m0012,
+  '0016_unsubscribe_tokens': m0016,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

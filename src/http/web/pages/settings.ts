@@ -4,6 +4,7 @@ import { archivedDigest } from '../../../accounts/digests.js';
 import { showAccount } from '../../../accounts/service.js';
 import { MAX_ITEMS_LIMIT, settingsSchema } from '../../../accounts/settings.js';
 import { storedDays } from '../../../digest/days.js';
+import { emailPaused } from '../../../digest/unsubscribe.js';
 import { canonicalZone } from '../../../digest/zone.js';
 import type { Account } from '../../../store/accounts.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
@@ -129,6 +130,7 @@ export function registerSettings(scope: FastifyInstance, deps: WebDeps): void {
       errors: extra.errors ?? [],
       notice: extra.notice,
       emailConfigured: deps.digest().mailer !== null,
+      now: deps.now(),
     });
   }
 
@@ -196,6 +198,9 @@ async function noticeFor(
 ): Promise<SafeHtml | undefined> {
   const code = typeof query.notice === 'string' ? query.notice : '';
   if (code === 'saved') return html`Saved.`;
+  if (code === 'unsubscribe_reset') {
+    return html`The unsubscribe links of the emails you were sent no longer work; the next email has a new one.`;
+  }
   if (code === 'empty') return html`Your queue is empty: there is nothing to put in a digest.`;
   if (code !== 'built' && code !== 'exists') return undefined;
   const id =
@@ -224,6 +229,7 @@ interface SettingsView {
   errors: string[];
   notice: SafeHtml | undefined;
   emailConfigured: boolean;
+  now: Date;
 }
 
 function settingsPage(v: SettingsView): SafeHtml {
@@ -347,7 +353,23 @@ function settingsPage(v: SettingsView): SafeHtml {
           ><input type="checkbox" name="email_enabled" ${form.emailEnabled ? html` checked` : null} /> Email
           me each digest</label
         >
+        ${
+          account.email_paused_until !== null && emailPaused(account, v.now)
+            ? html`<p class="hint">
+                Paused from an unsubscribe link until ${localTime(account.email_paused_until, account.timezone)};
+                saving these settings does not change that.
+              </p>`
+            : null
+        }
         <div><button type="submit">Save settings</button></div>
+      </form>
+      <form class="stack" method="post" action="/settings/reset-unsubscribe">
+        ${csrfField(v.viewer)}
+        <p>
+          Each email has a private unsubscribe link that works without signing in. If you forwarded an email,
+          reset them: the links of emails already sent stop working.
+        </p>
+        <div><button class="quiet" type="submit">Reset unsubscribe links</button></div>
       </form>
       <h2>A digest now</h2>
       <form class="stack" method="post" action="/settings/digest-now">
