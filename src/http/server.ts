@@ -35,6 +35,8 @@ export interface ServerDeps {
   limiter?: InvalidKeyLimiter;
   /** For tests: the web app's sign-in limiter. */
   signInLimiter?: InvalidKeyLimiter;
+  /** For tests: the web app's clock. */
+  now?: () => Date;
   /** Where requests, saves and the web app's work are counted (TIDINGS_METRICS); nothing without it. */
   metrics?: Metrics | undefined;
 }
@@ -121,6 +123,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     logger: deps.logger,
     metrics,
     ...(deps.signInLimiter === undefined ? {} : { signInLimiter: deps.signInLimiter }),
+    ...(deps.now === undefined ? {} : { now: deps.now }),
   });
 
   web.notFound = webNotFound;

@@ -105,6 +105,8 @@ export function webServer(
     allowPrivateNetworks?: boolean;
     /** TIDINGS_MAX_SUBSCRIPTIONS (2,000 by default). */
     maxSubscriptions?: number;
+    /** The web app's clock. */
+    now?: () => Date;
   } = {},
 ): FastifyInstance {
   return buildServer({
@@ -119,5 +121,6 @@ export function webServer(
     store,
     logger: silentLogger,
     ...(options.signInLimiter === undefined ? {} : { signInLimiter: options.signInLimiter }),
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
 }
