@@ -26,11 +26,13 @@ import { registerOpml } from './pages/opml.js';
 import { registerQueue } from './pages/queue.js';
 import { registerSave } from './pages/save.js';
 import { registerSettings } from './pages/settings.js';
+import { registerShare } from './pages/share.js';
 import { registerSignIn } from './pages/signIn.js';
 import { registerUnsubscribe } from './pages/unsubscribe.js';
 import { findSession } from '../../accounts/sessions.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { clearCookie, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
+import { registerAppFiles } from './manifest.js';
 import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
 
 export interface WebOptions {
@@ -113,6 +115,8 @@ export function registerWeb(
       .send(stylesheet),
   );
 
+  registerAppFiles(app);
+
   async function loadSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const secure = isSecure(deps.config.baseUrl);
     const name = sessionCookieName(secure);
@@ -176,6 +180,7 @@ export function registerWeb(
     registerSettings(scope, deps);
     registerItem(scope, deps);
     registerUnsubscribe(scope, deps);
+    registerShare(scope);
     done();
   });
 
