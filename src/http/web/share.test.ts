@@ -73,6 +73,7 @@ await describeEachEngine('web app: manifest and share target', (ctx) => {
     assert.deepEqual(m.share_target, {
       action: '/share',
       method: 'GET',
+      enctype: 'application/x-www-form-urlencoded',
       params: { title: 'title', text: 'text', url: 'url' },
     });
     const icons = m.icons as { src: string; sizes: string; type: string; purpose: string }[];
