@@ -27,7 +27,11 @@ export type EmailState = { status: 'on' } | { status: 'off' } | { status: 'pause
 export type EmailAction = 'off' | 'pause' | 'resume';
 
 /** The state of the account's emails at `now`; null when the account no longer exists. */
-export async function emailStateOf(store: Store, accountId: AccountId, now: Date): Promise<EmailState | null> {
+export async function emailStateOf(
+  store: Store,
+  accountId: AccountId,
+  now: Date,
+): Promise<EmailState | null> {
   const account = await accountById(store.db, accountId);
   return account === null ? null : stateOf(account, now);
 }

@@ -148,10 +148,7 @@ export function digestMessageId(digest: { id: number; created_at: string }, mail
  * ignore an http link.
  */
 export function unsubscribeHeaders(url: string, mailto: string | null): Record<string, string> {
-  const targets = [
-    ...(mailto === null ? [] : [`<mailto:${mailto}?subject=unsubscribe>`]),
-    `<${url}>`,
-  ];
+  const targets = [...(mailto === null ? [] : [`<mailto:${mailto}?subject=unsubscribe>`]), `<${url}>`];
   return {
     'List-Unsubscribe': targets.join(', '),
     ...(url.startsWith('https://') ? { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } : {}),

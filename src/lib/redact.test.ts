@@ -32,7 +32,10 @@ test('the token of an unsubscribe link is redacted from the path, and nothing el
     redactUrl(`https://news.example/unsubscribe/${token}`),
     'https://news.example/unsubscribe/[redacted]',
   );
-  assert.equal(redactText(`POST /unsubscribe/${token}?x=1 failed`), 'POST /unsubscribe/[redacted]?x=1 failed');
+  assert.equal(
+    redactText(`POST /unsubscribe/${token}?x=1 failed`),
+    'POST /unsubscribe/[redacted]?x=1 failed',
+  );
   assert.equal(redactUrl('/unsubscribe/'), '/unsubscribe/');
   assert.equal(redactUrl('/digests/unsubscribe/12'), '/digests/unsubscribe/12');
 });

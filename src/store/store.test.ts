@@ -65,6 +65,7 @@ await describeEachEngine('store', (ctx) => {
       'pages',
       'queue_items',
       'subscriptions',
+      'unsubscribe_tokens',
       'web_sessions',
     ]);
   });

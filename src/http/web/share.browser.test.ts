@@ -56,8 +56,10 @@ await describeEachEngine('installable app and share target in Chromium', (ctx) =
     assert.match(parsed.display ?? '', /^k?standalone$/i);
     assert.equal(parsed.startUrl, `${base}/queue`);
     // (CDP does not report the share target's params; the manifest's own JSON above has them.)
-    assert.equal(parsed.shareTarget?.action, `${base}/share`);
-    assert.match(parsed.shareTarget?.method ?? '', /^k?get$/i);
+    const target = parsed.shareTarget;
+    assert.ok(target !== undefined, 'Chromium read the share target');
+    assert.equal(target.action, `${base}/share`);
+    assert.match(target.method, /^k?get$/i);
     assert.ok(
       (parsed.icons ?? []).some((i) => i.sizes === '512x512'),
       JSON.stringify(parsed.icons),
@@ -115,8 +117,8 @@ await describeEachEngine('installable app and share target in Chromium', (ctx) =
       const token = await mintUnsubscribeToken(ctx.store().db, account.id, new Date());
       assert.ok(token !== null);
       // No session: the link works on its own, as from a mail app.
-    await browser.context.clearCookies();
-    const other = await browser.context.newPage();
+      await browser.context.clearCookies();
+      const other = await browser.context.newPage();
       await other.goto(`${base}/unsubscribe/${token}`);
       assert.match(await other.locator('main').innerText(), /Your Tidings digest emails are on/);
       await other.getByRole('button', { name: 'Unsubscribe' }).click();

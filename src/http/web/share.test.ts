@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { codePoints } from '../../lib/text.js';
 import { savedUrls } from '../../queue/reads.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { WebClient, webServer } from '../../test/webClient.js';
@@ -42,7 +43,8 @@ test('a shared link is found in url, else in text (as Android apps share), else 
     title: 'no address here, ftp://x.example or javascript:alert(1)',
   });
   assert.deepEqual(sharedLink({}), { url: null, title: '' });
-  assert.equal([...sharedLink({ text: `https://l.example ${'word '.repeat(400)}` }).title].length, 1000);
+  const long = sharedLink({ text: `https://l.example ${'word '.repeat(400)}` }).title;
+  assert.ok(codePoints(long) <= 1000 && codePoints(long) > 900 && long.endsWith('…'), long);
 });
 
 await describeEachEngine('web app: manifest and share target', (ctx) => {
@@ -132,6 +134,17 @@ await describeEachEngine('web app: manifest and share target', (ctx) => {
     assert.equal(inText.statusCode, 200);
     assert.match(inText.body, /id="url"[\s\S]*?value="https:\/\/share\.example\/two"/);
     assert.deepEqual(await queued(), before, 'a GET saved nothing');
+  });
+
+  test('Save from anywhere keeps the iPhone Shortcut and tells how to install the app on Android', async () => {
+    const client = new WebClient(app);
+    await client.signIn(account.apiKey);
+    const res = await client.get('/save');
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /<strong>iPhone and iPad<\/strong> \(the Shortcuts app\)/);
+    assert.match(res.body, /<em>Get Contents of URL<\/em>/);
+    assert.match(res.body, /<em>Install app<\/em>/);
+    assert.match(res.body, /choose <em>Tidings<\/em>/);
   });
 
   test('nothing with an address was shared: a clear message and an empty address field', async () => {

@@ -199,7 +199,8 @@ async function noticeFor(
   const code = typeof query.notice === 'string' ? query.notice : '';
   if (code === 'saved') return html`Saved.`;
   if (code === 'unsubscribe_reset') {
-    return html`The unsubscribe links of the emails you were sent no longer work; the next email has a new one.`;
+    return html`The unsubscribe links of the emails you were sent no longer work; the next email has a new
+    one.`;
   }
   if (code === 'empty') return html`Your queue is empty: there is nothing to put in a digest.`;
   if (code !== 'built' && code !== 'exists') return undefined;
@@ -356,8 +357,9 @@ function settingsPage(v: SettingsView): SafeHtml {
         ${
           account.email_paused_until !== null && emailPaused(account, v.now)
             ? html`<p class="hint">
-                Paused from an unsubscribe link until ${localTime(account.email_paused_until, account.timezone)};
-                saving these settings does not change that.
+                Paused from an unsubscribe link until
+                ${localTime(account.email_paused_until, account.timezone)}; saving these settings does not
+                change that.
               </p>`
             : null
         }

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { truncate } from '../../../lib/text.js';
 import { MAX_TITLE_LENGTH } from '../../../queue/url.js';
 import { queryParam, sendPage, seeOther, sessionOf, viewerOf } from '../context.js';
 import { html } from '../html.js';
@@ -56,7 +57,7 @@ const TITLE_THROUGH_SIGN_IN = 200;
 function signInFirst(reply: FastifyReply, shared: SharedLink): FastifyReply {
   const query = new URLSearchParams();
   if (shared.url !== null) query.set('url', shared.url);
-  if (shared.title !== '') query.set('title', cut(shared.title, TITLE_THROUGH_SIGN_IN));
+  if (shared.title !== '') query.set('title', truncate(shared.title, TITLE_THROUGH_SIGN_IN));
   const back = query.size === 0 ? SHARE_PATH : `${SHARE_PATH}?${query.toString()}`;
   return seeOther(reply, `/sign-in?next=${encodeURIComponent(back)}`);
 }
@@ -90,7 +91,7 @@ export function sharedLink(p: {
     shownTitle = url === null ? oneLine(text) : oneLine(text.replace(url, ' '));
     if (shownTitle === url) shownTitle = '';
   }
-  return { url, title: cut(shownTitle, MAX_TITLE_LENGTH) };
+  return { url, title: truncate(shownTitle, MAX_TITLE_LENGTH) };
 }
 
 function firstUrl(text: string): string | null {
@@ -110,13 +111,3 @@ function firstUrl(text: string): string | null {
 const count = (s: string, c: string): number => s.split(c).length - 1;
 
 const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim();
-
-function cut(s: string, max: number): string {
-  const chars = [...s];
-  return chars.length <= max
-    ? s
-    : `${chars
-        .slice(0, max - 1)
-        .join('')
-        .trimEnd()}…`;
-}

@@ -24,8 +24,7 @@ import { localTime } from '../time.js';
 /** An unsubscribe POST carries a word or two: anything larger is refused before it is read. */
 const BODY_LIMIT = 4096;
 
-const NOT_FOUND =
-  'There is no page at this address. It may have moved, or the link may be mistyped.';
+const NOT_FOUND = 'There is no page at this address. It may have moved, or the link may be mistyped.';
 
 /**
  * The private unsubscribe page of a digest email (RFC 8058), open without signing in: the token in the
@@ -110,8 +109,8 @@ function unsubscribePage(action: string, state: EmailState, done: EmailAction | 
       ${done === null ? null : html`<p class="notice" role="status">${DONE[done]}</p>`}
       <p>${now}</p>
       <p>
-        Your digests are still made each day and can be read on the web when you sign in; this only
-        decides whether they are emailed.
+        Your digests are still made each day and can be read on the web when you sign in; this only decides
+        whether they are emailed.
       </p>
       <div class="row">
         ${state.status === 'off' ? null : button('off', 'Unsubscribe', null)}
