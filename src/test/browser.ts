@@ -70,3 +70,11 @@ export async function listeningServer(
   config.baseUrl = `http://127.0.0.1:${port}`;
   return { app, baseUrl: config.baseUrl };
 }
+
+/** Closes the browser, then the server; Chromium may leave connections open (or opened ahead) that close would wait for. */
+export async function closeBrowserAndServer(browser: Browser, app: FastifyInstance): Promise<void> {
+  await browser.close();
+  const closing = app.close();
+  app.server.closeAllConnections();
+  await closing;
+}

@@ -11,7 +11,13 @@ import type { Page } from 'playwright-core';
 import { savedUrls } from '../../queue/reads.js';
 import { mintUnsubscribeToken } from '../../digest/unsubscribe.js';
 import { accountById } from '../../store/accounts.js';
-import { type Browser, chromiumSkipReason, launchBrowser, listeningServer } from '../../test/browser.js';
+import {
+  type Browser,
+  chromiumSkipReason,
+  closeBrowserAndServer,
+  launchBrowser,
+  listeningServer,
+} from '../../test/browser.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 
 const skip = chromiumSkipReason();
@@ -36,10 +42,7 @@ await describeEachEngine('installable app and share target in Chromium', (ctx) =
   });
   after(async () => {
     if (skip !== undefined) return;
-    await browser.close();
-    const closing = app.close();
-    app.server.closeAllConnections();
-    await closing;
+    await closeBrowserAndServer(browser, app);
   });
 
   test('Chromium finds the manifest from the page and parses it without errors', { skip }, async () => {

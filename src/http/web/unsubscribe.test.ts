@@ -97,14 +97,19 @@ await describeEachEngine('one-click unsubscribe', (ctx) => {
       ...(payload === undefined ? {} : { payload }),
     });
 
+  /** An account emailed its first digest: its id and key, that email and its unsubscribe path. */
+  async function firstEmail() {
+    const account = await reader();
+    clock.advance(DAY);
+    const [raw] = await digestDay(account.id);
+    assert.ok(raw !== undefined, 'the digest was emailed');
+    return { ...account, raw, path: unsubscribePath(raw) };
+  }
+
   const emailEnabled = async (id: number) => (await accountById(ctx.store().db, id))?.email_enabled;
 
   test('each email carries List-Unsubscribe (mailto and a private https link) and List-Unsubscribe-Post', async () => {
-    const { id } = await reader();
-    clock.advance(DAY);
-    const [raw] = await digestDay(id);
-    assert.ok(raw !== undefined, 'the digest was emailed');
-    const path = unsubscribePath(raw);
+    const { id, raw, path } = await firstEmail();
     const headers = headersOf(raw);
     assert.match(
       headers,
@@ -138,11 +143,7 @@ await describeEachEngine('one-click unsubscribe', (ctx) => {
   });
 
   test('GET shows the page, reveals nothing of the account, and changes nothing', async () => {
-    const { id } = await reader();
-    clock.advance(DAY);
-    const [raw] = await digestDay(id);
-    assert.ok(raw !== undefined);
-    const path = unsubscribePath(raw);
+    const { id, path } = await firstEmail();
     for (const method of ['GET', 'HEAD', 'GET'] as const) {
       const res = await bare(method, path);
       assert.equal(res.statusCode, 200);
@@ -159,11 +160,8 @@ await describeEachEngine('one-click unsubscribe', (ctx) => {
   });
 
   test('the one-click POST, without any cookie or CSRF token, turns email off: the next digest is built, not mailed', async () => {
-    const { id } = await reader();
-    clock.advance(DAY);
-    const [raw] = await digestDay(id);
-    assert.ok(raw !== undefined);
-    const res = await bare('POST', unsubscribePath(raw), 'List-Unsubscribe=One-Click');
+    const { id, path } = await firstEmail();
+    const res = await bare('POST', path, 'List-Unsubscribe=One-Click');
     assert.equal(res.statusCode, 200, res.body);
     assert.match(res.body, /you are unsubscribed/);
     assert.match(res.body, /emails are <strong>off<\/strong>/);
@@ -177,10 +175,7 @@ await describeEachEngine('one-click unsubscribe', (ctx) => {
   });
 
   test('a mail provider’s multipart one-click POST works too; a digest built before it is not sent after', async () => {
-    const { id } = await reader();
-    clock.advance(DAY);
-    const [raw] = await digestDay(id);
-    assert.ok(raw !== undefined);
+    const { id, path } = await firstEmail();
     // A digest built, not yet sent, when the reader clicks.
     clock.advance(DAY);
     await saveUrl(ctx.store(), id, 'https://news.example/pending');
@@ -188,7 +183,7 @@ await describeEachEngine('one-click unsubscribe', (ctx) => {
     await buildDueDigests(deps(), { accountId: id });
     const boundary = 'xYzBoundary';
     const body = `--${boundary}\r\nContent-Disposition: form-data; name="List-Unsubscribe"\r\n\r\nOne-Click\r\n--${boundary}--\r\n`;
-    const res = await bare('POST', unsubscribePath(raw), body, `multipart/form-data; boundary=${boundary}`);
+    const res = await bare('POST', path, body, `multipart/form-data; boundary=${boundary}`);
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(await emailEnabled(id), false);
     await runDigestPass(deps(), { accountId: id });
@@ -196,11 +191,7 @@ await describeEachEngine('one-click unsubscribe', (ctx) => {
   });
 
   test('pause for a week, then the emails come back by themselves; resume ends a pause at once', async () => {
-    const { id } = await reader();
-    clock.advance(DAY);
-    const [raw] = await digestDay(id);
-    assert.ok(raw !== undefined);
-    const path = unsubscribePath(raw);
+    const { id, path } = await firstEmail();
     const paused = await bare('POST', path, 'action=pause');
     assert.equal(paused.statusCode, 200);
     const until = new Date(clock.now().getTime() + 7 * DAY).toISOString();
@@ -233,11 +224,8 @@ await describeEachEngine('one-click unsubscribe', (ctx) => {
   });
 
   test('a reset (Settings) or a new address revokes the links: 404, as for any unknown token', async () => {
-    const account = await reader();
-    clock.advance(DAY);
-    const [raw] = await digestDay(account.id);
-    assert.ok(raw !== undefined);
-    const path = unsubscribePath(raw);
+    const account = await firstEmail();
+    const { path } = account;
     const unknown = await bare('GET', `/unsubscribe/${'A'.repeat(43)}`);
     assert.equal(unknown.statusCode, 404);
     assert.equal((await bare('GET', '/unsubscribe/short')).statusCode, 404);
