@@ -223,6 +223,22 @@ await describeEachEngine('one-click unsubscribe', (ctx) => {
     assert.equal(await emailEnabled(id), true);
   });
 
+  test('Settings shows a pause and can end it (a signed-in, CSRF-checked form)', async () => {
+    const account = await firstEmail();
+    assert.equal((await bare('POST', account.path, 'action=pause')).statusCode, 200);
+    const client = new WebClient(app);
+    await client.signIn(account.apiKey);
+    const settings = await client.get('/settings');
+    assert.match(settings.body, /Your digest emails are paused from an unsubscribe link until/);
+    const forged = await client.post('/settings/resume-email', { _csrf: 'x'.repeat(43) });
+    assert.equal(forged.statusCode, 403);
+    assert.notEqual((await accountById(ctx.store().db, account.id))?.email_paused_until, null);
+    const resumed = await client.post('/settings/resume-email');
+    assert.equal(resumed.statusCode, 303);
+    assert.equal((await accountById(ctx.store().db, account.id))?.email_paused_until, null);
+    assert.doesNotMatch((await client.get('/settings')).body, /paused from an unsubscribe link/);
+  });
+
   test('a reset (Settings) or a new address revokes the links: 404, as for any unknown token', async () => {
     const account = await firstEmail();
     const { path } = account;

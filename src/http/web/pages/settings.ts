@@ -4,7 +4,6 @@ import { archivedDigest } from '../../../accounts/digests.js';
 import { showAccount } from '../../../accounts/service.js';
 import { MAX_ITEMS_LIMIT, settingsSchema } from '../../../accounts/settings.js';
 import { storedDays } from '../../../digest/days.js';
-import { emailPaused } from '../../../digest/unsubscribe.js';
 import { canonicalZone } from '../../../digest/zone.js';
 import type { Account } from '../../../store/accounts.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
@@ -21,6 +20,7 @@ import {
 import { type SafeHtml, html } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { localTime, timeElement } from '../time.js';
+import { emailControls } from './unsubscribe.js';
 
 const DAYS = [
   ['mon', 'Monday'],
@@ -354,25 +354,9 @@ function settingsPage(v: SettingsView): SafeHtml {
           ><input type="checkbox" name="email_enabled" ${form.emailEnabled ? html` checked` : null} /> Email
           me each digest</label
         >
-        ${
-          account.email_paused_until !== null && emailPaused(account, v.now)
-            ? html`<p class="hint">
-                Paused from an unsubscribe link until
-                ${localTime(account.email_paused_until, account.timezone)}; saving these settings does not
-                change that.
-              </p>`
-            : null
-        }
         <div><button type="submit">Save settings</button></div>
       </form>
-      <form class="stack" method="post" action="/settings/reset-unsubscribe">
-        ${csrfField(v.viewer)}
-        <p>
-          Each email has a private unsubscribe link that works without signing in. If you forwarded an email,
-          reset them: the links of emails already sent stop working.
-        </p>
-        <div><button class="quiet" type="submit">Reset unsubscribe links</button></div>
-      </form>
+      ${emailControls(v.viewer, account, v.now)}
       <h2>A digest now</h2>
       <form class="stack" method="post" action="/settings/digest-now">
         ${csrfField(v.viewer)}

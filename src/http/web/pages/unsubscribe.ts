@@ -17,8 +17,10 @@ import {
   sendPage,
   seeOther,
 } from '../context.js';
+import { emailPaused } from '../../../digest/unsubscribe.js';
+import type { Account } from '../../../store/accounts.js';
 import { type SafeHtml, html } from '../html.js';
-import { page } from '../layout.js';
+import { type Viewer, csrfField, page } from '../layout.js';
 import { localTime } from '../time.js';
 
 /** An unsubscribe POST carries a word or two: anything larger is refused before it is read. */
@@ -66,7 +68,15 @@ export function registerUnsubscribe(scope: FastifyInstance, deps: WebDeps): void
     return sendPage(reply, 200, unsubscribePage(action, state, chosen));
   });
 
-  // Settings' "Reset unsubscribe links": a signed-in form like any other.
+  // Settings' "Resume emails now" and "Reset unsubscribe links": signed-in forms like any other.
+  scope.post('/settings/resume-email', async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const state = await changeEmailDelivery(deps.store, session.accountId, 'resume', deps.now());
+    if (state === null) throw new WebError(404, 'This account no longer exists.');
+    return seeOther(reply, '/settings?notice=saved');
+  });
+
   scope.post('/settings/reset-unsubscribe', async (request, reply) => {
     const session = requireSession(request);
     checkCsrf(request, session);
@@ -119,4 +129,34 @@ function unsubscribePage(action: string, state: EmailState, done: EmailAction | 
       </div>
       <p class="hint">Change when digests come, and more, in <a href="/settings">Settings</a>.</p>`,
   });
+}
+
+/**
+ * Under the settings form: a pause set from an email (and a way to end it now), and "Reset unsubscribe
+ * links".
+ */
+export function emailControls(viewer: Viewer, account: Account, now: Date): SafeHtml {
+  const paused = emailPaused(account, now) ? account.email_paused_until : null;
+  return html`${
+      paused === null
+        ? null
+        : html`<form class="stack" method="post" action="/settings/resume-email">
+            ${csrfField(viewer)}
+            <p id="paused-hint">
+              Your digest emails are paused from an unsubscribe link until
+              ${localTime(paused, account.timezone)}; saving the settings above does not change that.
+            </p>
+            <div>
+              <button class="quiet" type="submit" aria-describedby="paused-hint">Resume emails now</button>
+            </div>
+          </form>`
+    }
+    <form class="stack" method="post" action="/settings/reset-unsubscribe">
+      ${csrfField(viewer)}
+      <p>
+        Each email has a private unsubscribe link that works without signing in. If you forwarded an email,
+        reset them: the links of emails already sent stop working.
+      </p>
+      <div><button class="quiet" type="submit">Reset unsubscribe links</button></div>
+    </form>`;
 }
