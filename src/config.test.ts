@@ -39,6 +39,26 @@ test('environment values are parsed and checked', () => {
   assert.throws(() => loadConfig({ TIDINGS_WORKER: 'maybe' }), ConfigError);
 });
 
+test('TIDINGS_UNSUBSCRIBE_MAILTO: a bare address, or unset (the https link only)', () => {
+  assert.equal(loadConfig({}).unsubscribeMailto, null);
+  assert.equal(
+    loadConfig({ TIDINGS_UNSUBSCRIBE_MAILTO: 'unsubscribe@news.example' }).unsubscribeMailto,
+    'unsubscribe@news.example',
+  );
+  for (const value of [
+    'Tidings <off@news.example>',
+    'not an address',
+    'a@b.example?subject=x',
+    'a@b.example, c@d.example',
+  ]) {
+    assert.throws(
+      () => loadConfig({ TIDINGS_UNSUBSCRIBE_MAILTO: value }),
+      (err: unknown) => err instanceof ConfigError && /TIDINGS_UNSUBSCRIBE_MAILTO/.test(err.message),
+      value,
+    );
+  }
+});
+
 test('mail: TIDINGS_SMTP_URL (smtp or smtps) with TIDINGS_MAIL_FROM, or neither', () => {
   const none = loadConfig({});
   assert.equal(none.smtpUrl, null);

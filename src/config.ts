@@ -64,6 +64,12 @@ export const configSchema = z.object({
         'expected an address, such as tidings@example.com or "Tidings <tidings@example.com>" (an address an SMTP server takes: see docs/operating.md#email)',
     })
     .optional(),
+  TIDINGS_UNSUBSCRIBE_MAILTO: z
+    .string()
+    .refine((value) => /^[^\s@<>,?"]+@[^\s@<>,?"]+$/.test(value) && parseMailbox(value) !== null, {
+      error: 'expected a bare address, such as unsubscribe@example.com (a mailbox someone reads)',
+    })
+    .optional(),
   TIDINGS_METRICS: booleanFromEnv.default(false),
   TIDINGS_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   TIDINGS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
@@ -105,6 +111,11 @@ export interface Config {
   smtpUrl: string | null;
   /** The From of digest emails; set whenever smtpUrl is. */
   mailFrom: string | null;
+  /**
+   * A mailbox offered as the mailto: of digest emails' List-Unsubscribe, beside the https link; null: the
+   * link only. Tidings does not read mail: whoever reads this mailbox turns email off by hand.
+   */
+  unsubscribeMailto: string | null;
   /** Prometheus metrics on a listener of their own; null: off (TIDINGS_METRICS unset or false). */
   metrics: MetricsConfig | null;
 }
@@ -173,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     feedBackfillHours: c.TIDINGS_FEED_BACKFILL_HOURS,
     smtpUrl: c.TIDINGS_SMTP_URL ?? null,
     mailFrom: c.TIDINGS_MAIL_FROM ?? null,
+    unsubscribeMailto: c.TIDINGS_UNSUBSCRIBE_MAILTO ?? null,
     metrics: c.TIDINGS_METRICS
       ? { host: c.TIDINGS_METRICS_HOST, port: c.TIDINGS_METRICS_PORT, token: c.TIDINGS_METRICS_TOKEN ?? null }
       : null,

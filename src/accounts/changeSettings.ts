@@ -1,6 +1,7 @@
 import { type BuildOutcome, buildDigestNow } from '../digest/build.js';
 import type { DigestDeps } from '../digest/deps.js';
 import { nextDigestSlot } from '../digest/upcoming.js';
+import { revokeUnsubscribeTokens } from '../digest/unsubscribe.js';
 import type { Store } from '../store/db.js';
 import { type Account, lockAccount, updateAccountSettings } from '../store/accounts.js';
 import { transaction } from '../store/precompiled.js';
@@ -9,8 +10,9 @@ import type { SettingsChange } from './settings.js';
 
 /**
  * Changes an account's digest settings. A change of zone, send time or days recomputes when the next digest
- * is due (the next slot after `now` whose day has no digest yet: `nextDigestSlot`, the worker's rule). Null
- * when the account no longer exists.
+ * is due (the next slot after `now` whose day has no digest yet: `nextDigestSlot`, the worker's rule). A
+ * new email address revokes the unsubscribe links of emails sent before. Null when the account no longer
+ * exists.
  */
 export async function changeAccountSettings(
   store: Store,
@@ -32,6 +34,10 @@ export async function changeAccountSettings(
       digest_days: change.days ?? account.digest_days,
     };
     const next = rescheduled ? await nextDigestSlot(trx, changed, now) : null;
+    // Links in emails sent to another address must not control what this one gets.
+    if (change.email !== undefined && change.email !== account.email) {
+      await revokeUnsubscribeTokens(trx, accountId);
+    }
     return updateAccountSettings(trx, accountId, {
       ...(change.timezone === undefined ? {} : { timezone: change.timezone }),
       ...(change.time === undefined ? {} : { digestTime: change.time }),

@@ -20,6 +20,7 @@ import { digestMessageId } from './mail.js';
 import { latestSlotAtOrBefore, localDateOf, nextSlotAfter, scheduleOf } from './schedule.js';
 import { nextDigestSlot } from './upcoming.js';
 import { ensureDigestToken } from './token.js';
+import { emailPaused } from './unsubscribe.js';
 import { tallyOf } from './view.js';
 
 /**
@@ -219,6 +220,7 @@ async function buildLocked(
 /** Email when the account wants it and has an address, and this instance can send; else why not. */
 function deliveryAtBuild(deps: DigestDeps, account: Account): DeliveryState {
   if (!account.email_enabled || account.email === null) return 'not_emailed';
+  if (emailPaused(account, deps.now())) return 'not_emailed';
   return deps.mailer === null ? 'no_smtp' : 'pending';
 }
 

@@ -9,6 +9,7 @@ import { MailError, type MailMessage, type Mailer } from './mail.js';
 import { digestSubject } from './render/common.js';
 import { renderEmailHtml } from './render/html.js';
 import { renderText } from './render/text.js';
+import { emailPaused, mintUnsubscribeToken, unsubscribeUrl } from './unsubscribe.js';
 
 /**
  * Emailing built digests. A digest's delivery is a small state machine kept in its row:
@@ -30,7 +31,7 @@ export type DeliveryOutcome =
   | { status: 'sent'; digestId: number; accountId: number }
   | { status: 'retrying'; digestId: number; accountId: number; nextAttemptAt: string; error: string }
   | { status: 'failed'; digestId: number; accountId: number; error: string }
-  /** Email was turned off (or the address removed) between build and send: not sent, not retried. */
+  /** Email was turned off or paused (or the address removed) between build and send: not sent, not retried. */
   | { status: 'not_emailed'; digestId: number; accountId: number }
   /** Another worker took the digest over (this one's lease ran out): its outcome is that worker's. */
   | { status: 'lease_lost'; digestId: number; accountId: number }
@@ -103,14 +104,29 @@ async function deliverOne(
       { status: 'not_emailed', ...ids },
     );
   }
-  const { view } = loaded;
+  if (emailPaused(loaded.account, deps.now())) {
+    return record(
+      { delivery: 'not_emailed', error: 'email was paused before the digest was sent' },
+      { status: 'not_emailed', ...ids },
+    );
+  }
+  // Each email its own unsubscribe link: only its hash is kept (digest/unsubscribe.ts).
+  const token = await mintUnsubscribeToken(deps.store.db, digest.account_id, deps.now());
+  if (token === null) {
+    return record(
+      { delivery: 'not_emailed', error: 'the account was deleted before the digest was sent' },
+      { status: 'not_emailed', ...ids },
+    );
+  }
+  const unsubscribe = unsubscribeUrl(deps.baseUrl, token);
+  const view = { ...loaded.view, links: { ...loaded.view.links, unsubscribe } };
   const message: MailMessage = {
     to,
     subject: digestSubject(view),
     html: renderEmailHtml(view),
     text: renderText(view),
     messageId: digest.message_id,
-    unsubscribeUrl: view.links.settings,
+    unsubscribeUrl: unsubscribe,
   };
   try {
     await mailer.send(message);

@@ -6,7 +6,14 @@ import { after, before, test } from 'node:test';
 import { simpleParser } from 'mailparser';
 import { sampleDigest } from '../test/digestFixtures.js';
 import { SmtpTestServer, type SmtpFault } from '../test/smtpServer.js';
-import { MailError, type MailMessage, type Mailer, createMailer, digestMessageId } from './mail.js';
+import {
+  MailError,
+  type MailMessage,
+  type Mailer,
+  createMailer,
+  digestMessageId,
+  unsubscribeHeaders,
+} from './mail.js';
 import { digestSubject } from './render/common.js';
 import { renderEmailHtml } from './render/html.js';
 import { renderText } from './render/text.js';
@@ -102,6 +109,21 @@ test('a digest goes out as multipart/alternative with both bodies, its headers a
   assert.equal(mail.text, msg.text);
   assert.equal(mail.html, msg.html);
   assert.ok(typeof mail.html === 'string' && mail.html.includes('Zeta &lt;script&gt;'));
+});
+
+test('List-Unsubscribe: the mailto only when configured; List-Unsubscribe-Post only for an https link (RFC 8058)', () => {
+  const https = 'https://news.example/unsubscribe/tok';
+  assert.deepEqual(unsubscribeHeaders(https, null), {
+    'List-Unsubscribe': `<${https}>`,
+    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+  });
+  assert.deepEqual(unsubscribeHeaders(https, 'off@news.example'), {
+    'List-Unsubscribe': `<mailto:off@news.example?subject=unsubscribe>, <${https}>`,
+    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+  });
+  assert.deepEqual(unsubscribeHeaders('http://127.0.0.1:8080/unsubscribe/tok', null), {
+    'List-Unsubscribe': '<http://127.0.0.1:8080/unsubscribe/tok>',
+  });
 });
 
 test('credentials in the URL log in; a wrong password fails without showing it', async () => {

@@ -15,7 +15,11 @@ export interface MailMessage {
    * retried after a failure or a restart carries the same one and the reader's mail system can tell.
    */
   messageId: string;
-  /** Where the reader turns these emails off (the settings page), sent as List-Unsubscribe; omitted if absent. */
+  /**
+   * The email's private one-click unsubscribe link (digest/unsubscribe.ts), sent as List-Unsubscribe with
+   * the instance's mailto (TIDINGS_UNSUBSCRIBE_MAILTO) when there is one, and, when it is https, with
+   * `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058 requires an https URI). Omitted if absent.
+   */
   unsubscribeUrl?: string;
   /** The Date header; defaults to the time of sending. */
   date?: Date;
@@ -68,7 +72,7 @@ export const DEFAULT_MAIL_TIMEOUTS: MailTimeouts = {
   socketMs: 60_000,
 };
 
-export type MailConfig = Pick<Config, 'smtpUrl' | 'mailFrom'>;
+export type MailConfig = Pick<Config, 'smtpUrl' | 'mailFrom'> & Partial<Pick<Config, 'unsubscribeMailto'>>;
 
 export interface MailerOptions {
   timeouts?: Partial<MailTimeouts>;
@@ -99,7 +103,9 @@ export function createMailer(config: MailConfig, options: MailerOptions = {}): M
         'Auto-Submitted': 'auto-generated',
         'X-Auto-Response-Suppress': 'OOF, AutoReply',
       };
-      if (message.unsubscribeUrl !== undefined) headers['List-Unsubscribe'] = `<${message.unsubscribeUrl}>`;
+      if (message.unsubscribeUrl !== undefined) {
+        Object.assign(headers, unsubscribeHeaders(message.unsubscribeUrl, config.unsubscribeMailto ?? null));
+      }
       try {
         const info = await transport.sendMail({
           from,
@@ -133,6 +139,20 @@ export function digestMessageId(digest: { id: number; created_at: string }, mail
   const stamp = Number.isNaN(at) ? '0' : at.toString(36);
   const domain = /@([^\s@<>]+)>?\s*$/.exec(mailFrom)?.[1] ?? 'tidings.invalid';
   return `<digest.${digest.id}.${stamp}@${domain}>`;
+}
+
+/**
+ * List-Unsubscribe (RFC 2369) with the mailto first when there is one, and List-Unsubscribe-Post (RFC 8058)
+ * when the link is https: mail providers then offer their own "Unsubscribe" button, which POSTs
+ * `List-Unsubscribe=One-Click` to the link without cookies. Gmail and Yahoo require it of bulk senders and
+ * ignore an http link.
+ */
+export function unsubscribeHeaders(url: string, mailto: string | null): Record<string, string> {
+  const targets = [...(mailto === null ? [] : [`<mailto:${mailto}?subject=unsubscribe>`]), `<${url}>`];
+  return {
+    'List-Unsubscribe': targets.join(', '),
+    ...(url.startsWith('https://') ? { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } : {}),
+  };
 }
 
 function angleBrackets(id: string): string {

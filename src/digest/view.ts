@@ -118,6 +118,8 @@ export interface DigestLinks {
   /** The web pages of the digests built just before and after this one (the web page only; else null). */
   previousDigest: string | null;
   nextDigest: string | null;
+  /** In an email only: its private one-click unsubscribe page (digest/unsubscribe.ts). */
+  unsubscribe?: string;
 }
 
 // ---- Input: plain rows, as the store reads them ----

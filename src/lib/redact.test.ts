@@ -23,6 +23,23 @@ test('digest tokens are redacted from URLs however they are spelled', () => {
   assert.equal(redactUrl('/digests.atom?tokens=kept'), '/digests.atom?tokens=kept');
 });
 
+test('the token of an unsubscribe link is redacted from the path, and nothing else there', () => {
+  const token = 'Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg';
+  assert.equal(redactUrl(`/unsubscribe/${token}`), '/unsubscribe/[redacted]');
+  assert.equal(redactUrl(`/UNSUBSCRIBE/${token}?a=1`), '/UNSUBSCRIBE/[redacted]?a=1');
+  assert.equal(redactUrl(`/%75nsubscribe/${token}/x`), '/%75nsubscribe/[redacted]/x');
+  assert.equal(
+    redactUrl(`https://news.example/unsubscribe/${token}`),
+    'https://news.example/unsubscribe/[redacted]',
+  );
+  assert.equal(
+    redactText(`POST /unsubscribe/${token}?x=1 failed`),
+    'POST /unsubscribe/[redacted]?x=1 failed',
+  );
+  assert.equal(redactUrl('/unsubscribe/'), '/unsubscribe/');
+  assert.equal(redactUrl('/digests/unsubscribe/12'), '/digests/unsubscribe/12');
+});
+
 test('a key under a near-miss parameter name is redacted too', () => {
   for (const name of [
     'apiKey[]',

@@ -7,7 +7,8 @@
  *   spelled: percent-encoded (also twice), in any case, with a suffix or prefix (`apiKey[]`, `api_key[a]`,
  *   `apiKey%00`, `x-api-key`). Parameters are read after the first `?`, `#` or `;`, split at any of
  *   `& ; ? #`, so a second `?` or a `;` does not hide one;
- * - anything shaped like a Tidings API key (`tdg_` and hex), in the path or under any parameter name.
+ * - anything shaped like a Tidings API key (`tdg_` and hex), in the path or under any parameter name;
+ * - the token of a one-click unsubscribe link, the path segment after `/unsubscribe/`.
  */
 const REDACTED = '[redacted]';
 
@@ -96,12 +97,24 @@ export function redactText(text: string): string {
     .replace(KEY_SHAPES, REDACTED);
 }
 
-function redactPath(path: string): string {
+function redactPath(raw: string): string {
+  const path = redactUnsubscribeToken(raw);
   if (!/tdg_|%/i.test(path)) return path;
   return path
     .split('/')
     .map((segment) => (KEY_SHAPE.test(decode(segment)) ? REDACTED : segment))
     .join('/');
+}
+
+/** `/unsubscribe/TOKEN…` (however `unsubscribe` is spelled) as `/unsubscribe/[redacted]…`. */
+function redactUnsubscribeToken(path: string): string {
+  const segments = path.split('/');
+  // The first segment is empty (a request's path) or the host (an absolute URL's).
+  const [, first, token] = segments;
+  if (first === undefined || token === undefined || token === '') return path;
+  if (decode(first).toLowerCase() !== 'unsubscribe') return path;
+  segments[2] = REDACTED;
+  return segments.join('/');
 }
 
 function redactPairs(pairs: string): string {

@@ -20,6 +20,7 @@ const columns = [
   'clean_links',
   'is_admin',
   'disabled_at',
+  'email_paused_until',
 ] as const;
 
 type AccountRow = Pick<Selectable<AccountsTable>, (typeof columns)[number]>;
@@ -182,6 +183,8 @@ export interface AccountSettingsUpdate {
   emailEnabled?: boolean;
   showImages?: boolean;
   cleanLinks?: boolean;
+  /** Emails wait until then (digests are still built); null resumes them. */
+  emailPausedUntil?: Timestamp | null;
   /** The next due time, recomputed by the caller when the schedule changed. */
   digestDueAt?: Timestamp | null;
 }
@@ -205,6 +208,7 @@ export async function updateAccountSettings(
       ...(u.emailEnabled === undefined ? {} : { email_enabled: u.emailEnabled ? 1 : 0 }),
       ...(u.showImages === undefined ? {} : { show_images: u.showImages ? 1 : 0 }),
       ...(u.cleanLinks === undefined ? {} : { clean_links: u.cleanLinks ? 1 : 0 }),
+      ...(u.emailPausedUntil === undefined ? {} : { email_paused_until: u.emailPausedUntil }),
       ...(u.digestDueAt === undefined ? {} : { digest_due_at: u.digestDueAt }),
     })
     .where('id', '=', accountId)

@@ -36,6 +36,8 @@ export interface AccountsTable {
   is_admin: Generated<number>;
   /** When the account was disabled (no sign-in, keys refused, no digests); null while enabled. */
   disabled_at: Generated<Timestamp | null>;
+  /** Digests are built but not emailed before this time ("pause for a week"); null: not paused. */
+  email_paused_until: Timestamp | null;
 }
 
 export interface ApiKeysTable {
@@ -257,6 +259,15 @@ export interface DigestTokensTable {
   created_at: Timestamp;
 }
 
+/** A private one-click unsubscribe link of one email (see migration 0016): only its hash is kept. */
+export interface UnsubscribeTokensTable {
+  /** Hex SHA-256 of the token (43 characters of base64url: 256 random bits). */
+  token_hash: string;
+  account_id: number;
+  /** When the email carrying it was sent; tokens older than a year are pruned. */
+  created_at: Timestamp;
+}
+
 /** A signed-in browser (see migration 0007). */
 export interface WebSessionsTable {
   /** Hex SHA-256 of the session token the cookie carries. */
@@ -370,6 +381,7 @@ export interface Database {
   digests: DigestsTable;
   digest_items: DigestItemsTable;
   digest_tokens: DigestTokensTable;
+  unsubscribe_tokens: UnsubscribeTokensTable;
   web_sessions: WebSessionsTable;
   pages: PagesTable;
   account_passwords: AccountPasswordsTable;

@@ -74,6 +74,7 @@ await describeEachEngine('store', (ctx) => {
         : []),
       'search_texts',
       'subscriptions',
+      'unsubscribe_tokens',
       'web_sessions',
       'webauthn_challenges',
     ]);

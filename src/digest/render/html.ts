@@ -241,10 +241,13 @@ function footer(view: DigestView, variant: BodyVariant): string {
     ...(variant === 'web' ? [] : [link(view.links.web, 'Read on the web')]),
     link(view.links.feeds, 'Manage feeds'),
     link(view.links.settings, 'Settings'),
+    ...(variant === 'email' && view.links.unsubscribe !== undefined
+      ? [link(view.links.unsubscribe, 'Unsubscribe')]
+      : []),
   ];
   const why =
     variant === 'email'
-      ? `You get this digest as the Tidings account “${esc(view.account.name)}”; times are in ${esc(view.account.timezone)}. Change when it comes, or turn the email off, in Settings.`
+      ? `You get this digest as the Tidings account “${esc(view.account.name)}”; times are in ${esc(view.account.timezone)}. Change when it comes in Settings; stop or pause these emails with Unsubscribe.`
       : `The digest of the Tidings account “${esc(view.account.name)}”; times are in ${esc(view.account.timezone)}.`;
   return `<tr><td class="td-pad" style="padding:28px 32px 28px 32px;">
 <div class="td-rule" style="border-top:1px solid ${COLORS.rule};padding-top:16px;">

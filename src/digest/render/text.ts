@@ -35,6 +35,7 @@ export function renderText(view: DigestView): string {
   out.push(`Read on the web: ${view.links.web}`);
   out.push(`Manage feeds: ${view.links.feeds}`);
   out.push(`Settings: ${view.links.settings}`);
+  if (view.links.unsubscribe !== undefined) out.push(`Unsubscribe: ${view.links.unsubscribe}`);
   out.push(
     ...wrap(`Times are in ${view.account.timezone}. Tidings account "${view.account.name}".`, TEXT_WIDTH),
   );

@@ -64,7 +64,7 @@ export class SignInRequired extends Error {
 /** Headers of every response of the web app (pages, redirects, error pages, the stylesheet). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy':
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; " +
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; manifest-src 'self'; form-action 'self'; " +
     "frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
@@ -126,7 +126,7 @@ export function checkCsrf(request: FastifyRequest, session: WebSession): void {
  * own, with images from any http(s) address. Everything else stays as strict.
  */
 export const REMOTE_IMAGES_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self' data: http: https:; form-action 'self'; " +
+  "default-src 'none'; style-src 'self'; img-src 'self' data: http: https:; manifest-src 'self'; form-action 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'";
 
 /** A page: the security headers, no caching; `headers` (a page's own policy) go over the defaults. */
@@ -179,11 +179,14 @@ export function startParam(raw: string | undefined): number {
   return Number(raw);
 }
 
-/** A local path to return to after signing in; anything else (another site, a scheme) is refused. */
+/**
+ * A local path to return to after signing in; anything else (another site, a scheme) is refused. Long
+ * enough for a shared link (pages/share.ts: an address of 2,048 characters, percent-encoded, and a title).
+ */
 export function localPath(value: string | undefined): string | null {
   if (value === undefined || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\'))
     return null;
-  return /^[\x21-\x7e]{1,500}$/.test(value) ? value : null;
+  return /^[\x21-\x7e]{1,8192}$/.test(value) ? value : null;
 }
 
 /**

@@ -33,11 +33,14 @@ import { registerQueue } from './pages/queue.js';
 import { registerSave } from './pages/save.js';
 import { registerSearch } from './pages/search.js';
 import { registerSettings } from './pages/settings.js';
+import { registerShare } from './pages/share.js';
 import { registerSignIn } from './pages/signIn.js';
 import { registerSignInSettings } from './pages/signInSettings.js';
+import { registerUnsubscribe } from './pages/unsubscribe.js';
 import { findSession } from '../../accounts/sessions.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { clearCookie, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
+import { registerAppFiles } from './manifest.js';
 import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
 
 export interface WebOptions {
@@ -125,6 +128,8 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
 
   registerPasskeyScript(app);
 
+  registerAppFiles(app);
+
   async function loadSession(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const secure = isSecure(deps.config.baseUrl);
     const name = sessionCookieName(secure);
@@ -192,6 +197,8 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     registerInvite(scope, deps);
     registerProfile(scope, deps);
     registerSearch(scope, deps);
+    registerUnsubscribe(scope, deps);
+    registerShare(scope);
     done();
   });
 

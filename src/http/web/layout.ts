@@ -1,4 +1,6 @@
 import { type Interpolation, type SafeHtml, html } from './html.js';
+import { PNG_ICONS, SVG_ICON_PATH } from './icons.js';
+import { MANIFEST_PATH, THEME_COLOR, THEME_COLOR_DARK } from './manifest.js';
 import { STYLESHEET_PATH } from './stylesheet.js';
 
 /** The pages in the navigation, in order. */
@@ -35,6 +37,8 @@ export interface PageOptions {
   scripts?: readonly string[];
 }
 
+const APPLE_TOUCH_ICON = PNG_ICONS.find((i) => i.path.includes('apple'))?.path ?? '';
+
 /** The hidden field every form of a session carries. */
 export const csrfField = (viewer: Viewer): SafeHtml =>
   html`<input type="hidden" name="_csrf" value="${viewer.csrfToken}" />`;
@@ -70,7 +74,11 @@ export function page(opts: PageOptions): SafeHtml {
         <meta name="color-scheme" content="light dark" />
         <title>${opts.title} · Tidings</title>
         <link rel="stylesheet" href="${STYLESHEET_PATH}" />
-        <link rel="icon" href="data:," />
+        <link rel="icon" href="${SVG_ICON_PATH}" type="image/svg+xml" />
+        <link rel="manifest" href="${MANIFEST_PATH}" />
+        <link rel="apple-touch-icon" href="${APPLE_TOUCH_ICON}" />
+        <meta name="theme-color" content="${THEME_COLOR}" media="(prefers-color-scheme: light)" />
+        <meta name="theme-color" content="${THEME_COLOR_DARK}" media="(prefers-color-scheme: dark)" />
         ${(opts.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </head>
       <body>

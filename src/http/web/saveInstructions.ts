@@ -83,9 +83,19 @@ export function saveInstructions(baseUrl: string, apiKey: string | null): SafeHt
         Optionally add <em>Show Notification</em> to see that it worked. Then share any page to the shortcut.
       </li>
     </ol>
-    <p>
-      <strong>Android</strong>: an app that sends web requests from the share menu, such as HTTP Shortcuts.
-      Make a shortcut that sends a <em>POST</em> to the address above with a form field <code>url</code> set
-      to the shared text, and allow it in the share menu.
+    <p><strong>Android</strong> (Chrome): install Tidings as an app, and it joins the share menu.</p>
+    <ol>
+      <li>Open Tidings in Chrome and sign in.</li>
+      <li>In Chrome’s menu (⋮), choose <em>Add to Home screen</em> or <em>Install app</em>.</li>
+      <li>
+        In any app, <em>Share</em> a page and choose <em>Tidings</em>: it opens with the address and title
+        filled in; tap <em>Add to queue</em>.
+      </li>
+    </ol>
+    <p class="hint">
+      No key is needed for this: the app uses this browser’s sign-in. Chrome on a computer can install Tidings
+      too (the install icon in the address bar). Without installing, an app that sends web requests from the
+      share menu, such as HTTP Shortcuts, can send a <em>POST</em> to the address above with a form field
+      <code>url</code> set to the shared text.
     </p>`;
 }

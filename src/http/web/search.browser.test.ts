@@ -49,7 +49,7 @@ await describeEachEngine('search in Chromium', (ctx) => {
     await saveUrl(ctx.store(), account.id, 'https://birds.example/puffin', 'Puffins in spring');
     await page.goto(`${base}/queue`);
     await page.getByLabel('API key').fill(account.apiKey);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in with key' }).click();
     await page.waitForURL(`${base}/queue`);
 
     const box = page.getByRole('searchbox', { name: 'Search your links' });

@@ -9,7 +9,7 @@ import { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
 import { STYLESHEET_PATH } from './stylesheet.js';
 
 const CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; manifest-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 await describeEachEngine('web app: sessions and security', (ctx) => {
   let app: FastifyInstance;

@@ -15,6 +15,7 @@ import * as m0012 from './0012_feed_skips.js';
 import * as m0013 from './0013_passwords_passkeys.js';
 import * as m0014 from './0014_account_admin.js';
 import * as m0015 from './0015_search.js';
+import * as m0016 from './0016_unsubscribe_tokens.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -44,6 +45,7 @@ const modules: Record<string, MigrationModule> = {
   '0013_passwords_passkeys': m0013,
   '0014_account_admin': m0014,
   '0015_search': m0015,
+  '0016_unsubscribe_tokens': m0016,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

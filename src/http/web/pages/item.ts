@@ -37,7 +37,7 @@ import { readerHtml } from '../readerHtml.js';
  * "Sign out" (to this site); opened with a token, there is none.
  */
 export const READER_CSP =
-  "default-src 'none'; img-src http: https: data:; style-src 'self'; base-uri 'none'; " +
+  "default-src 'none'; img-src http: https: data:; style-src 'self'; manifest-src 'self'; base-uri 'none'; " +
   "form-action 'self'; frame-ancestors 'none'";
 export const READER_TOKEN_CSP = READER_CSP.replace("form-action 'self'", "form-action 'none'");
 

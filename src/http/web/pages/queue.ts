@@ -46,7 +46,7 @@ const NOTICES: Record<string, string> = {
   removed: 'Removed from your queue.',
 } satisfies Record<AddOutcome | 'removed', string>;
 
-interface AddForm {
+export interface AddForm {
   url: string;
   title: string;
   error?: string;
@@ -172,7 +172,8 @@ function queuePage(v: QueueView): SafeHtml {
   });
 }
 
-function addForm(viewer: Viewer, form: AddForm): SafeHtml {
+/** The "Add a link" form (also the share target's confirmation: pages/share.ts). */
+export function addForm(viewer: Viewer, form: AddForm): SafeHtml {
   const invalid = form.error !== undefined;
   return html`<h2 id="add-heading">Add a link</h2>
     ${invalid ? html`<p class="error" role="alert" id="add-error">${form.error}</p>` : null}

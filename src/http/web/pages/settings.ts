@@ -24,6 +24,7 @@ import { type Viewer, csrfField, page } from '../layout.js';
 import { dueWords } from '../time.js';
 import { digestNowSection, nextDigestLine } from './digestNow.js';
 import { accountSection } from './profile.js';
+import { emailControls } from './unsubscribe.js';
 
 const DAYS = [
   ['mon', 'Monday'],
@@ -135,6 +136,7 @@ export function registerSettings(scope: FastifyInstance, deps: WebDeps): void {
       errors: extra.errors ?? [],
       notice: extra.notice,
       emailConfigured: deps.digest().mailer !== null,
+      now: deps.now(),
     });
   }
 
@@ -202,6 +204,10 @@ async function noticeFor(
 ): Promise<SafeHtml | undefined> {
   const code = typeof query.notice === 'string' ? query.notice : '';
   if (code === 'saved') return html`Saved.`;
+  if (code === 'unsubscribe_reset') {
+    return html`The unsubscribe links of the emails you were sent no longer work; the next email has a new
+    one.`;
+  }
   if (code === 'empty') return html`Your queue is empty: there is nothing to put in a digest.`;
   if (code !== 'built' && code !== 'exists') return undefined;
   const id =
@@ -237,6 +243,7 @@ interface SettingsView {
   errors: string[];
   notice: SafeHtml | undefined;
   emailConfigured: boolean;
+  now: Date;
 }
 
 function settingsPage(v: SettingsView): SafeHtml {
@@ -358,6 +365,7 @@ function settingsPage(v: SettingsView): SafeHtml {
         >
         <div><button type="submit">Save settings</button></div>
       </form>
+      ${emailControls(v.viewer, account, v.now)}
       ${digestNowSection(v.viewer, v.today, v.next, account.timezone)}
       ${accountSection(account)}`,
   });

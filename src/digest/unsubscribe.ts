@@ -1,0 +1,72 @@
+import { hash, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database, Timestamp } from '../store/schema.js';
+import {
+  accountIdByUnsubscribeHash,
+  deleteUnsubscribeTokens,
+  insertUnsubscribeToken,
+} from '../store/unsubscribeTokens.js';
+
+/*
+ * One-click unsubscribe links (RFC 8058): `${baseUrl}/unsubscribe/TOKEN`, in each digest email's
+ * List-Unsubscribe header and footer. The token is 256 random bits (43 characters of base64url), made
+ * afresh for each email as it is sent, and only its SHA-256 is stored: unlike the digest token, nothing
+ * needs to read it back, because the email is rendered at the moment the token is made. It grants one
+ * thing: turning that account's digest emails off, pausing or resuming them. It is distinct from the
+ * digest token (which reads digests) and from every key. Looking it up by its hash compares hashes in the
+ * index, never the secret, so there is nothing to time. Tokens older than TOKEN_LIFETIME_MS are pruned when
+ * the account's next one is made; revoking them all ("Reset unsubscribe links", or a new email address)
+ * deletes the account's rows.
+ */
+
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** How long the unsubscribe link of an email keeps working (unless revoked first). */
+export const TOKEN_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
+
+/** "Pause for a week". */
+export const PAUSE_MS = 7 * 24 * 60 * 60 * 1000;
+
+const hashToken = (token: string): string => hash('sha256', token, 'hex');
+
+/**
+ * A new token of the account for one email (its hash stored); null when there is no such account.
+ */
+export async function mintUnsubscribeToken(
+  db: Kysely<Database>,
+  accountId: number,
+  now: Date,
+): Promise<string | null> {
+  const token = randomBytes(32).toString('base64url');
+  const stored = await insertUnsubscribeToken(db, accountId, {
+    tokenHash: hashToken(token),
+    createdAt: now.toISOString(),
+    pruneBefore: new Date(now.getTime() - TOKEN_LIFETIME_MS).toISOString(),
+  });
+  return stored ? token : null;
+}
+
+/** The account a presented token belongs to; null for anything else (malformed, unknown, revoked, pruned). */
+export async function accountIdByUnsubscribeToken(
+  db: Kysely<Database>,
+  presented: string,
+): Promise<number | null> {
+  if (!TOKEN_PATTERN.test(presented)) return null;
+  return accountIdByUnsubscribeHash(db, hashToken(presented));
+}
+
+/** Revokes every unsubscribe link of the account; how many there were. */
+export async function revokeUnsubscribeTokens(db: Kysely<Database>, accountId: number): Promise<number> {
+  return deleteUnsubscribeTokens(db, accountId);
+}
+
+/** The page (GET) and one-click endpoint (POST) of a token. */
+export function unsubscribeUrl(baseUrl: string, token: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/unsubscribe/${token}`;
+}
+
+/** Whether the account's emails are paused at `now` (digests are still built). */
+export function emailPaused(account: { email_paused_until: Timestamp | null }, now: Date): boolean {
+  const until = account.email_paused_until;
+  return until !== null && Date.parse(until) > now.getTime();
+}
