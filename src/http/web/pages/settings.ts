@@ -366,7 +366,6 @@ function settingsPage(v: SettingsView): SafeHtml {
         <div><button type="submit">Save settings</button></div>
       </form>
       ${emailControls(v.viewer, account, v.now)}
-      ${digestNowSection(v.viewer, v.today, v.next, account.timezone)}
-      ${accountSection(account)}`,
+      ${digestNowSection(v.viewer, v.today, v.next, account.timezone)} ${accountSection(account)}`,
   });
 }
