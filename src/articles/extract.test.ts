@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { extractPage, type PageExtract } from './extract.js';
+import { MAX_TEXT_CHARS } from './html.js';
 
 const fixture = (name: string): Uint8Array => readFileSync(new URL(`testdata/${name}`, import.meta.url));
 const html = (name: string, url: string, contentType = 'text/html; charset=utf-8'): PageExtract =>
@@ -179,8 +180,13 @@ test('a 10 MB page: bounded time, capped text', () => {
   assert.equal(page.byteLength, body.byteLength);
   assert.ok(page.html !== null && page.html.length <= 512 * 1024 && page.html.length > 400 * 1024);
   assert.match(page.html, /<\/p>(?:<\/\w+>)*$/); // cut after a whole paragraph, open elements closed
-  assert.ok((page.text ?? '').length <= 512 * 1024);
+  // The text kept (what search indexes) is its first 20,000 characters, cut on a word; the word count
+  // and reading time are of all the reader text.
+  const text = page.text ?? '';
+  assert.ok(text.length <= MAX_TEXT_CHARS && text.length > MAX_TEXT_CHARS * 0.9, String(text.length));
+  assert.match(text, /^Many words make a long paragraph[\s\S]*\w…$/);
   assert.ok(page.wordCount > 50_000, String(page.wordCount));
+  assert.ok(page.readingMinutes > 200, String(page.readingMinutes));
 });
 
 test('a PDF (by content type): a file named by its URL, no text', () => {

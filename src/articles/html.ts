@@ -24,6 +24,15 @@ export const MAX_PARSE_CHARS = 3 * 1024 * 1024;
  */
 export const MAX_HTML_CHARS = 512 * 1024;
 
+/**
+ * The cap on the plain text kept of a page, in characters: what search indexes (migration 0015's
+ * search_texts takes the same first 20,000) and nothing else reads. A typical article is whole in it; a
+ * very long page is found by its first ~3,500 words. The word count and reading time are of the whole text.
+ * Measured with `npm run bench:enrich` (BENCHMARKS.md): indexing 100,000 characters a page took the reader
+ * from 42 to 37 pages a second on this machine.
+ */
+export const MAX_TEXT_CHARS = 20_000;
+
 /** The address relative URLs resolve against: the page's <base href> when it is http(s), else the page. */
 function baseOf(doc: DomDocument, pageUrl: string | null): string | null {
   return httpUrl(doc.querySelector('base[href]')?.getAttribute('href'), pageUrl) ?? pageUrl;
@@ -65,7 +74,7 @@ export function extractHtml(
     description: meta.description ?? firstParagraph(capped),
     author: meta.author ?? plain(readable?.byline, LIMITS.author),
     html: text === '' ? null : capped,
-    text: text === '' ? null : text,
+    text: text === '' ? null : truncate(text, MAX_TEXT_CHARS),
     wordCount: words,
     readingMinutes: readingMinutes(words),
   };

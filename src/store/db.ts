@@ -1,4 +1,6 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type * as PgModule from 'pg';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
@@ -10,7 +12,6 @@ import {
   type SqliteStatement,
   sql,
 } from 'kysely';
-import pg from 'pg';
 import { redactUrl } from '../lib/redact.js';
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from './checkpointer.js';
 import { registerSqliteHandle } from './precompiled.js';
@@ -52,8 +53,21 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   return { engine: 'sqlite', file: url };
 }
 
-// PostgreSQL returns bigint (count(*), sums) as strings by default; every such value here fits a JS number.
-pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+type Pg = typeof PgModule;
+let pgModule: Pg | undefined;
+
+/**
+ * pg, loaded when the first PostgreSQL store opens: a process on SQLite never loads it (about 10 MB of
+ * memory). PostgreSQL returns bigint (count(*), sums) as strings by default; every such value here fits a
+ * JS number, so they are read as numbers.
+ */
+function loadPg(): Pg {
+  if (pgModule === undefined) {
+    pgModule = createRequire(import.meta.url)('pg') as Pg;
+    pgModule.types.setTypeParser(pgModule.types.builtins.INT8, (v) => Number(v));
+  }
+  return pgModule;
+}
 
 export interface StoreOptions {
   /** PostgreSQL pool size (10). */
@@ -105,7 +119,7 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
       },
     };
   }
-  const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10 });
+  const pool = new (loadPg().Pool)({ connectionString: target.url, max: options.poolSize ?? 10 });
   // A client that loses its connection must not crash the process: an idle one is reported by the pool,
   // one checked out (mid-transaction in a worker) by the client itself; either way the query in flight,
   // or the next one, fails with the error instead.

@@ -11,7 +11,8 @@ import type { MigrationContext } from './index.js';
  * - search_texts (a view, the same SQL on both engines): what is indexed of each queue and digest item:
  *   the title shown (the given one, else the page's when the given one is the URL), the site (the page's
  *   site name and the feed's name), the URL, the excerpt (feed summary, page description and title) and
- *   the page text, its first 100,000 characters.
+ *   the page text, its first 20,000 characters (as much as the page reader keeps: articles/html.ts
+ *   MAX_TEXT_CHARS).
  * - search_documents: one row per queue or digest item, keyed by (kind, item_id), with its account, its
  *   digest, its page and when it was queued or digested (newer first among equal ranks).
  * - SQLite: search_fts, a contentless FTS5 table (unicode61, diacritics folded) whose rowid is the
@@ -77,7 +78,7 @@ function texts(kind: ReturnType<typeof sql>, table: ReturnType<typeof sql>, feed
       trim(coalesce(p.site_name, '') || ' ' || coalesce(${feed}, '')) AS site,
       i.url AS url,
       trim(coalesce(i.summary, '') || ' ' || coalesce(p.description, '') || ' ' || coalesce(p.title, '')) AS excerpt,
-      substr(coalesce(p.text, ''), 1, 100000) AS body
+      substr(coalesce(p.text, ''), 1, 20000) AS body
     FROM ${table} i LEFT JOIN pages p ON p.id = i.page_id AND p.state = 'read'`;
 }
 
