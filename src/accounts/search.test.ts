@@ -8,7 +8,7 @@ import { testDigestDeps, saveUrl, queueFeedItem } from '../test/digestPipeline.j
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { insertPage, linkQueuedPage } from '../test/pages.js';
 import { parseSearchQuery } from '../lib/searchQuery.js';
-import { searchItems } from '../store/searchDocuments.js';
+import { indexNewQueueItems, searchDocumentCount, searchItems } from '../store/searchDocuments.js';
 import { type SearchResults, searchAccount } from './search.js';
 
 const titles = (r: SearchResults) => r.hits.map((h) => segmentText(h.title));
@@ -86,6 +86,11 @@ await describeEachEngine('search', (ctx) => {
     const b = await newAccount(store);
     for (let i = 0; i < 6; i++) await saveUrl(store, a.id, `https://cap.example/${i}`, `Gull ${i}`);
     await saveUrl(store, b.id, 'https://cap.example/b', 'Gull of b');
+    // Saving does not index; the service does before each search (this test calls the store directly).
+    assert.equal(await searchDocumentCount(store.db, a.id), 0);
+    assert.equal(await indexNewQueueItems(store.db, a.id), 6);
+    assert.equal(await indexNewQueueItems(store.db, a.id), 0);
+    assert.equal(await searchDocumentCount(store.db, b.id), 0, 'only the searching account is indexed');
     const query = parseSearchQuery('gull');
     const page = (offset: number) =>
       searchItems(store.db, store.engine, a.id, query, { limit: 2, offset, rankedHits: 3 });

@@ -20,8 +20,9 @@ import type { MigrationContext } from './index.js';
  *   language's stemming or stop words) weighted A title, B site and URL, C excerpt, D text, with a GIN index;
  *   ASCII punctuation becomes a space first, so that "example.com/a-b" gives the words SQLite gives.
  *
- * Triggers: an item inserted, updated (title, url, summary, page, feed) or deleted inserts, touches or
- * deletes its document; a page's title, description, site name, text or state changing touches its
+ * Triggers: a digest item inserted, an item updated (title, url, summary, page, feed) or deleted inserts,
+ * touches or deletes its document (a saved queue item gets its document at the account's next search,
+ * store/searchDocuments.ts indexNewQueueItems: a trigger on the save made an API save 3× dearer); a page's title, description, site name, text or state changing touches its
  * documents; touching a document reindexes it. What exists is indexed here (pages' text from their HTML
  * with this migration's own copy of a tag stripper, then every item).
  */
@@ -99,9 +100,6 @@ async function sqliteIndex(db: Kysely<unknown>): Promise<void> {
 }
 
 async function sqliteTriggers(db: Kysely<unknown>): Promise<void> {
-  await sql`CREATE TRIGGER search_queue_ai AFTER INSERT ON queue_items BEGIN ${sql.raw(NEW_DOCUMENT.queue)}; END`.execute(
-    db,
-  );
   await sql`CREATE TRIGGER search_queue_au AFTER UPDATE OF title, url, summary, page_id, feed_id ON queue_items
     BEGIN UPDATE search_documents SET page_id = NEW.page_id WHERE kind = 'queue' AND item_id = NEW.id; END`.execute(
     db,
@@ -179,7 +177,6 @@ async function postgresTriggers(db: Kysely<unknown>): Promise<void> {
         FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
       )
       .execute(db);
-  await each('queue_items', 'search_queue_items_sync', 'INSERT');
   await each('queue_items', 'search_queue_items_sync', 'UPDATE OF title, url, summary, page_id, feed_id');
   await each('queue_items', 'search_queue_items_sync', 'DELETE');
   await each('digest_items', 'search_digest_items_sync', 'INSERT');

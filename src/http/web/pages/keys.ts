@@ -130,7 +130,7 @@ export function registerKeys(scope: FastifyInstance, deps: WebDeps): void {
     }
     if (revoked === 'last_key') {
       const error =
-        'This is your only active key: without one you could not sign in again. Create another key first.';
+        'This is your only active key: without one, nothing could save links through the API and an account with no password or passkey could not sign in again. Create another key first.';
       return sendPage(reply, 409, await view(session, { error }));
     }
     if (id === session.keyId) {
@@ -234,7 +234,7 @@ function keyRow(k: ApiKeyInfo, v: KeysView, only: boolean): SafeHtml {
       </form>
       ${
         only
-          ? // The server refuses to revoke the last active key (409): without one, nobody could sign in again.
+          ? // The server refuses to revoke the last active key (409): the API, bookmarklets and shortcuts need one.
             html`<p class="hint">Your only key: create another key first to revoke this one.</p>`
           : html`<form method="post" action="/keys/${k.id}/revoke">
               ${csrfField(v.viewer)}
