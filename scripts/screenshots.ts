@@ -126,7 +126,7 @@ try {
   await page.goto(`${baseUrl}/sign-in`);
   await shoot('sign-in');
   await page.getByLabel('API key').fill(apiKey);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in with key' }).click();
   await page.waitForURL(`${baseUrl}/queue`);
   await shoot('queue');
   await page.goto(`${baseUrl}/feeds`);
