@@ -6,6 +6,7 @@ import type { Store } from '../store/db.js';
 import { TestClock, saveUrl, testDigestDeps } from '../test/digestPipeline.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { changeAccountSettings } from './changeSettings.js';
+import { changeEmailDelivery } from './unsubscribe.js';
 
 const queueVersion = async (store: Store, id: number): Promise<number> =>
   (
@@ -44,5 +45,17 @@ await describeEachEngine('account services', (ctx) => {
     const loaded = await loadDigest(ctx.store().db, id, digestId, 'https://tidings.example', { page: 1 });
     assert.equal(loaded?.view.links.web, `https://tidings.example/digests/${digestId}`);
     assert.equal(await tokenRows(ctx.store(), id), 0);
+  });
+
+  test('turning emails off and on again by hand ends a pause; saving other settings keeps it', async () => {
+    const { id } = await newAccount(ctx.store());
+    const now = new Date('2026-11-23T10:00:00Z');
+    assert.equal((await changeEmailDelivery(ctx.store(), id, 'pause', now))?.status, 'paused');
+    const kept = await changeAccountSettings(ctx.store(), id, { time: '08:00', emailEnabled: true }, now);
+    assert.ok(kept?.email_paused_until !== null, 'the pause stays when emails stay on');
+    const off = await changeAccountSettings(ctx.store(), id, { emailEnabled: false }, now);
+    assert.equal(off?.email_paused_until, null);
+    const on = await changeAccountSettings(ctx.store(), id, { emailEnabled: true }, now);
+    assert.deepEqual([on?.email_enabled, on?.email_paused_until], [true, null]);
   });
 });

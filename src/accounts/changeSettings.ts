@@ -46,6 +46,10 @@ export async function changeAccountSettings(
       ...(change.skipEmpty === undefined ? {} : { digestSkipEmpty: change.skipEmpty }),
       ...(change.email === undefined ? {} : { email: change.email }),
       ...(change.emailEnabled === undefined ? {} : { emailEnabled: change.emailEnabled }),
+      // Turning emails off or on by hand ends a pause ("pause for a week" from an email's unsubscribe page).
+      ...(change.emailEnabled === undefined || change.emailEnabled === account.email_enabled
+        ? {}
+        : { emailPausedUntil: null }),
       ...(change.images === undefined ? {} : { showImages: change.images }),
       ...(change.cleanLinks === undefined ? {} : { cleanLinks: change.cleanLinks }),
       ...(next === null ? {} : { digestDueAt: next.at.toISOString() }),
