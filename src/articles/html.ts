@@ -28,8 +28,8 @@ export const MAX_HTML_CHARS = 512 * 1024;
  * The cap on the plain text kept of a page, in characters: what search indexes (migration 0015's
  * search_texts takes the same first 20,000) and nothing else reads. A typical article is whole in it; a
  * very long page is found by its first ~3,500 words. The word count and reading time are of the whole text.
- * Measured with `npm run bench:enrich` (BENCHMARKS.md): indexing 100,000 characters a page took the reader
- * from 42 to 37 pages a second on this machine.
+ * Measured with `npm run bench:enrich` (BENCHMARKS.md, session 6): indexing 100,000 characters a page, the
+ * reader ran at 34.7–36.8 pages a second; with 20,000, at 34.4–46.4 (runs vary ±15 %).
  */
 export const MAX_TEXT_CHARS = 20_000;
 
