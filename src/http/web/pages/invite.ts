@@ -8,13 +8,20 @@ import {
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARS, passwordProblem } from '../../../accounts/passwordHash.js';
 import { setAccountPassword } from '../../../accounts/passwords.js';
 import type { CreatedAccount } from '../../../accounts/service.js';
-import { closeSession, findSession, openSession, randomToken } from '../../../accounts/sessions.js';
+import { closeSession, findSession, openSession } from '../../../accounts/sessions.js';
 import { isTidingsError } from '../../../errors.js';
 import { type WebDeps, WebError, field, formOf, sendPage, sessionOf, viewerOf } from '../context.js';
 import { sentence } from '../errors.js';
 import { type SafeHtml, html } from '../html.js';
 import { type Viewer, page } from '../layout.js';
-import { clearCookie, isSecure, readCookie, sessionCookieName, setCookie, tokensMatch } from '../session.js';
+import {
+  checkedFormToken,
+  clearCookie,
+  isSecure,
+  issueFormToken,
+  sessionCookieName,
+  setCookie,
+} from '../session.js';
 
 /** The acceptance form's own CSRF cookie (double submit, as the sign-in form: there is no session yet). */
 const inviteCookieName = (secure: boolean): string => (secure ? '__Host-tidings_invite' : 'tidings_invite');
@@ -93,10 +100,7 @@ export function registerInvite(scope: FastifyInstance, deps: WebDeps): void {
     status: number,
     form: AcceptForm,
   ): FastifyReply {
-    const name = inviteCookieName(secure());
-    const existing = readCookie(request, name);
-    const csrf = existing !== undefined && /^[A-Za-z0-9_-]{43}$/.test(existing) ? existing : randomToken();
-    setCookie(reply, secure(), name, csrf, FORM_TOKEN_SECONDS);
+    const csrf = issueFormToken(request, reply, secure(), inviteCookieName(secure()), FORM_TOKEN_SECONDS);
     const signedInAs = sessionOf(request)?.accountName ?? null;
     return sendPage(reply, status, acceptPage(tokenOf(request), csrf, form, signedInAs));
   }
@@ -115,9 +119,7 @@ export function registerInvite(scope: FastifyInstance, deps: WebDeps): void {
       email: field(body, 'email') ?? '',
       timezone: (field(body, 'timezone') ?? '').trim() || 'UTC',
     };
-    const cookieToken = readCookie(request, inviteCookieName(secure()));
-    const formToken = field(body, '_csrf');
-    if (cookieToken === undefined || formToken === undefined || !tokensMatch(formToken, cookieToken)) {
+    if (checkedFormToken(request, inviteCookieName(secure()), field(body, '_csrf')) === null) {
       const error = 'The form had expired. It is fresh again now: send it once more.';
       return renderForm(request, reply, 403, { ...form, error });
     }

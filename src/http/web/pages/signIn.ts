@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../../../accounts/authorize.js';
 import { passkeySignInOptions, relyingParty, signInWithPasskey } from '../../../accounts/passkeys.js';
 import { signInWithPassword } from '../../../accounts/passwords.js';
-import { type SessionGrant, closeSession, openSession, randomToken } from '../../../accounts/sessions.js';
+import { type SessionGrant, closeSession, openSession } from '../../../accounts/sessions.js';
 import {
   SECURITY_HEADERS,
   type WebDeps,
@@ -16,9 +16,10 @@ import {
 } from '../context.js';
 import { PASSKEY_PAGE_HEADERS } from '../passkeyScript.js';
 import {
+  checkedFormToken,
   clearCookie,
   isSecure,
-  readCookie,
+  issueFormToken,
   sessionCookieName,
   setCookie,
   signInCookieName,
@@ -60,10 +61,7 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
     status: number,
     form: SignInForm,
   ): FastifyReply {
-    const name = signInCookieName(secure());
-    const existing = readCookie(request, name);
-    const token = existing !== undefined && /^[A-Za-z0-9_-]{43}$/.test(existing) ? existing : randomToken();
-    setCookie(reply, secure(), name, token, FORM_TOKEN_SECONDS);
+    const token = issueFormToken(request, reply, secure(), signInCookieName(secure()), FORM_TOKEN_SECONDS);
     return sendPage(reply, status, signInPage(token, form), PASSKEY_PAGE_HEADERS);
   }
 
@@ -82,11 +80,12 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
       reply.header('retry-after', String(wait));
       return renderForm(request, reply, 429, { ...form, error: tooManyMessage(wait) });
     }
-    const cookieToken = readCookie(request, signInCookieName(secure()));
-    const formToken = field(formOf(request), '_csrf');
-    if (cookieToken === undefined || formToken === undefined || !tokensMatch(formToken, cookieToken)) {
-      return renderForm(request, reply, 403, { ...form, error: FORM_EXPIRED });
-    }
+    const cookieToken = checkedFormToken(
+      request,
+      signInCookieName(secure()),
+      field(formOf(request), '_csrf'),
+    );
+    if (cookieToken === null) return renderForm(request, reply, 403, { ...form, error: FORM_EXPIRED });
     return cookieToken;
   }
 
@@ -172,9 +171,12 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
       reply.header('retry-after', String(wait));
       return json(429, { code: 'too_many_sign_ins', message: tooManyMessage(wait) });
     }
-    const cookieToken = readCookie(request, signInCookieName(secure()));
-    const formToken = field(formOf(request), '_csrf');
-    if (cookieToken === undefined || formToken === undefined || !tokensMatch(formToken, cookieToken)) {
+    const cookieToken = checkedFormToken(
+      request,
+      signInCookieName(secure()),
+      field(formOf(request), '_csrf'),
+    );
+    if (cookieToken === null) {
       return json(403, { code: 'form_expired', message: 'The sign-in form has expired: reload the page.' });
     }
     const rp = relyingParty(deps.config.baseUrl);
