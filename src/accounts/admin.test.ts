@@ -61,6 +61,20 @@ for (const engine of ENGINES) {
   );
 
   await test(
+    `two accounts made at once on an empty database: exactly one is the administrator [${engine}]`,
+    opts,
+    async (t) => {
+      for (let round = 0; round < 3; round++) {
+        const store = await freshStore(t, engine);
+        const made = await Promise.all(
+          ['One', 'Two', 'Three', 'Four'].map((name) => createAccountWithKey(store, { name })),
+        );
+        assert.equal(made.filter((m) => m.account.is_admin).length, 1, `round ${round}`);
+      }
+    },
+  );
+
+  await test(
     `disabling: never yourself, never the last administrator; keys, sessions, digests stop [${engine}]`,
     opts,
     async (t) => {

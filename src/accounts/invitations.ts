@@ -119,7 +119,7 @@ export async function acceptInvitation(
   const found = await invitationFor(store, token, now);
   if (found.state !== 'open') throw new TidingsError('not_found', CLOSED_INVITATION[found.state]);
   return transaction(store.db, async (trx) => {
-    const created = await insertAccountWithKey(trx, checked);
+    const created = await insertAccountWithKey(trx, store.engine, checked);
     const used = await useInvitation(trx, found.invitation.id, {
       accountId: created.account.id,
       now: now.toISOString(),

@@ -4,8 +4,15 @@ import { ensureDigestToken } from '../digest/token.js';
 import { canonicalZone } from '../digest/zone.js';
 import { TidingsError } from '../errors.js';
 import { emailAddressProblem } from '../lib/email.js';
-import type { Store } from '../store/db.js';
-import { type Account, accountById, allAccounts, createAccount, hasAccounts } from '../store/accounts.js';
+import type { Engine, Store } from '../store/db.js';
+import {
+  type Account,
+  accountById,
+  allAccounts,
+  createAccount,
+  hasAccounts,
+  hasAccountsForCreation,
+} from '../store/accounts.js';
 import { type ApiKeyInfo, createApiKey } from '../store/apiKeys.js';
 import { claimOnce } from '../store/meta.js';
 import type { Database } from '../store/schema.js';
@@ -72,17 +79,18 @@ export interface CreatedAccount {
  */
 export async function createAccountWithKey(store: Store, input: AccountInput): Promise<CreatedAccount> {
   const checked = checkAccountInput(input);
-  return store.db.transaction().execute((trx) => insertAccountWithKey(trx, checked));
+  return store.db.transaction().execute((trx) => insertAccountWithKey(trx, store.engine, checked));
 }
 
 /** The same, inside the caller's transaction (accepting an invitation). */
 export async function insertAccountWithKey(
   db: Kysely<Database>,
+  engine: Engine,
   checked: CheckedInput,
 ): Promise<CreatedAccount> {
   // The first digest is due at the default send time, in the reader's zone, after now.
   const digestDueAt = nextSlotAfter(new Date(), scheduleOf({ ...DEFAULT_SCHEDULE, ...checked })).at;
-  const isAdmin = checked.admin || !(await hasAccounts(db));
+  const isAdmin = checked.admin || !(await hasAccountsForCreation(db, engine));
   const created = await createAccount(db, {
     name: checked.name,
     email: checked.email,
@@ -109,10 +117,13 @@ export async function ensureFirstAccount(
   store: Store,
 ): Promise<{ account: NewAccount; apiKey: string } | null> {
   return store.db.transaction().execute(async (trx) => {
-    const hasAccounts = await trx.selectFrom('accounts').select('id').limit(1).executeTakeFirst();
-    if (hasAccounts !== undefined) return null;
+    if (await hasAccounts(trx)) return null;
     if (!(await claimOnce(trx, 'first_account_created', new Date().toISOString()))) return null;
-    const { account, apiKey } = await insertAccountWithKey(trx, checkAccountInput({ name: 'default' }));
+    const { account, apiKey } = await insertAccountWithKey(
+      trx,
+      store.engine,
+      checkAccountInput({ name: 'default' }),
+    );
     return { account, apiKey };
   });
 }
