@@ -58,7 +58,11 @@ function sslModeOf(params: URLSearchParams, hasCa: boolean): SslMode {
 }
 
 /** node-postgres's `ssl` option for a mode: false, or what tls.connect is given. */
-function tlsOptions(mode: SslMode, ca: string | undefined, params: URLSearchParams): false | ConnectionOptions {
+function tlsOptions(
+  mode: SslMode,
+  ca: string | undefined,
+  params: URLSearchParams,
+): false | ConnectionOptions {
   if (mode === 'disable') return false;
   const options: ConnectionOptions = {};
   if (ca !== undefined) options.ca = ca;
