@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
-import { ConfigError, configSchema, defaultReaderThreads, loadConfig } from './config.js';
+import { ConfigError, configSchema, defaultPoolSize, defaultReaderThreads, loadConfig } from './config.js';
 
 test('defaults: 127.0.0.1:8080, ./data/tidings.db, workers on', () => {
   const c = loadConfig({});
@@ -159,4 +159,52 @@ test('metrics: off by default; TIDINGS_METRICS=true serves them on 127.0.0.1:946
         !err.message.includes(token),
     );
   }
+});
+
+test('PostgreSQL settings: pool sized for the machine, 30 s statement timeout and start window', () => {
+  assert.deepEqual(
+    [1, 2, 4, 8, 10, 16, 64].map((cores) => defaultPoolSize(cores)),
+    [10, 10, 10, 16, 20, 20, 20],
+  );
+  const c = loadConfig({});
+  assert.equal(c.databasePoolSize, defaultPoolSize(availableParallelism()));
+  assert.equal(c.databaseStatementTimeoutMs, 30_000);
+  assert.equal(c.databaseStartupTimeoutMs, 30_000);
+  assert.equal(c.databaseCaFile, null);
+  assert.equal(c.databaseDirectUrl, null);
+  const set = loadConfig({
+    DATABASE_URL: 'postgres://tidings@pgbouncer:6432/tidings',
+    DATABASE_POOL_SIZE: '4',
+    DATABASE_CA_FILE: '/etc/ssl/db-ca.pem',
+    DATABASE_STATEMENT_TIMEOUT_MS: '0',
+    DATABASE_STARTUP_TIMEOUT_MS: '500',
+    DATABASE_DIRECT_URL: 'postgres://tidings@db:5432/tidings',
+  });
+  assert.deepEqual(
+    [
+      set.databasePoolSize,
+      set.databaseCaFile,
+      set.databaseStatementTimeoutMs,
+      set.databaseStartupTimeoutMs,
+      set.databaseDirectUrl,
+    ],
+    [4, '/etc/ssl/db-ca.pem', 0, 500, 'postgres://tidings@db:5432/tidings'],
+  );
+  for (const [name, value] of [
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_POOL_SIZE', 'many'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '-1'],
+    ['DATABASE_STARTUP_TIMEOUT_MS', '1.5'],
+    ['DATABASE_DIRECT_URL', 'mysql://db/tidings'],
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ DATABASE_URL: 'postgres://db/tidings', [name]: value }),
+      (err: unknown) => err instanceof ConfigError && err.message.includes(name),
+      `${name}=${value}`,
+    );
+  }
+  assert.throws(
+    () => loadConfig({ DATABASE_DIRECT_URL: 'postgres://db/tidings' }),
+    /DATABASE_DIRECT_URL: only for PostgreSQL/,
+  );
 });

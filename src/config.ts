@@ -26,6 +26,14 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().min(1).default('./data/tidings.db'),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(1000).optional(),
+  DATABASE_CA_FILE: z.string().min(1).optional(),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  DATABASE_STARTUP_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  DATABASE_DIRECT_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//i, { error: 'expected a postgres:// URL' })
+    .optional(),
   LOG_LEVEL: logLevel.default('info'),
   TIDINGS_WORKER: booleanFromEnv.default(true),
   TIDINGS_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -83,6 +91,19 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /** PostgreSQL connections each serve or worker process opens at most (defaultPoolSize). */
+  databasePoolSize: number;
+  /** PEM file of the CAs that sign PostgreSQL's certificate; null: the system's (or the URL's sslrootcert). */
+  databaseCaFile: string | null;
+  /** PostgreSQL statement_timeout of every session but the migrations'; 0: none. */
+  databaseStatementTimeoutMs: number;
+  /** How long serve and worker keep trying an unreachable database at start before exiting 1; 0: once. */
+  databaseStartupTimeoutMs: number;
+  /**
+   * A URL that reaches PostgreSQL itself, not through PgBouncer in transaction mode, for what needs a session
+   * of its own: migrations (Kysely's lock is held by the session) and LISTEN. null: DATABASE_URL.
+   */
+  databaseDirectUrl: string | null;
   logLevel: z.infer<typeof logLevel>;
   worker: boolean;
   /** Public base URL, used in printed curl lines and links; defaults to http://HOST:PORT. */
@@ -137,6 +158,16 @@ export function defaultReaderThreads(cores: number): number {
   return cores > 1 ? 2 : 0;
 }
 
+/**
+ * PostgreSQL connections per process when DATABASE_POOL_SIZE is not set: twice the cores (a connection
+ * waits on the network and on the server about as long as it works), at least 10 (node-postgres's own
+ * default, which the benches were measured with) and at most 20, so that four processes (three serve and
+ * a worker) stay under PostgreSQL's default max_connections of 100.
+ */
+export function defaultPoolSize(cores: number): number {
+  return Math.min(20, Math.max(10, 2 * cores));
+}
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -164,11 +195,21 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       `invalid configuration:\n  TIDINGS_METRICS_PORT: the metrics are served on a listener of their own; choose a port other than PORT (${c.PORT})`,
     );
   }
+  if (c.DATABASE_DIRECT_URL !== undefined && !/^postgres(ql)?:\/\//i.test(c.DATABASE_URL)) {
+    throw new ConfigError(
+      'invalid configuration:\n  DATABASE_DIRECT_URL: only for PostgreSQL; DATABASE_URL is not a postgres:// URL',
+    );
+  }
   const hostForUrl = c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST === '0.0.0.0' ? '127.0.0.1' : c.HOST;
   return {
     port: c.PORT,
     host: c.HOST,
     databaseUrl: c.DATABASE_URL,
+    databasePoolSize: c.DATABASE_POOL_SIZE ?? defaultPoolSize(availableParallelism()),
+    databaseCaFile: c.DATABASE_CA_FILE ?? null,
+    databaseStatementTimeoutMs: c.DATABASE_STATEMENT_TIMEOUT_MS,
+    databaseStartupTimeoutMs: c.DATABASE_STARTUP_TIMEOUT_MS,
+    databaseDirectUrl: c.DATABASE_DIRECT_URL ?? null,
     logLevel: c.LOG_LEVEL,
     worker: c.TIDINGS_WORKER,
     baseUrl: (c.TIDINGS_BASE_URL ?? `http://${hostForUrl}:${c.PORT}`).replace(/\/+$/, ''),

@@ -1,8 +1,7 @@
-import type { Logger } from 'pino';
 import { type Config, loadConfig } from '../config.js';
 import { TidingsError } from '../errors.js';
 import { type Store, openStore } from '../store/db.js';
-import { migrateToLatest } from '../store/migrate.js';
+import { migrateDatabase, storeOptions, waitForDatabase } from './database.js';
 
 /** What a command writes to; tests pass their own. */
 export interface Io {
@@ -28,19 +27,16 @@ export class UsageError extends Error {
   }
 }
 
-/** The store of a long-running process (serve, worker): on SQLite, with its WAL checkpointed off-thread. */
-export function openServerStore(config: Config, log: Pick<Logger, 'warn'>): Store {
-  return openStore(config.databaseUrl, {
-    checkpointer: { onError: (error) => log.warn({ error }, 'SQLite WAL checkpoint failed') },
-  });
-}
-
-/** Runs a command against an up-to-date database and always closes it. */
+/**
+ * Runs a command against an up-to-date database and always closes it. An unreachable database is not
+ * waited for: the command fails at once, with the reason (DatabaseStartError).
+ */
 export async function withStore<T>(io: Io, fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig(io.env);
-  const store = openStore(config.databaseUrl, { poolSize: 2 });
+  const store = openStore(config.databaseUrl, { ...storeOptions(config), poolSize: 2 });
   try {
-    await migrateToLatest(store);
+    await waitForDatabase(store, 0, { warn: () => undefined });
+    await migrateDatabase(config, store);
     return await fn(store, config);
   } finally {
     await store.close();

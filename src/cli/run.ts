@@ -3,6 +3,7 @@ import { ConfigError } from '../config.js';
 import { type ErrorKind, TidingsError } from '../errors.js';
 import { redactText } from '../lib/redact.js';
 import { type Io, UsageError } from './context.js';
+import { DatabaseStartError } from './database.js';
 import { buildProgram } from './program.js';
 
 /**
@@ -38,6 +39,10 @@ export async function runCli(args: readonly string[], io: Io): Promise<number> {
     if (err instanceof TidingsError) {
       fail(err.message);
       return EXIT_CODES[err.kind];
+    }
+    if (err instanceof DatabaseStartError) {
+      fail(err.message);
+      return 1;
     }
     if (err instanceof UsageError || err instanceof ConfigError) {
       fail(err.message);

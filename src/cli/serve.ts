@@ -3,11 +3,11 @@ import { ensureFirstAccount } from '../accounts/service.js';
 import { loadConfig } from '../config.js';
 import { buildServer } from '../http/server.js';
 import { createLogger } from '../logger.js';
-import { migrateToLatest } from '../store/migrate.js';
 import type { Worker } from '../lib/workers.js';
 import { type MetricsListener, createMetrics, listenMetrics } from './metrics.js';
 import { startWorkers, stopWorkers } from './workers.js';
-import { type Io, UsageError, curlLines, openServerStore } from './context.js';
+import { type Io, UsageError, curlLines } from './context.js';
+import { startServerStore } from './database.js';
 
 export function serveCommand(program: Command, io: Io): void {
   program
@@ -22,8 +22,7 @@ export function serveCommand(program: Command, io: Io): void {
 export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
   const config = loadConfig(io.env);
   const logger = createLogger(config.logLevel);
-  const store = openServerStore(config, logger);
-  const applied = await migrateToLatest(store);
+  const { store, applied } = await startServerStore(config, logger);
   for (const m of applied) logger.info({ migration: m.migrationName, status: m.status }, 'migration');
 
   const first = await ensureFirstAccount(store);

@@ -3,10 +3,10 @@ import { loadConfig } from '../config.js';
 import { feedDeps } from '../feeds/deps.js';
 import { pollOnce } from '../feeds/poller.js';
 import { createLogger } from '../logger.js';
-import { migrateToLatest } from '../store/migrate.js';
 import { createMetrics, listenMetrics } from './metrics.js';
 import { startWorkers, stopWorkers } from './workers.js';
-import { type Io, openServerStore, withStore } from './context.js';
+import { type Io, withStore } from './context.js';
+import { startServerStore } from './database.js';
 
 export function workerCommands(program: Command, io: Io): void {
   program
@@ -15,8 +15,7 @@ export function workerCommands(program: Command, io: Io): void {
     .action(async () => {
       const config = loadConfig(io.env);
       const log = createLogger(config.logLevel);
-      const store = openServerStore(config, log);
-      await migrateToLatest(store);
+      const { store } = await startServerStore(config, log);
       const metrics = await createMetrics(config, store, log);
       const listener =
         config.metrics === null || metrics === null

@@ -14,6 +14,7 @@ import {
 } from 'kysely';
 import { redactUrl } from '../lib/redact.js';
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from './checkpointer.js';
+import { pgPoolConfig } from './pgConfig.js';
 import { registerSqliteHandle } from './precompiled.js';
 import type { Database } from './schema.js';
 import type { PoolStats } from '../lib/metrics.js';
@@ -70,8 +71,12 @@ function loadPg(): Pg {
 }
 
 export interface StoreOptions {
-  /** PostgreSQL pool size (10). */
+  /** PostgreSQL pool size (10; DATABASE_POOL_SIZE for serve and worker). */
   poolSize?: number;
+  /** PostgreSQL: the CA file that signs the server's certificate (DATABASE_CA_FILE); see pgConfig.ts. */
+  caFile?: string | null;
+  /** PostgreSQL: each session's statement_timeout in ms (DATABASE_STATEMENT_TIMEOUT_MS); 0 or unset: none. */
+  statementTimeoutMs?: number;
   /**
    * For long-running processes on an SQLite file: checkpoint the write-ahead log from a thread of its own
    * (see checkpointer.ts), called with a message when a checkpoint fails.
@@ -119,7 +124,13 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
       },
     };
   }
-  const pool = new (loadPg().Pool)({ connectionString: target.url, max: options.poolSize ?? 10 });
+  const pool = new (loadPg().Pool)(
+    pgPoolConfig(target.url, {
+      poolSize: options.poolSize ?? 10,
+      caFile: options.caFile,
+      statementTimeoutMs: options.statementTimeoutMs,
+    }),
+  );
   // A client that loses its connection must not crash the process: an idle one is reported by the pool,
   // one checked out (mid-transaction in a worker) by the client itself; either way the query in flight,
   // or the next one, fails with the error instead.

@@ -33,7 +33,7 @@ export function freePort(): Promise<number> {
 export function childEnv(vars: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (/^(PORT|HOST|DATABASE_URL|LOG_LEVEL|TIDINGS_.*)$/.test(name)) continue;
+    if (/^(PORT|HOST|DATABASE_.*|LOG_LEVEL|TIDINGS_.*)$/.test(name)) continue;
     env[name] = value;
   }
   return { ...env, ...vars };
@@ -121,6 +121,8 @@ export interface StartOptions {
   databaseUrl: string;
   env?: Record<string, string>;
   timeoutMs?: number;
+  /** Called with all of stderr so far whenever more arrives, before "listening" too. */
+  onStderr?: (stderr: string) => void;
 }
 
 /** Spawns `tidings serve` on a free port and resolves once it logs "listening". */
@@ -152,7 +154,10 @@ function startOn(port: number, opts: StartOptions): Promise<ServerProcess> {
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => {
+    stderr += s;
+    opts.onStderr?.(stderr);
+  });
   const exited = new Promise<Exit>((resolve) => {
     child.once('close', (code, signal) => resolve({ code, signal }));
   });
