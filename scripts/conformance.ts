@@ -18,23 +18,13 @@ import { fileURLToPath } from 'node:url';
 import { type Feed, parseFeed } from '../src/feeds/parse/parse.js';
 import { foldWhitespace, htmlToText, truncate } from '../src/lib/text.js';
 import { SUMMARY_LIMIT } from '../src/feeds/parse/entry.js';
+import { runFeedparser } from './conformanceFeedparser.js';
+import type { Check, FileResult } from './conformanceTypes.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const corpora = resolve(repoRoot, '../shared/corpora');
+/** Beside the repository; TIDINGS_CORPORA names another place (a git worktree has no sibling "shared"). */
+const corpora = resolve(repoRoot, process.env['TIDINGS_CORPORA'] ?? '../shared/corpora');
 
-interface Check {
-  file: string;
-  field: string;
-  expected: string;
-  actual: string;
-  pass: boolean;
-}
-
-interface FileResult {
-  group: string;
-  file: string;
-  checks: Check[];
-}
 
 /**
  * Expectations that are gofeed's own behaviour rather than what a feed means; each is left out of the
@@ -291,7 +281,7 @@ function main(): void {
     return;
   }
   const miniflux = runMiniflux();
-  const all = [...runGofeed(), ...miniflux.results];
+  const all = [...runGofeed(), ...miniflux.results, ...runFeedparser(corpora, tryParse)];
   const { kept, excluded } = withoutExclusions(all);
   const groups = [...new Set(kept.map((r) => r.group))];
   console.log(
