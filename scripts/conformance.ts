@@ -243,9 +243,9 @@ function timeParse(bytes: Buffer): string {
 
 // ---------------------------------------------------------------- scoring
 
-function tryParse(path: string): { feed: Feed } | { error: string } {
+function tryParse(path: string, url?: string): { feed: Feed } | { error: string } {
   try {
-    return { feed: parseFeed(readFileSync(path)) };
+    return { feed: parseFeed(readFileSync(path), { url }) };
   } catch (err) {
     return { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
   }

@@ -144,7 +144,19 @@ function documents(dir: string): string[] {
 
 const EXPECT = /^\s*Expect:\s*(.+?)\s*(?:-->)?\s*$/m;
 
-export function runFeedparser(corpora: string, parse: (path: string) => Outcome): FileResult[] {
+/**
+ * Where feedparser's own test server serves the document (its "http_…_docuri" tests resolve against it),
+ * or the Content-Location its "Header:" line sends.
+ */
+function documentUrl(root: string, path: string, head: string): string {
+  const location = /^\s*Header:\s*Content-Location:\s*(\S+)/im.exec(head)?.[1];
+  return location ?? `http://127.0.0.1:8097/tests/${relative(root, path)}`;
+}
+
+export function runFeedparser(
+  corpora: string,
+  parse: (path: string, url: string) => Outcome,
+): FileResult[] {
   const root = join(corpora, 'feedparser/tests');
   return documents(root).flatMap((path) => {
     const head = readFileSync(path, 'latin1').slice(0, 4096);
@@ -153,7 +165,7 @@ export function runFeedparser(corpora: string, parse: (path: string) => Outcome)
     if (wanted === null) return [];
     const file = relative(corpora, path);
     const group = `feedparser ${relative(root, path).split('/')[0] ?? ''}`;
-    const outcome = parse(path);
+    const outcome = parse(path, documentUrl(root, path, head));
     const checks: Check[] =
       'error' in outcome
         ? [{ file, field: 'parse', expected: 'a feed', actual: outcome.error, pass: false }]

@@ -8,11 +8,13 @@ import {
   parseRssFeed,
 } from 'feedsmith';
 import { fromAtom } from './atom.js';
+import { fromCdf } from './cdf.js';
 import { decodeFeedBytes } from './decode.js';
 import { expandEntities, readProlog } from './doctype.js';
 import type { ReadContext } from './entry.js';
 import { fromJson } from './json.js';
 import { recoverXml } from './lenient.js';
+import { decodeBase64Modes, unprefixRoot } from './rewrites.js';
 import { type Feed, type FeedContent, FeedParseError, MalformedXmlError } from './model.js';
 import { fromRdf, fromRss } from './rss.js';
 import { resolveHttpUrl } from './urls.js';
@@ -76,9 +78,16 @@ function readXml(text: string, root: string | null, ctx: ReadContext): FeedConte
     throw new FeedParseError(text.trim() === '' ? 'empty document' : 'not a feed: no XML element found');
   }
   const name = root.slice(root.indexOf(':') + 1).toLowerCase();
-  if (name === 'rss') return fromRss(runFeedsmith(() => parseRssFeed(text)) ?? {}, ctx);
-  if (name === 'feed') return fromAtom(runFeedsmith(() => parseAtomFeed(text)) ?? {}, ctx);
+  if (name === 'rss') {
+    const rss = unprefixRoot(text, root);
+    return fromRss(runFeedsmith(() => parseRssFeed(rss)) ?? {}, ctx);
+  }
+  if (name === 'feed') {
+    const atom = decodeBase64Modes(text);
+    return fromAtom(runFeedsmith(() => parseAtomFeed(atom)) ?? {}, ctx);
+  }
   if (name === 'rdf') return fromRdf(runFeedsmith(() => parseRdfFeed(text)) ?? {}, ctx);
+  if (name === 'channel') return fromCdf(text, ctx);
   if (HTML_ROOTS.has(name)) throw new FeedParseError('not a feed: HTML page');
   // A broken PHP site prints warnings ("<br />\n<b>Warning</b>: …") before its feed: the XML declaration
   // shows where the feed starts. Past it, the declaration is first, so this happens at most once.

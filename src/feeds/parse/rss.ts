@@ -67,7 +67,7 @@ function rssEntry(item: RssItem, feedBase: string | null): EntryFields {
     guidIsLink: item.guid?.isPermaLink !== false,
     link: item.link ?? alternateLink(item.atom?.links),
     base: nestedBase(item.xml?.base, feedBase),
-    title: rssText(item.title ?? item.dc?.titles?.[0]) ?? atomText(item.atom?.title),
+    title: rssText(item.title ?? item.dc?.titles?.[0]) ?? atomText(item.atom?.title) ?? mediaTitle(item),
     published: item.pubDate ?? firstDate(item),
     updated: item.atom?.updated ?? item.dcterms?.modified?.[0],
     summary: rssText(item.description ?? item.dc?.descriptions?.[0] ?? itunesSummary(item)),
@@ -100,6 +100,13 @@ function firstDate(item: RssItem | RdfItem): string | undefined {
   return (
     item.dc?.dates?.[0] ?? item.dcterms?.issued?.[0] ?? item.dcterms?.created?.[0] ?? item.atom?.published
   );
+}
+
+/** Media RSS's title, for an item without its own: "plain" unless it says "html". */
+function mediaTitle(item: RssItem): Markup | undefined {
+  const title = item.media?.title;
+  if (title?.value === undefined) return undefined;
+  return { type: title.type?.trim().toLowerCase() === 'html' ? 'html' : 'text', value: title.value };
 }
 
 /** Apple no longer reads itunes:summary, but older podcast feeds still carry it as their only description. */
