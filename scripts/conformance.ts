@@ -25,7 +25,6 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Beside the repository; TIDINGS_CORPORA names another place (a git worktree has no sibling "shared"). */
 const corpora = resolve(repoRoot, process.env['TIDINGS_CORPORA'] ?? '../shared/corpora');
 
-
 /**
  * Expectations that are gofeed's own behaviour rather than what a feed means; each is left out of the
  * score, with the reason. Keyed by "file field".

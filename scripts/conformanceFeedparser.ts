@@ -75,12 +75,10 @@ function tupleDate(tuple: string): string | null {
 function pythonString(literal: string): string | null {
   const m = /^u?(['"])([^]*)\1$/.exec(literal);
   if (m === null) return null;
-  return (m[2] ?? '').replace(
-    /\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/g,
-    (_all, esc: string) =>
-      esc.length > 1
-        ? String.fromCharCode(parseInt(esc.slice(1), 16))
-        : ({ n: '\n', t: '\t', r: '\r' } as Record<string, string>)[esc] ?? esc,
+  return (m[2] ?? '').replace(/\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/g, (_all, esc: string) =>
+    esc.length > 1
+      ? String.fromCharCode(parseInt(esc.slice(1), 16))
+      : (({ n: '\n', t: '\t', r: '\r' } as Record<string, string>)[esc] ?? esc),
   );
 }
 
@@ -153,10 +151,7 @@ function documentUrl(root: string, path: string, head: string): string {
   return location ?? `http://127.0.0.1:8097/tests/${relative(root, path)}`;
 }
 
-export function runFeedparser(
-  corpora: string,
-  parse: (path: string, url: string) => Outcome,
-): FileResult[] {
+export function runFeedparser(corpora: string, parse: (path: string, url: string) => Outcome): FileResult[] {
   const root = join(corpora, 'feedparser/tests');
   return documents(root).flatMap((path) => {
     const head = readFileSync(path, 'latin1').slice(0, 4096);

@@ -43,16 +43,15 @@ export const EXPANSION_LIMIT = 1_000_000;
 export function expandEntities(text: string, prolog: Prolog): string {
   if (prolog.entities.size === 0) return text;
   let added = 0;
-  const body = text.slice(prolog.bodyStart).replace(
-    /<!\[CDATA\[[^]*?\]\]>|&([A-Za-z_:][\w.:-]*);/g,
-    (match: string, name: string | undefined) => {
+  const body = text
+    .slice(prolog.bodyStart)
+    .replace(/<!\[CDATA\[[^]*?\]\]>|&([A-Za-z_:][\w.:-]*);/g, (match: string, name: string | undefined) => {
       const value = name === undefined ? undefined : prolog.entities.get(name);
       if (value === undefined) return match;
       added += value.length - match.length;
       if (added > EXPANSION_LIMIT) throw new FeedParseError(EXPANDING);
       return value;
-    },
-  );
+    });
   return text.slice(0, prolog.bodyStart) + body;
 }
 
@@ -87,7 +86,8 @@ function endOfDoctype(text: string, from: number, entities: Map<string, string>)
       i = indexAfter(text, '?>', at + 2);
     } else {
       i = endOfDeclaration(text, at + 2);
-      if (text.startsWith('<!ENTITY', at)) checkEntity(text.slice(at, i === -1 ? text.length : i), 0, entities);
+      if (text.startsWith('<!ENTITY', at))
+        checkEntity(text.slice(at, i === -1 ? text.length : i), 0, entities);
     }
     if (i === -1) return -1;
   }

@@ -20,7 +20,8 @@ export function recoverXml(text: string): string {
 }
 
 /** CDATA sections (left alone: an `&` in them is text) or a reference, or a bare ampersand. */
-const CDATA_OR_REFERENCE = /<!\[CDATA\[[^]*?\]\]>|&(?:(#[xX][0-9a-fA-F]{1,6}|#\d{1,7}|[A-Za-z][A-Za-z0-9]{0,31});)?/g;
+const CDATA_OR_REFERENCE =
+  /<!\[CDATA\[[^]*?\]\]>|&(?:(#[xX][0-9a-fA-F]{1,6}|#\d{1,7}|[A-Za-z][A-Za-z0-9]{0,31});)?/g;
 const XML_PREDEFINED = new Set(['amp', 'lt', 'gt', 'quot', 'apos']);
 
 export function mapReferences(text: string): string {
@@ -41,7 +42,12 @@ function characterReferences(text: string): string {
   return out;
 }
 
-const TEXT_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+const TEXT_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+};
 const escapeText = (s: string): string => s.replace(/[&<>]/g, (c) => TEXT_ESCAPES[c] ?? c);
 const escapeAttribute = (s: string): string => s.replace(/[&<>"]/g, (c) => TEXT_ESCAPES[c] ?? c);
 
