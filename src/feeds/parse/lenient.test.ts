@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { EXPANSION_LIMIT } from './doctype.js';
-import { mapReferences, recoverXml } from './lenient.js';
+import { MAX_DEPTH, mapReferences, recoverXml } from './lenient.js';
 import { type Feed, type FeedItem, FeedParseError, parseFeed } from './parse.js';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`testdata/${name}`, import.meta.url));
@@ -143,4 +143,46 @@ test('media:title is the title of an item that has none', () => {
     feed.items.map((i) => i.title),
     ['From media', 'Own'],
   );
+});
+
+test('the lenient read stays linear on hostile input; what it cannot recover keeps the strict error', () => {
+  const nested = rss(`<item><title>t</title><description>${'<a>'.repeat(200_000)}</description></item>`);
+  const flat = `<rss version="2.0"><channel>${'<i>'.repeat(MAX_DEPTH - 10)}${'<b></b>'.repeat(200_000)}</rss`;
+  const entities = rss(`<item><title>${'&nbsp;&'.repeat(200_000)}</title></item>`);
+  const brackets = rss(`<item><title>${'<'.repeat(400_000)}</title></item>`);
+  const attribute = `<rss version="2.0"><channel><title a="${'&'.repeat(400_000)}">t</title></channel></rss`;
+  for (const doc of [nested, flat, entities, brackets, attribute]) {
+    const started = performance.now();
+    try {
+      parse(doc);
+    } catch (err) {
+      assert.ok(err instanceof FeedParseError);
+      assert.match(err.message, /^malformed XML: /);
+    }
+    assert.ok(performance.now() - started < 2000, `${Math.round(performance.now() - started)} ms`);
+  }
+  assert.throws(() => recoverXml('<a>'.repeat(MAX_DEPTH + 1)), /nested more than 256 deep/);
+});
+
+test('the first of several <updated> / <created> / <pubDate> dates wins', () => {
+  const atom03 = parse(
+    '<feed version="0.3" xmlns="http://purl.org/atom/ns#"><entry><id>e</id>' +
+      '<created>2003-12-31T10:14:55Z</created><created>2010-12-01T10:14:55Z</created>' +
+      '<modified>2004-01-01T00:00:00Z</modified><modified>2011-01-01T00:00:00Z</modified></entry></feed>',
+  );
+  assert.deepEqual(
+    [first(atom03).published?.toISOString(), first(atom03).updated?.toISOString()],
+    ['2003-12-31T10:14:55.000Z', '2004-01-01T00:00:00.000Z'],
+  );
+  const atom10 = parse(
+    '<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>e</id>' +
+      '<updated>2003-12-31T10:14:55Z</updated><updated>2010-12-01T10:14:55Z</updated></entry></feed>',
+  );
+  assert.equal(first(atom10).updated?.toISOString(), '2003-12-31T10:14:55.000Z');
+  const feed = parse(
+    rss(
+      '<item><title>t</title><pubDate>Wed, 31 Dec 2003 10:14:55 GMT</pubDate><pubDate>Wed, 01 Dec 2010 10:14:55 GMT</pubDate></item>',
+    ),
+  );
+  assert.equal(first(feed).published?.toISOString(), '2003-12-31T10:14:55.000Z');
 });

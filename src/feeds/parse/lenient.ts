@@ -1,5 +1,6 @@
 import { decodeHTMLStrict } from 'entities';
 import { Parser } from 'htmlparser2';
+import { FeedParseError } from './model.js';
 
 /**
  * The recovering read for a document that is not well-formed XML, as Python feedparser's "bozo" path
@@ -13,7 +14,8 @@ import { Parser } from 'htmlparser2';
  *
  * Nothing is expanded beyond what the strict read already allowed: the DOCTYPE, checked and whose
  * internal entities were expanded before the strict parse, is dropped with the XML declaration and
- * comments. Linear in the document's length; the size limit is the fetch's, as for any feed.
+ * comments. Linear in the document's length (elements nest at most MAX_DEPTH deep: htmlparser2's
+ * stack costs its depth at each element); the size limit is the fetch's, as for any feed.
  */
 export function recoverXml(text: string): string {
   return rewrite(mapReferences(text));
@@ -51,6 +53,9 @@ const TEXT_ESCAPES: Readonly<Record<string, string>> = {
 const escapeText = (s: string): string => s.replace(/[&<>]/g, (c) => TEXT_ESCAPES[c] ?? c);
 const escapeAttribute = (s: string): string => s.replace(/[&<>"]/g, (c) => TEXT_ESCAPES[c] ?? c);
 
+/** Deeper than any feed's elements and the HTML in them; a document nesting deeper is not recovered. */
+export const MAX_DEPTH = 256;
+
 /** Writes out what htmlparser2 reads, every element closed, text and attributes escaped again. */
 function rewrite(text: string): string {
   const out: string[] = [];
@@ -62,7 +67,7 @@ function rewrite(text: string): string {
         let tag = `<${name}`;
         for (const [key, value] of Object.entries(attributes)) tag += ` ${key}="${escapeAttribute(value)}"`;
         out.push(`${tag}>`);
-        depth++;
+        if (++depth > MAX_DEPTH) throw new FeedParseError(`elements nested more than ${MAX_DEPTH} deep`);
       },
       ontext(data) {
         // Text outside the root element (a PHP warning, stray characters) is no part of the feed.

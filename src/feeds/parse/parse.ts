@@ -64,11 +64,11 @@ function readXmlDocument(text: string, ctx: ReadContext): Feed {
     return { ...readXml(expanded, prolog.root, ctx), lenient: false };
   } catch (err) {
     if (!(err instanceof MalformedXmlError)) throw err;
-    const recovered = recoverXml(expanded);
     try {
+      const recovered = recoverXml(expanded);
       return { ...readXml(recovered, readProlog(recovered).root, ctx), lenient: true };
     } catch {
-      throw err;
+      throw err; // what the strict parse said is the clearer account of what is wrong
     }
   }
 }
