@@ -269,7 +269,7 @@ function rateLine(label: string, results: FileResult[]): string {
   const checks = results.flatMap((r) => r.checks);
   const passed = checks.filter((c) => c.pass).length;
   const files = results.filter((r) => r.checks.every((c) => c.pass)).length;
-  return `${label.padEnd(14)} fields ${String(passed).padStart(4)}/${String(checks.length).padEnd(4)} ${percent(passed, checks.length).padStart(6)}   files ${String(files).padStart(3)}/${String(results.length).padEnd(3)} ${percent(files, results.length).padStart(6)}`;
+  return `${label.padEnd(22)} fields ${String(passed).padStart(4)}/${String(checks.length).padEnd(4)} ${percent(passed, checks.length).padStart(6)}   files ${String(files).padStart(3)}/${String(results.length).padEnd(3)} ${percent(files, results.length).padStart(6)}`;
 }
 
 const clip = (s: string): string => (s.length > 100 ? `${s.slice(0, 97)}...` : s);

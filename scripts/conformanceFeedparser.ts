@@ -8,7 +8,7 @@
  * plain text, links with their host in lower case, dates to the second in UTC. A case passes when all
  * its equalities do.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Feed, FeedItem } from '../src/feeds/parse/parse.js';
 import { foldWhitespace, htmlToText } from '../src/lib/text.js';
@@ -153,6 +153,7 @@ function documentUrl(root: string, path: string, head: string): string {
 
 export function runFeedparser(corpora: string, parse: (path: string, url: string) => Outcome): FileResult[] {
   const root = join(corpora, 'feedparser/tests');
+  if (!existsSync(root)) return []; // an older copy of the corpora, without feedparser's: nothing to score
   return documents(root).flatMap((path) => {
     const head = readFileSync(path, 'latin1').slice(0, 4096);
     const expectation = EXPECT.exec(head)?.[1];
