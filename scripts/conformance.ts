@@ -18,23 +18,12 @@ import { fileURLToPath } from 'node:url';
 import { type Feed, parseFeed } from '../src/feeds/parse/parse.js';
 import { foldWhitespace, htmlToText, truncate } from '../src/lib/text.js';
 import { SUMMARY_LIMIT } from '../src/feeds/parse/entry.js';
+import { runFeedparser } from './conformanceFeedparser.js';
+import type { Check, FileResult } from './conformanceTypes.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const corpora = resolve(repoRoot, '../shared/corpora');
-
-interface Check {
-  file: string;
-  field: string;
-  expected: string;
-  actual: string;
-  pass: boolean;
-}
-
-interface FileResult {
-  group: string;
-  file: string;
-  checks: Check[];
-}
+/** Beside the repository; TIDINGS_CORPORA names another place (a git worktree has no sibling "shared"). */
+const corpora = resolve(repoRoot, process.env['TIDINGS_CORPORA'] ?? '../shared/corpora');
 
 /**
  * Expectations that are gofeed's own behaviour rather than what a feed means; each is left out of the
@@ -253,9 +242,9 @@ function timeParse(bytes: Buffer): string {
 
 // ---------------------------------------------------------------- scoring
 
-function tryParse(path: string): { feed: Feed } | { error: string } {
+function tryParse(path: string, url?: string): { feed: Feed } | { error: string } {
   try {
-    return { feed: parseFeed(readFileSync(path)) };
+    return { feed: parseFeed(readFileSync(path), { url }) };
   } catch (err) {
     return { error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
   }
@@ -280,7 +269,7 @@ function rateLine(label: string, results: FileResult[]): string {
   const checks = results.flatMap((r) => r.checks);
   const passed = checks.filter((c) => c.pass).length;
   const files = results.filter((r) => r.checks.every((c) => c.pass)).length;
-  return `${label.padEnd(14)} fields ${String(passed).padStart(4)}/${String(checks.length).padEnd(4)} ${percent(passed, checks.length).padStart(6)}   files ${String(files).padStart(3)}/${String(results.length).padEnd(3)} ${percent(files, results.length).padStart(6)}`;
+  return `${label.padEnd(22)} fields ${String(passed).padStart(4)}/${String(checks.length).padEnd(4)} ${percent(passed, checks.length).padStart(6)}   files ${String(files).padStart(3)}/${String(results.length).padEnd(3)} ${percent(files, results.length).padStart(6)}`;
 }
 
 const clip = (s: string): string => (s.length > 100 ? `${s.slice(0, 97)}...` : s);
@@ -291,7 +280,7 @@ function main(): void {
     return;
   }
   const miniflux = runMiniflux();
-  const all = [...runGofeed(), ...miniflux.results];
+  const all = [...runGofeed(), ...miniflux.results, ...runFeedparser(corpora, tryParse)];
   const { kept, excluded } = withoutExclusions(all);
   const groups = [...new Set(kept.map((r) => r.group))];
   console.log(
@@ -304,6 +293,13 @@ function main(): void {
         kept.filter((r) => r.group === group),
       ),
     );
+  console.log(
+    rateLine(
+      'feedparser',
+      kept.filter((r) => r.group.startsWith('feedparser')),
+    ),
+    ' <- cases: documents whose expectation is simple equalities (scripts/conformanceFeedparser.ts)',
+  );
   console.log(rateLine('overall', kept));
   console.log(rateLine('(all checks)', all), ' <- before the exclusions listed below');
   const failures = kept.flatMap((r) => r.checks.filter((c) => !c.pass));

@@ -102,6 +102,23 @@ await describeEachEngine('feed commands', (ctx) => {
     assert.deepEqual(await queueUrls(ctx.store(), Number(id)), ['https://cli.example/b1']);
   });
 
+  test('feed list says when a feed was read leniently (not well-formed XML)', async () => {
+    const path = nextPath();
+    server.route(path, (_req, res) => {
+      res
+        .writeHead(200, { 'content-type': 'application/rss+xml' })
+        .end(
+          `<rss version="2.0"><channel><title>Caf&eacute;</title><item><title>A&nbsp;B</title>` +
+            `<link>https://cli.example/l1?a=1&b=2</link></item></channel></rss`,
+        );
+    });
+    const id = await account();
+    ok(await cli('feed', 'add', '--account', id, server.url(path)));
+    const list = ok(await cli('feed', 'list', '--account', id));
+    const [, row] = list.out.map((l) => l.split('\t'));
+    assert.deepEqual([row?.[1], row?.[6], row?.[9]], ['Café', 'ok', 'yes']);
+  });
+
   test('feed list shows last fetch, next fetch, item count and the error of a failing feed', async () => {
     const good = serveFeed(server, nextPath(), {
       title: 'Good',
@@ -136,14 +153,15 @@ await describeEachEngine('feed commands', (ctx) => {
       'STATUS',
       'ORIGINAL',
       'SKIPPED',
+      'LENIENT',
     ]);
     assert.equal(rows.length, 2);
     const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
     const [goodRow, flakyRow] = rows;
     assert.ok(goodRow && flakyRow);
     assert.deepEqual(
-      [goodRow[1], goodRow[2], goodRow[5], goodRow[6], goodRow[8]],
-      ['Good', good.url, '3', 'ok', '0'],
+      [goodRow[1], goodRow[2], goodRow[5], goodRow[6], goodRow[8], goodRow[9]],
+      ['Good', good.url, '3', 'ok', '0', 'no'],
     );
     assert.deepEqual([flakyRow[1], flakyRow[2], flakyRow[5]], ['Flaky', server.url(flakyPath), '1']);
     assert.match(flakyRow[6] ?? '', /^127\.0\.0\.1:\d+ answered 500 Internal Server Error$/);

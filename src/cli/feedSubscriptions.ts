@@ -96,6 +96,7 @@ export function listCommand(feed: Command, io: Io): void {
           'STATUS',
           'ORIGINAL',
           'SKIPPED',
+          'LENIENT',
         ];
         io.out(head.join('\t'));
         for (const s of subs) {
@@ -103,11 +104,15 @@ export function listCommand(feed: Command, io: Io): void {
           const next = s.status === 'gone' ? '-' : s.nextFetchAt;
           const original = s.fetchOriginal ? 'yes' : 'no';
           const when = s.lastFetchedAt ?? 'never';
-          // Last, so that scripts reading the columns before it read the same: items its rules would have
-          // queued and that could not be, with why the last one was not.
+          // Added last, so that scripts reading the columns before them read the same: items its rules
+          // would have queued and that could not be, with why the last one was not; then whether the last
+          // document was not well-formed XML and was read leniently (feedparser's "bozo").
           const skipped =
             s.lastSkipReason === null ? s.skippedItems : `${s.skippedItems} (last: ${s.lastSkipReason})`;
-          io.out([s.id, s.title, s.url, when, next, s.itemCount, status, original, skipped].join('\t'));
+          const lenient = s.readLeniently ? 'yes' : 'no';
+          io.out(
+            [s.id, s.title, s.url, when, next, s.itemCount, status, original, skipped, lenient].join('\t'),
+          );
         }
       });
     });

@@ -161,6 +161,7 @@ async function ingest(
     ...(parsed.title === '' ? {} : { title: parsed.title }),
     siteUrl: parsed.siteUrl ?? feed.site_url,
     intervalMinutes: interval,
+    readLeniently: parsed.lenient,
     nextFetchAt: nextFetchAfterSuccess(now, interval, hints(result, parsed.ttlMinutes)).toISOString(),
     fetchedAt: now.toISOString(),
     error: null,

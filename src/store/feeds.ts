@@ -109,6 +109,8 @@ export interface FeedFetchUpdate {
   nextFetchAt: Timestamp;
   intervalMinutes?: number;
   fetchedAt: Timestamp;
+  /** Whether the document fetched was read by the recovering parse; unchanged when not given (a 304). */
+  readLeniently?: boolean;
   /** null on success (clears the error and the error count), else the error in plain words. */
   error: string | null;
 }
@@ -130,6 +132,7 @@ export async function updateFeedAfterFetch(
       ...(u.lastModified === undefined ? {} : { last_modified: u.lastModified }),
       ...(u.status === undefined ? {} : { status: u.status }),
       ...(u.intervalMinutes === undefined ? {} : { interval_minutes: u.intervalMinutes }),
+      ...(u.readLeniently === undefined ? {} : { read_leniently: u.readLeniently ? 1 : 0 }),
       next_fetch_at: u.nextFetchAt,
       last_fetched_at: u.fetchedAt,
       ...(u.error === null

@@ -94,6 +94,8 @@ export interface FeedsTable {
   last_success_at: Timestamp | null;
   last_error: string | null;
   error_count: Generated<number>;
+  /** 1: the last document was not well-formed XML and was read by the recovering parse; 0 otherwise. */
+  read_leniently: Generated<number>;
   /** Which worker holds the feed and until when; an expired lease is free for anyone. */
   lease_owner: string | null;
   lease_until: Timestamp | null;

@@ -14,6 +14,8 @@ export interface SubscriptionView {
   status: string;
   lastFetchedAt: Timestamp | null;
   lastError: string | null;
+  /** Whether the feed's last document was not well-formed XML and was read by the recovering parse. */
+  readLeniently: boolean;
   nextFetchAt: Timestamp;
   includeFilter: string | null;
   excludeFilter: string | null;
@@ -170,6 +172,7 @@ export async function subscriptionsByAccount(
       'f.status as status',
       'f.last_fetched_at as lastFetchedAt',
       'f.last_error as lastError',
+      'f.read_leniently as readLeniently',
       'f.next_fetch_at as nextFetchAt',
       's.include_filter as includeFilter',
       's.exclude_filter as excludeFilter',
@@ -188,7 +191,12 @@ export async function subscriptionsByAccount(
     .$if(page !== undefined, (qb) => qb.limit(page?.limit ?? 0).offset(page?.offset ?? 0))
     .execute()
     .then((rows) =>
-      rows.map((r) => ({ ...r, fetchOriginal: r.fetchOriginal === 1, itemCount: r.itemCount ?? 0 })),
+      rows.map((r) => ({
+        ...r,
+        fetchOriginal: r.fetchOriginal === 1,
+        readLeniently: r.readLeniently === 1,
+        itemCount: r.itemCount ?? 0,
+      })),
     );
 }
 

@@ -1,14 +1,14 @@
 import type { AtomFeed } from 'feedsmith';
 import { type EntryFields, type ReadContext, plainText, toFeedItem } from './entry.js';
 import { mediaImages } from './images.js';
-import type { Feed } from './model.js';
+import type { FeedContent } from './model.js';
 import { alternateLink, atomText, enclosureLink, personNames, selfLink, ttlMinutes } from './namespaces.js';
 import { nestedBase, resolveHttpUrl } from './urls.js';
 
 type Entry = AtomFeed.Entry<string>;
 
 /** Atom 1.0 (RFC 4287) and 0.3, whose issued / modified feedsmith already reads as published / updated. */
-export function fromAtom(feed: AtomFeed.Feed<string>, ctx: ReadContext): Feed {
+export function fromAtom(feed: AtomFeed.Feed<string>, ctx: ReadContext): FeedContent {
   const feedBase = nestedBase(feed.xml?.base, ctx.url);
   const siteUrl = resolveHttpUrl(alternateLink(feed.links), feedBase);
   const base = feedBase ?? siteUrl;

@@ -1,6 +1,6 @@
 import type { JsonFeed } from 'feedsmith';
 import { type EntryFields, type Markup, type ReadContext, toFeedItem } from './entry.js';
-import type { Feed } from './model.js';
+import type { FeedContent } from './model.js';
 import { foldWhitespace } from '../../lib/text.js';
 import { resolveHttpUrl } from './urls.js';
 
@@ -8,7 +8,7 @@ type Item = JsonFeed.Item<string>;
 type Author = JsonFeed.Author;
 
 /** JSON Feed 1.0 and 1.1. Its titles and summaries are plain text; content_html is HTML. */
-export function fromJson(feed: JsonFeed.Feed<string>, ctx: ReadContext): Feed {
+export function fromJson(feed: JsonFeed.Feed<string>, ctx: ReadContext): FeedContent {
   const siteUrl = resolveHttpUrl(feed.home_page_url, ctx.url);
   const base = ctx.url ?? siteUrl;
   return {

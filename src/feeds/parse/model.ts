@@ -12,7 +12,15 @@ export interface Feed {
   ttlMinutes: number | null;
   /** In document order. */
   items: FeedItem[];
+  /**
+   * True when the document was not well-formed XML and was read by the recovering parse (lenient.ts):
+   * feedparser's "bozo". The feed is shown as read leniently, not refused.
+   */
+  lenient: boolean;
 }
+
+/** What each format's reader makes; parseFeed() adds whether the document had to be read leniently. */
+export type FeedContent = Omit<Feed, 'lenient'>;
 
 export interface FeedItem {
   /**
@@ -59,3 +67,6 @@ export interface Enclosure {
 export class FeedParseError extends Error {
   override name = 'FeedParseError';
 }
+
+/** The XML parser refused the document: the one failure the recovering parse is tried for. */
+export class MalformedXmlError extends FeedParseError {}

@@ -1,5 +1,6 @@
 import type { AtomFeed, SyNs } from 'feedsmith';
 import type { Markup } from './entry.js';
+import { decodeBase64 } from './rewrites.js';
 
 type Link = AtomFeed.Link<string>;
 
@@ -18,6 +19,8 @@ export function alternateLink(links: Link[] | undefined): string | undefined {
 }
 
 const HTML_TYPE = /html/i;
+/** A MIME type, not text/* and not XML: RFC 4287's base64-encoded content. */
+const BINARY_TYPE = /^(?!text\/)[\w.+-]+\/(?![\w.+-]*xml\b)[\w.+-]+$/i;
 
 export function selfLink(links: Link[] | undefined): string | undefined {
   return links?.find((l) => l.rel === 'self')?.href;
@@ -29,11 +32,17 @@ export function enclosureLink(links: Link[] | undefined): Link | undefined {
 
 /**
  * An Atom text construct. Atom 1.0 says "text", "html" or "xhtml"; Atom 0.3 used MIME types such as
- * "text/html" or "application/xhtml+xml". Without a type it is text.
+ * "text/html" or "application/xhtml+xml". Without a type it is text. With a MIME type that is neither
+ * text nor XML (application/octet-stream), the value is base64 (RFC 4287 §4.1.3.3), read as HTML once
+ * decoded, as Atom 0.3's mode="base64" is (rewrites.ts).
  */
 export function atomText(text: { value?: string; type?: string } | undefined): Markup | undefined {
   if (text?.value === undefined) return undefined;
   const type = text.type;
+  if (type !== undefined && BINARY_TYPE.test(type)) {
+    const decoded = decodeBase64(text.value);
+    if (decoded !== null) return { type: 'html', value: decoded };
+  }
   const isHtml =
     type === 'html' || type === 'xhtml' || (type !== undefined && type !== 'text' && HTML_TYPE.test(type));
   return { type: isHtml ? 'html' : 'text', value: text.value };

@@ -8,10 +8,14 @@ import {
   parseRssFeed,
 } from 'feedsmith';
 import { fromAtom } from './atom.js';
+import { fromCdf } from './cdf.js';
 import { decodeFeedBytes } from './decode.js';
+import { expandEntities, readProlog } from './doctype.js';
 import type { ReadContext } from './entry.js';
 import { fromJson } from './json.js';
-import { type Feed, FeedParseError } from './model.js';
+import { recoverXml } from './lenient.js';
+import { decodeBase64Modes, unprefixRoot } from './rewrites.js';
+import { type Feed, type FeedContent, FeedParseError, MalformedXmlError } from './model.js';
 import { fromRdf, fromRss } from './rss.js';
 import { resolveHttpUrl } from './urls.js';
 
@@ -31,15 +35,19 @@ export interface ParseFeedOptions {
  * Throws FeedParseError, and only that, for anything that is not a readable feed, including a declared
  * charset Tidings does not know (`unsupported charset "x"`).
  *
- * DTD entities are never expanded (feedsmith runs fast-xml-parser with entity processing off), and a
- * document whose DOCTYPE declares an external entity (XXE) or entities built from other entities (billion
- * laughs) is refused before it is parsed: such a document is an attack, not a feed. The tests pin both.
+ * A document whose DOCTYPE declares an external entity (XXE) or entities built from other entities
+ * (billion laughs) is refused before it is parsed: such a document is an attack, not a feed. Internal
+ * entities whose values are text are expanded here (doctype.ts, bounded), never by the XML parser
+ * (feedsmith runs fast-xml-parser with entity processing off). The tests pin all three.
+ *
+ * A document the XML parser refuses is read again by the recovering parse (lenient.ts) and, when that
+ * gives a feed, returned with `lenient` set; otherwise the strict parse's error stands.
  */
 export function parseFeed(bytes: Buffer | Uint8Array, opts: ParseFeedOptions = {}): Feed {
   const ctx: ReadContext = { url: resolveHttpUrl(opts.url, null), now: opts.now ?? new Date() };
   try {
     const { text } = decodeFeedBytes(bytes, opts.contentType, { unknownCharset: 'error' });
-    return /^\s*[{[]/.test(text) ? readJson(text, ctx) : readXml(text, ctx);
+    return /^\s*[{[]/.test(text) ? { ...readJson(text, ctx), lenient: false } : readXmlDocument(text, ctx);
   } catch (err) {
     if (err instanceof FeedParseError) throw err;
     // A feed reader meets every kind of broken input: whatever slipped through is still a parse failure.
@@ -49,20 +57,45 @@ export function parseFeed(bytes: Buffer | Uint8Array, opts: ParseFeedOptions = {
 
 const HTML_ROOTS = new Set(['html', 'head', 'body']);
 
-function readXml(text: string, ctx: ReadContext): Feed {
-  const root = rootElement(text);
+function readXmlDocument(text: string, ctx: ReadContext): Feed {
+  const prolog = readProlog(text);
+  const expanded = expandEntities(text, prolog);
+  try {
+    return { ...readXml(expanded, prolog.root, ctx), lenient: false };
+  } catch (err) {
+    if (!(err instanceof MalformedXmlError)) throw err;
+    try {
+      const recovered = recoverXml(expanded);
+      return { ...readXml(recovered, readProlog(recovered).root, ctx), lenient: true };
+    } catch {
+      throw err; // what the strict parse said is the clearer account of what is wrong
+    }
+  }
+}
+
+function readXml(text: string, root: string | null, ctx: ReadContext): FeedContent {
   if (root === null) {
     throw new FeedParseError(text.trim() === '' ? 'empty document' : 'not a feed: no XML element found');
   }
   const name = root.slice(root.indexOf(':') + 1).toLowerCase();
-  if (name === 'rss') return fromRss(runFeedsmith(() => parseRssFeed(text)) ?? {}, ctx);
-  if (name === 'feed') return fromAtom(runFeedsmith(() => parseAtomFeed(text)) ?? {}, ctx);
+  if (name === 'rss') {
+    const rss = unprefixRoot(text, root);
+    return fromRss(runFeedsmith(() => parseRssFeed(rss)) ?? {}, ctx);
+  }
+  if (name === 'feed') {
+    const atom = decodeBase64Modes(text);
+    return fromAtom(runFeedsmith(() => parseAtomFeed(atom)) ?? {}, ctx);
+  }
   if (name === 'rdf') return fromRdf(runFeedsmith(() => parseRdfFeed(text)) ?? {}, ctx);
+  if (name === 'channel') return fromCdf(text, ctx);
   if (HTML_ROOTS.has(name)) throw new FeedParseError('not a feed: HTML page');
   // A broken PHP site prints warnings ("<br />\n<b>Warning</b>: …") before its feed: the XML declaration
   // shows where the feed starts. Past it, the declaration is first, so this happens at most once.
   const declaration = text.indexOf('<?xml');
-  if (declaration > 0) return readXml(text.slice(declaration), ctx);
+  if (declaration > 0) {
+    const rest = text.slice(declaration);
+    return readXml(rest, readProlog(rest).root, ctx);
+  }
   throw new FeedParseError(`not a feed: the document is <${root}>, not <rss>, <feed> or <rdf:RDF>`);
 }
 
@@ -72,7 +105,7 @@ function readXml(text: string, ctx: ReadContext): Feed {
  */
 const JSON_FEED_VERSION = 'https://jsonfeed.org/version/1.1';
 
-function readJson(text: string, ctx: ReadContext): Feed {
+function readJson(text: string, ctx: ReadContext): FeedContent {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -95,114 +128,11 @@ function runFeedsmith<T>(parse: () => T): T | undefined {
     return parse();
   } catch (err) {
     if (err instanceof MalformedError) {
-      throw new FeedParseError(`malformed XML: ${messageOf(err.cause ?? err)}`, { cause: err });
+      throw new MalformedXmlError(`malformed XML: ${messageOf(err.cause ?? err)}`, { cause: err });
     }
     if (err instanceof DetectError || err instanceof ParseError) return undefined;
     throw err;
   }
-}
-
-/**
- * The name of the first element, past the prolog, comments, processing instructions and the DOCTYPE
- * (whose internal subset may itself contain ">"), or null when there is none. One forward scan. Throws
- * FeedParseError when the DOCTYPE's internal subset declares entities checkEntity() refuses.
- */
-function rootElement(text: string): string | null {
-  for (let i = text.indexOf('<'); i !== -1; i = text.indexOf('<', i)) {
-    if (text.startsWith('<?', i)) i = indexAfter(text, '?>', i);
-    else if (text.startsWith('<!--', i)) i = indexAfter(text, '-->', i);
-    else if (text.startsWith('<!', i)) i = endOfDoctype(text, i);
-    else return /^<([A-Za-z_][\w.:-]*)/.exec(text.slice(i, i + 256))?.[1] ?? null;
-    if (i === -1) return null;
-  }
-  return null;
-}
-
-function indexAfter(text: string, end: string, from: number): number {
-  const at = text.indexOf(end, from);
-  return at === -1 ? -1 : at + end.length;
-}
-
-/**
- * Past "<!DOCTYPE …>", or past the "]>" that ends the internal subset when a "[" opens before the first
- * ">". The subset is read declaration by declaration, quoted values skipped whole (they may hold "]>"),
- * and every entity declared in it is checked by checkEntity(). -1 when the DOCTYPE never ends.
- */
-function endOfDoctype(text: string, from: number): number {
-  const bracket = text.indexOf('[', from);
-  const close = text.indexOf('>', from);
-  if (bracket === -1 || close === -1 || close < bracket) return close === -1 ? -1 : close + 1;
-  const subsetEnd = /\]\s*>/y;
-  let i = bracket + 1;
-  for (;;) {
-    SUBSET_MARKUP.lastIndex = i;
-    const found = SUBSET_MARKUP.exec(text);
-    if (found === null) return -1;
-    const at = found.index;
-    if (found[0] === ']') {
-      subsetEnd.lastIndex = at;
-      if (subsetEnd.test(text)) return subsetEnd.lastIndex;
-      i = at + 1;
-    } else if (found[0] === '<!--') {
-      i = indexAfter(text, '-->', at + 4);
-    } else if (found[0] === '<?') {
-      i = indexAfter(text, '?>', at + 2);
-    } else {
-      i = endOfDeclaration(text, at + 2);
-      if (text.startsWith('<!ENTITY', at)) checkEntity(text.slice(at, i === -1 ? text.length : i));
-    }
-    if (i === -1) return -1;
-  }
-}
-
-/** What the internal subset is read by: its end, comments, processing instructions and declarations. */
-const SUBSET_MARKUP = /\]|<!--|<\?|<!/g;
-
-/** Past the ">" ending the markup declaration that goes on at `from`, skipping quoted values; or -1. */
-function endOfDeclaration(text: string, from: number): number {
-  const next = /["'>]/g;
-  next.lastIndex = from;
-  for (let found = next.exec(text); found !== null; found = next.exec(text)) {
-    if (found[0] === '>') return next.lastIndex;
-    const quoteEnd = text.indexOf(found[0], next.lastIndex);
-    if (quoteEnd === -1) return -1;
-    next.lastIndex = quoteEnd + 1;
-  }
-  return -1;
-}
-
-/** "<!ENTITY", "%" for a parameter entity, the name; then a quoted value, or SYSTEM / PUBLIC and its id. */
-const ENTITY_DECLARATION = /^<!ENTITY\s+(?:%\s+)?[^\s"'>]+\s+(?:(SYSTEM|PUBLIC)\b|(["'])([^]*?)\2)/;
-/** A reference to an entity other than the five XML predefines, or to a parameter entity. */
-const EXPANDING_REFERENCE = /&(?!(?:amp|lt|gt|quot|apos);)[A-Za-z_:][\w.:-]*;|%[A-Za-z_:][\w.:-]*;/;
-const CHARACTER_REFERENCE = /&#(?:x([0-9A-Fa-f]{1,6})|(\d{1,7}));/g;
-
-const EXPANDING = 'refused: the feed declares XML entities that expand other entities (billion laughs)';
-
-/**
- * Throws FeedParseError for the declaration of an external entity (SYSTEM or PUBLIC: a file or an address
- * the document wants read, XXE) or of an entity whose value refers to another entity (the nesting a
- * "billion laughs" document multiplies itself with), character references that spell such a reference
- * included. An entity whose value is text and character references passes; so does one whose value
- * declares entities (a parameter entity's may) that pass, up to a nesting no feed needs.
- */
-function checkEntity(declaration: string, depth = 0): void {
-  const m = ENTITY_DECLARATION.exec(declaration);
-  if (m === null) return; // malformed: the XML parser has its say
-  if (m[1] !== undefined) throw new FeedParseError('refused: the feed declares an external XML entity (XXE)');
-  const value = (m[3] ?? '').replace(CHARACTER_REFERENCE, characterOf);
-  if (EXPANDING_REFERENCE.test(value)) throw new FeedParseError(EXPANDING);
-  for (let at = value.indexOf('<!ENTITY'); at !== -1; at = value.indexOf('<!ENTITY', at + 1)) {
-    if (depth >= 2) throw new FeedParseError(EXPANDING);
-    const end = endOfDeclaration(value, at + 2);
-    checkEntity(value.slice(at, end === -1 ? value.length : end), depth + 1);
-  }
-}
-
-/** The character a reference stands for; an impossible one stays as written, which refers to nothing. */
-function characterOf(reference: string, hex: string | undefined, decimal: string | undefined): string {
-  const code = hex === undefined ? Number(decimal) : parseInt(hex, 16);
-  return code <= 0x10ffff ? String.fromCodePoint(code) : reference;
 }
 
 function messageOf(err: unknown): string {

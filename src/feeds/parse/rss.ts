@@ -8,7 +8,7 @@ import {
   toFeedItem,
 } from './entry.js';
 import { mediaImages } from './images.js';
-import type { Feed } from './model.js';
+import type { FeedContent } from './model.js';
 import { alternateLink, atomText, enclosureLink, personNames, selfLink, ttlMinutes } from './namespaces.js';
 import { nestedBase, resolveHttpUrl } from './urls.js';
 
@@ -23,7 +23,7 @@ function rssText(value: string | undefined): Markup | undefined {
   return value === undefined ? undefined : { type: 'html', value };
 }
 
-export function fromRss(feed: RssFeed.Feed<string>, ctx: ReadContext): Feed {
+export function fromRss(feed: RssFeed.Feed<string>, ctx: ReadContext): FeedContent {
   const { base, ...channel } = readChannel(feed, ctx);
   return {
     format: 'rss',
@@ -34,7 +34,7 @@ export function fromRss(feed: RssFeed.Feed<string>, ctx: ReadContext): Feed {
 }
 
 /** RSS 0.90 and 1.0: the same channel and items as RSS 2.0 with fewer elements, and rdf:about ids. */
-export function fromRdf(feed: RdfFeed.Feed<string>, ctx: ReadContext): Feed {
+export function fromRdf(feed: RdfFeed.Feed<string>, ctx: ReadContext): FeedContent {
   const { base, ...channel } = readChannel(feed, ctx);
   return {
     format: 'rdf',
@@ -48,7 +48,7 @@ export function fromRdf(feed: RdfFeed.Feed<string>, ctx: ReadContext): Feed {
 function readChannel(
   feed: RssFeed.Feed<string> | RdfFeed.Feed<string>,
   ctx: ReadContext,
-): Pick<Feed, 'title' | 'siteUrl' | 'feedUrl'> & { base: string | null } {
+): Pick<FeedContent, 'title' | 'siteUrl' | 'feedUrl'> & { base: string | null } {
   const feedBase = nestedBase(feed.xml?.base, ctx.url);
   const siteUrl = resolveHttpUrl(feed.link ?? alternateLink(feed.atom?.links), feedBase);
   const base = feedBase ?? siteUrl;
@@ -67,7 +67,7 @@ function rssEntry(item: RssItem, feedBase: string | null): EntryFields {
     guidIsLink: item.guid?.isPermaLink !== false,
     link: item.link ?? alternateLink(item.atom?.links),
     base: nestedBase(item.xml?.base, feedBase),
-    title: rssText(item.title ?? item.dc?.titles?.[0]) ?? atomText(item.atom?.title),
+    title: rssText(item.title ?? item.dc?.titles?.[0]) ?? atomText(item.atom?.title) ?? mediaTitle(item),
     published: item.pubDate ?? firstDate(item),
     updated: item.atom?.updated ?? item.dcterms?.modified?.[0],
     summary: rssText(item.description ?? item.dc?.descriptions?.[0] ?? itunesSummary(item)),
@@ -100,6 +100,13 @@ function firstDate(item: RssItem | RdfItem): string | undefined {
   return (
     item.dc?.dates?.[0] ?? item.dcterms?.issued?.[0] ?? item.dcterms?.created?.[0] ?? item.atom?.published
   );
+}
+
+/** Media RSS's title, for an item without its own: "plain" unless it says "html". */
+function mediaTitle(item: RssItem): Markup | undefined {
+  const title = item.media?.title;
+  if (title?.value === undefined) return undefined;
+  return { type: title.type?.trim().toLowerCase() === 'html' ? 'html' : 'text', value: title.value };
 }
 
 /** Apple no longer reads itunes:summary, but older podcast feeds still carry it as their only description. */

@@ -9,6 +9,10 @@ import { ago, fromNow, timeElement } from '../time.js';
 /** The longest name a reader may give a feed (the form's maxlength too). */
 export const TITLE_MAX = 200;
 
+/** Shown when the feed's last document was not well-formed XML (feedparser's "bozo"). */
+export const LENIENT_NOTE =
+  'Its last document was not well-formed XML; Tidings read it leniently, so some text may be off.';
+
 /** A feed's filters form as it was sent, when refused: what was typed, and why each field was not taken. */
 export interface FilterForm {
   id: number;
@@ -95,6 +99,7 @@ export function feedRow(s: SubscriptionView, v: RowContext): SafeHtml {
         ${status} · ${s.itemCount.toLocaleString('en')} item${s.itemCount === 1 ? '' : 's'} seen
       </div>
       ${s.lastError === null || s.status === 'gone' ? null : html`<div class="meta error-text">Last fetch failed: ${sentence(s.lastError)}</div>`}
+      ${s.readLeniently ? html`<div class="meta">${LENIENT_NOTE}</div>` : null}
       ${skippedLine(s, v)}
       ${filters.length === 0 ? null : html`<div class="meta">Filters: ${filters.join('; ')}</div>`}
       ${s.fetchOriginal ? html`<div class="meta">The pages of its items are read too.</div>` : null}
