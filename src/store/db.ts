@@ -13,10 +13,12 @@ import {
   sql,
 } from 'kysely';
 import { redactUrl } from '../lib/redact.js';
+import { ChangeFeed, type ChangeFeedTimings } from './changeFeed.js';
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from './checkpointer.js';
 import { registerSqliteHandle } from './precompiled.js';
 import type { Database } from './schema.js';
 import type { PoolStats } from '../lib/metrics.js';
+import { trackingPool } from './writeTracking.js';
 
 export { isDatabaseUnavailable } from './unavailable.js';
 
@@ -29,6 +31,11 @@ export interface Store {
   describe: string;
   /** The connection pool as it stands (PostgreSQL); null on SQLite, whose one connection has no pool. */
   poolStats(): PoolStats | null;
+  /**
+   * PostgreSQL: what tells this instance that a cached key or queue version changed (changeFeed.ts); null
+   * on SQLite, where nothing of the kind is cached.
+   */
+  changes: ChangeFeed | null;
   close(): Promise<void>;
 }
 
@@ -77,6 +84,8 @@ export interface StoreOptions {
    * (see checkpointer.ts), called with a message when a checkpoint fails.
    */
   checkpointer?: CheckpointerOptions;
+  /** PostgreSQL: the cache's lease, heartbeat and reconnection backoff (changeFeed.ts has the defaults). */
+  changeFeed?: Partial<ChangeFeedTimings>;
 }
 
 /** Pages (4 KiB) of write-ahead log after which a commit checkpoints by itself when a checkpointer runs. */
@@ -113,6 +122,7 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
       engine: 'sqlite',
       describe: redactUrl(target.file),
       poolStats: () => null,
+      changes: null,
       close: async () => {
         await checkpointer?.stop();
         await db.destroy();
@@ -125,13 +135,24 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
   // or the next one, fails with the error instead.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // The cache's listener connects like the pool's connections, but is not one of them.
+  const changes = new ChangeFeed(
+    () => new (loadPg().Client)({ ...pool.options, application_name: 'tidings-changes' }),
+    options.changeFeed,
+  );
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({ pool: trackingPool(pool, () => changes.noteLocalWrite()) }),
+  });
   return {
     db,
     engine: 'postgres',
     describe: redactUrl(target.url),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => db.destroy(),
+    changes,
+    close: async () => {
+      await changes.close();
+      await db.destroy();
+    },
   };
 }
 
