@@ -26,6 +26,7 @@ export const configSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().min(1).default('127.0.0.1'),
   DATABASE_URL: z.string().min(1).default('./data/tidings.db'),
+  DATABASE_LISTEN: booleanFromEnv.default(true),
   LOG_LEVEL: logLevel.default('info'),
   TIDINGS_WORKER: booleanFromEnv.default(true),
   TIDINGS_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -83,6 +84,8 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl: string;
+  /** PostgreSQL: cache keys and queue versions, kept fresh by LISTEN/NOTIFY (store/changeFeed.ts). */
+  databaseListen: boolean;
   logLevel: z.infer<typeof logLevel>;
   worker: boolean;
   /** Public base URL, used in printed curl lines and links; defaults to http://HOST:PORT. */
@@ -169,6 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     port: c.PORT,
     host: c.HOST,
     databaseUrl: c.DATABASE_URL,
+    databaseListen: c.DATABASE_LISTEN,
     logLevel: c.LOG_LEVEL,
     worker: c.TIDINGS_WORKER,
     baseUrl: (c.TIDINGS_BASE_URL ?? `http://${hostForUrl}:${c.PORT}`).replace(/\/+$/, ''),

@@ -30,9 +30,17 @@ export class UsageError extends Error {
 
 /** The store of a long-running process (serve, worker): on SQLite, with its WAL checkpointed off-thread. */
 export function openServerStore(config: Config, log: Pick<Logger, 'warn'>): Store {
-  return openStore(config.databaseUrl, {
+  const store = openStore(config.databaseUrl, {
     checkpointer: { onError: (error) => log.warn({ error }, 'SQLite WAL checkpoint failed') },
+    listen: config.databaseListen,
   });
+  if (store.changes !== null) {
+    store.changes.onUnsupported = () =>
+      log.warn(
+        'PostgreSQL notices do not come back on one session (a pooler in transaction mode?): every request now checks keys and queues in the database; set DATABASE_LISTEN=false to say so',
+      );
+  }
+  return store;
 }
 
 /** Runs a command against an up-to-date database and always closes it. */

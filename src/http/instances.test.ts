@@ -30,7 +30,7 @@ for (const engine of ENGINES) {
       let two: Store;
       let app1: FastifyInstance;
       let app2: FastifyInstance;
-      let admin: pg.Client;
+      let admin: pg.Client | undefined;
 
       before(async () => {
         db = await createTestDatabase(engine);
@@ -76,10 +76,14 @@ for (const engine of ENGINES) {
       const synced = async (store: Store): Promise<void> => {
         await store.changes?.whenSynced();
       };
-      /** The second instance has read this key and its queue since it began listening: both are cached. */
+      /**
+       * The second instance has read this key and its queue since it began listening, and knows every
+       * change since: both are cached and trusted.
+       */
       const warm = async (key: string, expected: string[]): Promise<void> => {
         await synced(two);
         assert.deepEqual(await urls(app2, key), expected);
+        await synced(two); // and past its own write (the key's last use)
       };
       /** Polls until the instance refuses the key; how long that took after `since`. */
       const refusedAfter = async (app: FastifyInstance, key: string, since: number): Promise<number> => {
@@ -95,11 +99,16 @@ for (const engine of ENGINES) {
         }
       };
 
+      const pgAdmin = (): pg.Client => {
+        assert.ok(admin !== undefined, 'PostgreSQL only');
+        return admin;
+      };
       /**
        * Answers a GET while another connection holds every table authentication and the queue read touch
        * (PostgreSQL): the answer can only come from the instance's memory.
        */
       const answersWithoutDatabase = async (app: FastifyInstance, key: string, expected: string[]) => {
+        const admin = pgAdmin();
         await admin.query('begin');
         try {
           await admin.query('lock table api_keys, accounts, queue_items in access exclusive mode');
@@ -194,13 +203,14 @@ for (const engine of ENGINES) {
           await answersWithoutDatabase(app2, spare.key, ['https://example.com/before']);
           assert.ok(feed.listening);
 
-          const killed = await admin.query(
+          const killed = await pgAdmin().query(
             `select pg_terminate_backend(pid) from pg_stat_activity
          where application_name = 'tidings-changes' and datname = current_database()`,
           );
           assert.equal(killed.rowCount, 2); // both instances' listeners
           const start = Date.now();
-          while (feed.listening) {
+          const listening = (): boolean => feed.listening;
+          while (listening()) {
             assert.ok(Date.now() - start < 1000, 'the lost connection went unnoticed');
             await new Promise((r) => setTimeout(r, 5));
           }

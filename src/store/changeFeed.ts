@@ -21,8 +21,9 @@ import type * as PgModule from 'pg';
  * 3. that barrier was sent after this instance's own last write had committed (writeTracking.ts), so its
  *    own changes are known too: a GET after a POST's answer on the same instance is never stale.
  *
- * Otherwise callers make today's round trip. Barriers are sent only while the cache is asked for (every
- * HEARTBEAT_MS at most, and after each own write), so an idle instance sends nothing. A connection lost
+ * Otherwise callers make today's round trip. Barriers are sent only while the cache is asked for (at most
+ * one in flight, a new one when the last is HEARTBEAT_MS old or older than an own write), so an instance
+ * that only writes, or sits idle, sends none. A connection lost
  * (or a barrier unanswered for DEAD_MS) is closed and made again, with backoff.
  */
 export const CHANNEL = 'tidings_changes';
@@ -47,11 +48,13 @@ const TIMINGS: ChangeFeedTimings = {
 /** Invalidations remembered for `changedSince` (a read that overlaps more of them is not cached). */
 const RECENT = 1024;
 
-type State = 'idle' | 'connecting' | 'live' | 'closed';
+type State = 'idle' | 'connecting' | 'live' | 'unsupported' | 'closed';
 
 export class ChangeFeed {
   private state: State = 'idle';
   private client: PgModule.Client | null = null;
+  /** The server process of the listening session. */
+  private backend: number | null = null;
   private readonly syncChannel = `tidings_sync_${randomBytes(6).toString('hex')}`;
   private readonly subscribers = new Set<(change: Invalidation | null) => void>();
   /** Invalidations so far (the generation) and the latest RECENT of them; `allAt`: the last drop-all. */
@@ -75,6 +78,8 @@ export class ChangeFeed {
   }
 
   private readonly timings: ChangeFeedTimings;
+  /** Called once if notices turn out not to come from one session (see received). */
+  onUnsupported: (() => void) | undefined;
 
   /** Calls fn with each invalidation, and with null when everything must be dropped. */
   subscribe(fn: (change: Invalidation | null) => void): () => void {
@@ -87,8 +92,9 @@ export class ChangeFeed {
     if (this.state === 'idle') this.connect();
     if (this.state !== 'live') return false;
     const age = performance.now() - this.confirmed.sentAt;
-    if (age >= this.timings.heartbeatMs || this.confirmed.seq <= this.lastWriteSeq) this.barrier();
-    return this.state === 'live' && age < this.timings.leaseMs && this.confirmed.seq > this.lastWriteSeq;
+    const fresh = age < this.timings.leaseMs && this.confirmed.seq > this.lastWriteSeq;
+    if (!fresh || age >= this.timings.heartbeatMs) this.barrier(); // which may find the connection dead
+    return fresh && this.listening;
   }
 
   /** Whether the cache is live and resynchronised (for /metrics and tests); not a promise of freshness. */
@@ -120,6 +126,7 @@ export class ChangeFeed {
    * back), waiting for the connection if it is down.
    */
   whenSynced(): Promise<void> {
+    if (this.state === 'unsupported' || this.state === 'closed') return Promise.resolve(); // nothing cached
     return new Promise((resolve) => {
       this.waiters.push({ after: this.seq, resolve });
       if (this.state === 'idle') this.connect();
@@ -129,8 +136,7 @@ export class ChangeFeed {
 
   /** This instance wrote: its cache is not trusted until a barrier sent after now has come back. */
   noteLocalWrite(): void {
-    this.lastWriteSeq = ++this.seq;
-    if (this.state === 'live') this.barrier();
+    this.lastWriteSeq = ++this.seq; // the next trusted() sends the barrier: none while nobody reads
   }
 
   async close(): Promise<void> {
@@ -147,13 +153,15 @@ export class ChangeFeed {
     this.client = client;
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
-    client.on('notification', (msg) => this.received(client, msg.channel, msg.payload ?? ''));
+    client.on('notification', (msg) => this.received(client, msg.channel, msg.payload ?? '', msg.processId));
     void (async () => {
       try {
         await client.connect();
         // Barriers are tiny transactions: no need to wait for their commit to reach the disk.
         await client.query(`set synchronous_commit = off; listen ${CHANNEL}; listen ${this.syncChannel}`);
+        const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
         if (this.client !== client) return;
+        this.backend = rows[0]?.pid ?? null;
         // Resynchronise: anything cached before this point may have missed a notice.
         this.dropAll();
         this.state = 'live';
@@ -197,10 +205,16 @@ export class ChangeFeed {
     client.query('select pg_notify($1, $2)', [this.syncChannel, String(seq)]).catch(() => this.lost(client));
   }
 
-  private received(client: PgModule.Client, channel: string, payload: string): void {
+  private received(client: PgModule.Client, channel: string, payload: string, sender: number): void {
     if (client !== this.client) return;
     if (channel === this.syncChannel) {
       if (this.inFlight === null || String(this.inFlight.seq) !== payload) return;
+      if (sender !== this.backend) {
+        // Sent by another server process than the one listening: a pooler in transaction mode (PgBouncer)
+        // hands this connection's statements to several. Notices cannot be relied on: round trips for good.
+        this.unsupported();
+        return;
+      }
       const confirmed = this.inFlight;
       this.confirmed = confirmed;
       this.inFlight = null;
@@ -216,6 +230,16 @@ export class ChangeFeed {
     this.recent.push(change);
     if (this.recent.length > RECENT) this.recent.shift();
     for (const fn of this.subscribers) fn(change);
+  }
+
+  private unsupported(): void {
+    this.state = 'unsupported';
+    const client = this.client;
+    this.client = null;
+    this.dropAll();
+    for (const w of this.waiters.splice(0)) w.resolve();
+    void client?.end().catch(() => undefined);
+    this.onUnsupported?.();
   }
 
   private dropAll(): void {

@@ -86,6 +86,8 @@ export interface StoreOptions {
   checkpointer?: CheckpointerOptions;
   /** PostgreSQL: the cache's lease, heartbeat and reconnection backoff (changeFeed.ts has the defaults). */
   changeFeed?: Partial<ChangeFeedTimings>;
+  /** PostgreSQL: false to cache nothing and make every check a round trip (`changes` is null). True. */
+  listen?: boolean;
 }
 
 /** Pages (4 KiB) of write-ahead log after which a commit checkpoints by itself when a checkpointer runs. */
@@ -136,12 +138,17 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
   // The cache's listener connects like the pool's connections, but is not one of them.
-  const changes = new ChangeFeed(
-    () => new (loadPg().Client)({ ...pool.options, application_name: 'tidings-changes' }),
-    options.changeFeed,
-  );
+  const changes =
+    options.listen === false
+      ? null
+      : new ChangeFeed(
+          () => new (loadPg().Client)({ ...pool.options, application_name: 'tidings-changes' }),
+          options.changeFeed,
+        );
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: trackingPool(pool, () => changes.noteLocalWrite()) }),
+    dialect: new PostgresDialect({
+      pool: changes === null ? pool : trackingPool(pool, () => changes.noteLocalWrite()),
+    }),
   });
   return {
     db,
@@ -150,7 +157,7 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     changes,
     close: async () => {
-      await changes.close();
+      await changes?.close();
       await db.destroy();
     },
   };
