@@ -66,8 +66,8 @@ async function credential(store: Store, prefix: string): Promise<KeyCredential |
 /**
  * Look-ups of one key prefix that arrive in the same turn of the event loop share one query, started
  * (in the check phase) after all of them arrived: each request still sees the database as it is after
- * the request came in, and nothing is answered from memory. Under load, concurrent requests with the
- * same key (one client, one script) then cost one query between them instead of one each.
+ * the request came in. Under load, concurrent requests with the same key (one client, one script) then
+ * cost one query between them instead of one each.
  */
 const pendingLookups = new WeakMap<Store, Map<string, Promise<KeyCredential | null>>>();
 

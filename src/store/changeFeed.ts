@@ -39,8 +39,8 @@ export interface ChangeFeedTimings {
 
 /** A revoked key is refused within LEASE_MS (plus a request already past its check) on every instance. */
 const TIMINGS: ChangeFeedTimings = {
-  leaseMs: 800,
-  heartbeatMs: 200,
+  leaseMs: 900,
+  heartbeatMs: 100,
   deadMs: 5000,
   backoffMs: { first: 100, max: 5000 },
 };
