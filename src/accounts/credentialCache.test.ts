@@ -6,6 +6,7 @@ import { migrateToLatest } from '../store/migrate.js';
 import { createTestDatabase, postgresSkipReason } from '../test/databases.js';
 import { newAccount } from '../test/harness.js';
 import { listKeys, revokeAnyKey } from './apiKeys.js';
+import { authenticate } from './authorize.js';
 import { CredentialCache } from './credentialCache.js';
 import { keyPrefix } from './keys.js';
 
@@ -49,5 +50,28 @@ test(
     cache.put(otherPrefix, read, fresh);
     await two.changes.whenSynced();
     assert.deepEqual(cache.get(otherPrefix), read);
+  },
+);
+
+test(
+  'DATABASE_LISTEN=false (listen: false): nothing cached, every check reads the database (PostgreSQL)',
+  { skip: await postgresSkipReason() },
+  async (t) => {
+    const db = await createTestDatabase('postgres');
+    const one = openStore(db.url);
+    const two = openStore(db.url, { listen: false });
+    t.after(async () => {
+      await one.close();
+      await two.close();
+      await db.drop();
+    });
+    await migrateToLatest(one);
+    assert.equal(two.changes, null);
+    const account = await newAccount(one);
+    const [key] = await listKeys(one, account.id);
+    assert.ok(key !== undefined);
+    assert.equal((await authenticate(two, account.apiKey))?.accountId, account.id);
+    assert.ok((await revokeAnyKey(one, key.id))?.revoked);
+    assert.equal(await authenticate(two, account.apiKey), null); // at once, no notice needed
   },
 );
