@@ -225,7 +225,10 @@ export class ChangeFeed {
       return;
     }
     const change = parseChange(payload);
-    if (change === null) return;
+    if (change === null) {
+      this.dropAll(); // a notice this version cannot read (a newer instance's?): forget everything
+      return;
+    }
     this.generation++;
     this.recent.push(change);
     if (this.recent.length > RECENT) this.recent.shift();
