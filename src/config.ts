@@ -34,6 +34,7 @@ export const configSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//i, { error: 'expected a postgres:// URL' })
     .optional(),
+  DATABASE_LISTEN: booleanFromEnv.default(true),
   LOG_LEVEL: logLevel.default('info'),
   TIDINGS_WORKER: booleanFromEnv.default(true),
   TIDINGS_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -104,6 +105,8 @@ export interface Config {
    * of its own: migrations (Kysely's lock is held by the session) and LISTEN. null: DATABASE_URL.
    */
   databaseDirectUrl: string | null;
+  /** PostgreSQL: cache keys and queue versions, kept fresh by LISTEN/NOTIFY (store/changeFeed.ts). */
+  databaseListen: boolean;
   logLevel: z.infer<typeof logLevel>;
   worker: boolean;
   /** Public base URL, used in printed curl lines and links; defaults to http://HOST:PORT. */
@@ -210,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     databaseStatementTimeoutMs: c.DATABASE_STATEMENT_TIMEOUT_MS,
     databaseStartupTimeoutMs: c.DATABASE_STARTUP_TIMEOUT_MS,
     databaseDirectUrl: c.DATABASE_DIRECT_URL ?? null,
+    databaseListen: c.DATABASE_LISTEN,
     logLevel: c.LOG_LEVEL,
     worker: c.TIDINGS_WORKER,
     baseUrl: (c.TIDINGS_BASE_URL ?? `http://${hostForUrl}:${c.PORT}`).replace(/\/+$/, ''),

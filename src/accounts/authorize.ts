@@ -4,6 +4,7 @@ import type { Store } from '../store/db.js';
 import { accountById } from '../store/accounts.js';
 import { type KeyCredential, credentialByPrefix, touchApiKey } from '../store/apiKeys.js';
 import { exclusive } from '../store/precompiled.js';
+import { CredentialCache } from './credentialCache.js';
 import { keyMatches, keyPrefix } from './keys.js';
 
 export type { AccountId } from '../lib/authorized.js';
@@ -35,16 +36,38 @@ export interface Authenticated {
 export async function authenticate(store: Store, presented: string): Promise<Authenticated | null> {
   const prefix = keyPrefix(presented);
   if (prefix === null) return null;
-  const cred = await lookUpCredential(store, prefix);
+  const cred = await credential(store, prefix);
   if (cred === null || !keyMatches(presented, cred.keyHash)) return null;
   return { accountId: grantAccount(cred.accountId), keyId: cred.keyId, queueVersion: cred.queueVersion };
+}
+
+const caches = new WeakMap<Store, CredentialCache>();
+
+/**
+ * The credential of a key prefix: on PostgreSQL from this instance's cache when it may be trusted (see
+ * credentialCache.ts and store/changeFeed.ts), else from the database, as on SQLite, where every request
+ * reads it (SQLite's read costs microseconds, and another process may share the file unnoticed).
+ */
+async function credential(store: Store, prefix: string): Promise<KeyCredential | null> {
+  if (store.changes === null) return lookUpCredential(store, prefix);
+  let cache = caches.get(store);
+  if (cache === undefined) {
+    cache = new CredentialCache(store.changes);
+    caches.set(store, cache);
+  }
+  const cached = cache.get(prefix);
+  if (cached !== undefined) return cached;
+  const mark = cache.mark();
+  const read = await lookUpCredential(store, prefix);
+  cache.put(prefix, read, mark);
+  return read;
 }
 
 /**
  * Look-ups of one key prefix that arrive in the same turn of the event loop share one query, started
  * (in the check phase) after all of them arrived: each request still sees the database as it is after
- * the request came in, and nothing is answered from memory. Under load, concurrent requests with the
- * same key (one client, one script) then cost one query between them instead of one each.
+ * the request came in. Under load, concurrent requests with the same key (one client, one script) then
+ * cost one query between them instead of one each.
  */
 const pendingLookups = new WeakMap<Store, Map<string, Promise<KeyCredential | null>>>();
 

@@ -24,11 +24,20 @@ export function storeOptions(config: Config): Pick<StoreOptions, 'caFile' | 'sta
 
 /** The store of a long-running process (serve, worker): on SQLite, with its WAL checkpointed off-thread. */
 export function openServerStore(config: Config, log: Pick<Logger, 'warn'>): Store {
-  return openStore(config.databaseUrl, {
+  const store = openStore(config.databaseUrl, {
     ...storeOptions(config),
     poolSize: config.databasePoolSize,
     checkpointer: { onError: (error) => log.warn({ error }, 'SQLite WAL checkpoint failed') },
+    listen: config.databaseListen,
+    listenUrl: config.databaseDirectUrl,
   });
+  if (store.changes !== null) {
+    store.changes.onUnsupported = () =>
+      log.warn(
+        'PostgreSQL notices do not come back on one session (a pooler in transaction mode?): every request now checks keys and queues in the database; set DATABASE_DIRECT_URL to reach PostgreSQL itself, or DATABASE_LISTEN=false',
+      );
+  }
+  return store;
 }
 
 /** Pause after the n-th failed attempt (from 1): 250 ms doubling, at most 5 s. */

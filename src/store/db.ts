@@ -13,11 +13,13 @@ import {
   sql,
 } from 'kysely';
 import { redactUrl } from '../lib/redact.js';
+import { ChangeFeed, type ChangeFeedTimings } from './changeFeed.js';
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from './checkpointer.js';
 import { pgPoolConfig } from './pgConfig.js';
 import { registerSqliteHandle } from './precompiled.js';
 import type { Database } from './schema.js';
 import type { PoolStats } from '../lib/metrics.js';
+import { trackingPool } from './writeTracking.js';
 
 export { isDatabaseUnavailable } from './unavailable.js';
 
@@ -30,6 +32,11 @@ export interface Store {
   describe: string;
   /** The connection pool as it stands (PostgreSQL); null on SQLite, whose one connection has no pool. */
   poolStats(): PoolStats | null;
+  /**
+   * PostgreSQL: what tells this instance that a cached key or queue version changed (changeFeed.ts); null
+   * on SQLite, where nothing of the kind is cached.
+   */
+  changes: ChangeFeed | null;
   close(): Promise<void>;
 }
 
@@ -82,6 +89,15 @@ export interface StoreOptions {
    * (see checkpointer.ts), called with a message when a checkpoint fails.
    */
   checkpointer?: CheckpointerOptions;
+  /** PostgreSQL: the cache's lease, heartbeat and reconnection backoff (changeFeed.ts has the defaults). */
+  changeFeed?: Partial<ChangeFeedTimings>;
+  /** PostgreSQL: false to cache nothing and make every check a round trip (`changes` is null). True. */
+  listen?: boolean;
+  /**
+   * PostgreSQL: where the listener connects when it must not go through the pool's address (PgBouncer in
+   * transaction mode keeps no session for LISTEN): DATABASE_DIRECT_URL. Unset: as the pool's connections.
+   */
+  listenUrl?: string | null;
 }
 
 /** Pages (4 KiB) of write-ahead log after which a commit checkpoints by itself when a checkpointer runs. */
@@ -118,6 +134,7 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
       engine: 'sqlite',
       describe: redactUrl(target.file),
       poolStats: () => null,
+      changes: null,
       close: async () => {
         await checkpointer?.stop();
         await db.destroy();
@@ -136,13 +153,39 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
   // or the next one, fails with the error instead.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => client.on('error', () => undefined));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  // The cache's listener connects like the pool's connections, but is not one of them.
+  const changes =
+    options.listen === false
+      ? null
+      : new ChangeFeed(
+          () =>
+            new (loadPg().Client)({
+              ...(options.listenUrl == null
+                ? pool.options
+                : pgPoolConfig(options.listenUrl, {
+                    poolSize: 1,
+                    caFile: options.caFile,
+                    statementTimeoutMs: 0,
+                  })),
+              application_name: 'tidings-changes',
+            }),
+          options.changeFeed,
+        );
+  const db = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: changes === null ? pool : trackingPool(pool, () => changes.noteLocalWrite()),
+    }),
+  });
   return {
     db,
     engine: 'postgres',
     describe: redactUrl(target.url),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    close: () => db.destroy(),
+    changes,
+    close: async () => {
+      await changes?.close();
+      await db.destroy();
+    },
   };
 }
 

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { openStore } from '../store/db.js';
+import { credentialByPrefix } from '../store/apiKeys.js';
+import { migrateToLatest } from '../store/migrate.js';
+import { createTestDatabase, postgresSkipReason } from '../test/databases.js';
+import { newAccount } from '../test/harness.js';
+import { listKeys, revokeAnyKey } from './apiKeys.js';
+import { authenticate } from './authorize.js';
+import { CredentialCache } from './credentialCache.js';
+import { keyPrefix } from './keys.js';
+
+test(
+  'a credential read before a notice about it is not kept; one read after is (PostgreSQL)',
+  { skip: await postgresSkipReason() },
+  async (t) => {
+    const db = await createTestDatabase('postgres');
+    const one = openStore(db.url);
+    const two = openStore(db.url);
+    t.after(async () => {
+      await one.close();
+      await two.close();
+      await db.drop();
+    });
+    await migrateToLatest(one);
+    assert.ok(two.changes !== null);
+    const cache = new CredentialCache(two.changes);
+    await two.changes.whenSynced(); // listening
+
+    const account = await newAccount(one);
+    const prefix = keyPrefix(account.apiKey);
+    assert.ok(prefix !== null);
+    const [key] = await listKeys(one, account.id);
+    assert.ok(key !== undefined);
+
+    const mark = cache.mark();
+    const before = await credentialByPrefix(two.db, prefix);
+    assert.ok(before !== null);
+    assert.ok((await revokeAnyKey(one, key.id))?.revoked); // committed and notified while "reading"
+    await two.changes.whenSynced();
+    cache.put(prefix, before, mark);
+    assert.equal(cache.get(prefix), undefined, 'a credential the revocation overlapped was kept');
+
+    const other = await newAccount(one);
+    const otherPrefix = keyPrefix(other.apiKey);
+    assert.ok(otherPrefix !== null);
+    const fresh = cache.mark();
+    const read = await credentialByPrefix(two.db, otherPrefix);
+    assert.ok(read !== null);
+    cache.put(otherPrefix, read, fresh);
+    await two.changes.whenSynced();
+    assert.deepEqual(cache.get(otherPrefix), read);
+  },
+);
+
+test(
+  'DATABASE_LISTEN=false (listen: false): nothing cached, every check reads the database (PostgreSQL)',
+  { skip: await postgresSkipReason() },
+  async (t) => {
+    const db = await createTestDatabase('postgres');
+    const one = openStore(db.url);
+    const two = openStore(db.url, { listen: false });
+    t.after(async () => {
+      await one.close();
+      await two.close();
+      await db.drop();
+    });
+    await migrateToLatest(one);
+    assert.equal(two.changes, null);
+    const account = await newAccount(one);
+    const [key] = await listKeys(one, account.id);
+    assert.ok(key !== undefined);
+    assert.equal((await authenticate(two, account.apiKey))?.accountId, account.id);
+    assert.ok((await revokeAnyKey(one, key.id))?.revoked);
+    assert.equal(await authenticate(two, account.apiKey), null); // at once, no notice needed
+  },
+);

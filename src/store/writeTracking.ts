@@ -1,0 +1,41 @@
+import type * as PgModule from 'pg';
+import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
+
+/**
+ * The PostgreSQL pool Kysely is given, with one addition: `onWrite` is called each time a connection that
+ * ran anything but a plain read goes back to the pool, i.e. after the write (or the transaction around it)
+ * has committed or rolled back. It tells this instance's cache (changeFeed.ts) that its own change may
+ * not have been notified to it yet, whatever the code that wrote: no writer has to remember to call it.
+ *
+ * A plain read is a statement that PostgreSQL answers as SELECT and whose text starts with `select`
+ * (so `with … update` and BEGIN/COMMIT count as writes; erring that way only costs a round trip).
+ */
+export function trackingPool(pool: PgModule.Pool, onWrite: () => void): PostgresPool {
+  return {
+    connect: async () => tracked(await pool.connect(), onWrite),
+    end: () => pool.end(),
+  };
+}
+
+function tracked(client: PgModule.PoolClient, onWrite: () => void): PostgresPoolClient {
+  let wrote = false;
+  const query = async <R>(text: string, parameters: ReadonlyArray<unknown>) => {
+    try {
+      const result = await client.query(text, [...parameters]);
+      if (result.command !== 'SELECT' || !READ.test(text)) wrote = true;
+      return result as unknown as PostgresQueryResult<R>;
+    } catch (err) {
+      wrote = true; // a failed statement may still have been part of a transaction that wrote
+      throw err;
+    }
+  };
+  return {
+    query: query as PostgresPoolClient['query'],
+    release: () => {
+      client.release();
+      if (wrote) onWrite();
+    },
+  };
+}
+
+const READ = /^\s*select\s/i;
