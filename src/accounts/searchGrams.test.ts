@@ -82,6 +82,8 @@ await describeEachEngine('search: scripts without spaces', (ctx) => {
     assert.equal(await count('東京 -タワー'), 1, 'a substring and an excluded substring');
     assert.equal(await count('京 -tides'), 3, 'an excluded word');
     assert.equal(await count('tides OR 猫'), 2);
+    assert.equal(await count('tides -京'), 1, 'a document without these scripts is kept by an exclusion');
+    assert.equal(await count('tides -"東京 タワー"'), 1);
     assert.equal(await count('天气 OR 夜景'), 2);
     assert.equal(await count('夜景 -東'), 0);
     assert.deepEqual(marked(await searchAccount(store, a.id, '夜景')), [['夜景']]);

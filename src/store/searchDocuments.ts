@@ -217,10 +217,11 @@ const gramIds = (expression: RawBuilder<unknown>) =>
 /**
  * PostgreSQL: LIKE '%term%' on search_documents.grams, which pg_trgm's GIN index reads for a term of 3
  * characters or more; a shorter term has no trigram and is a scan of the grams (of the documents that have
- * any), as it is when the index could not be made (docs/search.md).
+ * any), as it is when the index could not be made (docs/search.md). False, never null, for a document
+ * without grams, so that an excluded term (`-東京`) keeps it.
  */
 const postgresContains = (needle: string): RawBuilder<unknown> =>
-  sql`d.grams like '%' || lower(${needle}) || '%'`;
+  sql`(d.grams is not null and d.grams like '%' || lower(${needle}) || '%')`;
 
 const and = (conditions: RawBuilder<unknown>[]) =>
   conditions.length === 0 ? sql`` : sql`and ${sql.join(conditions, sql` and `)}`;
