@@ -36,7 +36,8 @@ export interface SearchQuery {
 }
 
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
-const UNSPACED =
+/** A character of a script written without spaces (migration 0017 has its own copy, as ranges). */
+export const UNSPACED =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 type Token = { kind: 'or' } | { kind: 'term'; excluded: boolean; term: SearchTerm | null };

@@ -353,7 +353,9 @@ export type SearchKind = 'queue' | 'digest';
 /**
  * One queue or digest item as search finds it (migration 0015), kept in step by triggers: the text indexed
  * is the view search_texts; SQLite indexes it in the FTS5 table search_fts (rowid = id), PostgreSQL in the
- * column tsv (not listed here: only search queries read it, through sql).
+ * column tsv (not listed here: only search queries read it, through sql). Migration 0017 adds the trigram
+ * index of the documents in scripts without spaces: SQLite's FTS5 table search_grams, PostgreSQL's column
+ * grams (not listed either).
  */
 export interface SearchDocumentsTable {
   id: Generated<number>;

@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { type SearchClause, type SearchQuery, type SearchTerm, termText } from '../lib/searchQuery.js';
+import { codePoints } from '../lib/text.js';
 import type { Engine } from './db.js';
 import type { Database, SearchKind, Timestamp } from './schema.js';
 
@@ -7,7 +8,8 @@ import type { Database, SearchKind, Timestamp } from './schema.js';
  * Searching the queue and digest items of one account (migration 0015 keeps the index; nothing here
  * writes it). One query shape on both engines: the documents of the account that match, ranked (SQLite
  * FTS5 bm25, PostgreSQL ts_rank, both weighting title over site and URL over excerpt over page text),
- * then newer first. A term of a script without spaces is a substring test over the indexed text instead.
+ * then newer first. A term of a script without spaces is a substring test over the indexed text instead,
+ * read from migration 0017's trigram index.
  */
 
 /** What a hit shows: the item as stored, its page's words, its digest. Highlighting is the caller's. */
@@ -57,7 +59,7 @@ export async function searchItems(
 ): Promise<SearchPage> {
   const cap = page.rankedHits ?? RANKED_HITS;
   const plan = engine === 'sqlite' ? sqlitePlan(query) : postgresPlan(query);
-  const where = sql`d.account_id = ${accountId} ${plan.where}`;
+  const where = sql`${plan.account ?? sql`d.account_id`} = ${accountId} ${plan.where}`;
   const counted = await sql<{ n: number }>`select count(*) as n from (
     select 1 as one from ${plan.from} where ${where} limit ${cap + 1}) c`.execute(db);
   const total = counted.rows[0]?.n ?? 0;
@@ -105,6 +107,8 @@ export async function searchDocumentCount(db: Kysely<Database>, accountId: numbe
 
 interface Plan {
   from: RawBuilder<unknown>;
+  /** The column tested against the account, when not d.account_id. */
+  account?: RawBuilder<unknown>;
   /** Conditions after the account's, each starting with "and". */
   where: RawBuilder<unknown>;
   rank: RawBuilder<unknown>;
@@ -128,12 +132,15 @@ const ftsClause = (c: SearchClause) => `(${c.terms.map(ftsTerm).join(' OR ')})`;
 function sqlitePlan(query: SearchQuery): Plan {
   const { matched, left, other } = byKind(query);
   const conditions = other.map((c) =>
-    clauseCondition(c, sql`instr`, (t) => sql`d.id in (${ftsIds(ftsTerm(t))})`),
+    clauseCondition(c, sqliteContains, (t) => sql`d.id in (${ftsIds(ftsTerm(t))})`),
   );
   if (matched.length === 0) {
     for (const c of left) conditions.push(sql`not (d.id in (${ftsIds(ftsClause(c))}))`);
     return {
       from: sql`search_documents d`,
+      // Every clause looked for is a list of ids from an index: read those documents by id, not every
+      // document of the account by search_documents_account_idx (100,000 of them in bench:search).
+      account: sql`+d.account_id`,
       where: and(conditions),
       rank: sql`d.created_at desc`,
       newest: sql`d.id desc`,
@@ -156,7 +163,9 @@ const tsClause = (c: SearchClause) => sql`(${sql.join(c.terms.map(tsTerm), sql` 
 
 function postgresPlan(query: SearchQuery): Plan {
   const { matched, left, other } = byKind(query);
-  const conditions = other.map((c) => clauseCondition(c, sql`strpos`, (t) => sql`d.tsv @@ ${tsTerm(t)}`));
+  const conditions = other.map((c) =>
+    clauseCondition(c, postgresContains, (t) => sql`d.tsv @@ ${tsTerm(t)}`),
+  );
   for (const c of left) conditions.push(sql`not (d.tsv @@ ${tsClause(c)})`);
   const newest = sql`d.id desc`;
   if (matched.length === 0) {
@@ -174,22 +183,45 @@ function postgresPlan(query: SearchQuery): Plan {
 /** A clause with a substring term, as a condition on `d`: its terms OR'd, negated when excluded. */
 function clauseCondition(
   c: SearchClause,
-  position: RawBuilder<unknown>,
+  contains: (needle: string) => RawBuilder<unknown>,
   words: (t: SearchTerm) => RawBuilder<unknown>,
 ): RawBuilder<unknown> {
-  const terms = c.terms.map((t) => (t.substring ? containsText(position, termText(t)) : words(t)));
+  const terms = c.terms.map((t) => (t.substring ? contains(termText(t)) : words(t)));
   const any = sql`(${sql.join(terms, sql` or `)})`;
   return c.excluded ? sql`not ${any}` : any;
 }
 
-/**
- * The document's indexed text holds `needle` (case folded as each engine's lower() does); `position` is
- * the engine's substring position function (instr, strpos).
+/*
+ * A substring term (a script without spaces) is looked up in migration 0017's trigram index of the
+ * documents that hold such a script: their text as search_texts gives it, fields joined by spaces and
+ * lower-cased by the engine's lower(), as the term is here, so that a hit is a document whose text holds
+ * the term exactly as a scan would find it.
  */
-const containsText = (position: RawBuilder<unknown>, needle: string) => sql`exists (
-  select 1 from search_texts t where t.kind = d.kind and t.item_id = d.item_id
-    and ${position}(lower(t.title || ' ' || t.site || ' ' || t.url || ' ' || t.excerpt || ' ' || t.body),
-      lower(${needle})) > 0)`;
+
+/**
+ * SQLite: a term of 3 characters or more is an FTS5 phrase of the trigram tokenizer (its trigrams, in
+ * order); a shorter one is in the documents of every trigram that begins with it (search_grams_instances,
+ * a range of the index; each indexed text ends with two spaces, so every character begins a trigram). The
+ * term has letters, digits, marks and spaces only: no quote to escape.
+ */
+function sqliteContains(needle: string): RawBuilder<unknown> {
+  if (codePoints(needle) >= 3) return sql`d.id in (${gramIds(sql`'"' || lower(${needle}) || '"'`)})`;
+  const prefix = sql`lower(${needle})`;
+  const after = sql`substr(${prefix}, 1, length(${prefix}) - 1) || char(unicode(substr(${prefix}, -1)) + 1)`;
+  return sql`d.id in (select doc from search_grams_instances where term >= ${prefix} and term < ${after})`;
+}
+
+const gramIds = (expression: RawBuilder<unknown>) =>
+  sql`select rowid from search_grams where search_grams match ${expression}`;
+
+/**
+ * PostgreSQL: LIKE '%term%' on search_documents.grams, which pg_trgm's GIN index reads for a term of 3
+ * characters or more; a shorter term has no trigram and is a scan of the grams (of the documents that have
+ * any), as it is when the index could not be made (docs/search.md). False, never null, for a document
+ * without grams, so that an excluded term (`-東京`) keeps it.
+ */
+const postgresContains = (needle: string): RawBuilder<unknown> =>
+  sql`(d.grams is not null and d.grams like '%' || lower(${needle}) || '%')`;
 
 const and = (conditions: RawBuilder<unknown>[]) =>
   conditions.length === 0 ? sql`` : sql`and ${sql.join(conditions, sql` and `)}`;

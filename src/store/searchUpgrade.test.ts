@@ -4,7 +4,10 @@ import { sql } from 'kysely';
 import { searchAccount } from '../accounts/search.js';
 import { operatorAccount } from '../accounts/authorize.js';
 import { ENGINES, postgresSkipReason, storeMigratedTo } from '../test/databases.js';
+import { UNSPACED } from '../lib/searchQuery.js';
 import { migrateToLatest } from './migrate.js';
+import { UNSPACED_RANGES } from './migrations/0017_search_ngrams.js';
+import { indexNewQueueItems } from './searchDocuments.js';
 
 /**
  * 0015_search indexes what a database in use already holds: queued items, digest items, and the text of
@@ -52,6 +55,66 @@ for (const engine of ENGINES) {
       const b = await operatorAccount(store, 2);
       assert.equal((await searchAccount(store, b, 'petrels')).total, 1);
       assert.equal((await searchAccount(store, b, 'gannet')).total, 0);
+    },
+  );
+}
+
+test('0017_search_ngrams indexes every character that lib/searchQuery.ts reads as a script without spaces', () => {
+  const inRanges = (c: number) => UNSPACED_RANGES.some(([first, last]) => c >= first && c <= last);
+  const missed: string[] = [];
+  for (let c = 0; c <= 0x10ffff; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) continue;
+    if (UNSPACED.test(String.fromCodePoint(c)) && !inRanges(c)) missed.push(c.toString(16));
+  }
+  assert.deepEqual(missed, []);
+});
+
+for (const engine of ENGINES) {
+  await test(
+    `0017_search_ngrams indexes the documents already there in scripts without spaces [${engine}]`,
+    { skip: engine === 'postgres' ? pgSkip : undefined },
+    async (t) => {
+      const store = await storeMigratedTo(t, engine, '0016_unsubscribe_tokens');
+      const at = '2026-10-01T07:00:00.000Z';
+      await sql`insert into accounts (name, email, timezone, created_at) values ('a', null, 'UTC', ${at}),
+        ('b', null, 'UTC', ${at})`.execute(store.db);
+      await sql`insert into pages (url, url_key, state, kind, title, html, text, created_at)
+        values ('https://old.example/p', 'kp', 'read', 'html', 'Old page', '<p>京都の紅葉</p>', '京都の紅葉',
+          ${at})`.execute(store.db);
+      const queue = (account: number, key: string, title: string, page: number | null = null) =>
+        sql`insert into queue_items (account_id, url, url_key, title, source, created_at, updated_at, page_id)
+          values (${account}, ${`https://old.example/${key}`}, ${key}, ${title}, 'api', ${at}, ${at}, ${page})`.execute(
+          store.db,
+        );
+      await queue(1, 'p', 'https://old.example/p', 1);
+      await queue(1, 'q', '東京の夜');
+      await queue(1, 'r', 'Plain gannet');
+      await queue(2, 's', '東京 of b');
+      await sql`insert into digests (account_id, local_date, created_at, item_count, saved_count, feed_count,
+          remaining, delivery, message_id)
+        values (1, '2026-09-30', ${at}, 1, 1, 0, 0, 'not_emailed', 'm1')`.execute(store.db);
+      await sql`insert into digest_items (digest_id, position, url, title, source, queued_at)
+        values (1, 0, 'https://older.example/', '北京の天気', 'api', ${at})`.execute(store.db);
+      await indexNewQueueItems(store.db, 1);
+      await indexNewQueueItems(store.db, 2);
+      await queue(1, 't', '大阪の朝');
+
+      await migrateToLatest(store);
+      const entries =
+        engine === 'sqlite'
+          ? sql<{ n: number }>`select count(*) as n from search_grams`
+          : sql<{ n: string }>`select count(*) as n from search_documents where grams is not null`;
+      assert.equal(Number((await entries.execute(store.db)).rows[0]?.n), 4, 'the four documents with CJK');
+      const a = await operatorAccount(store, 1);
+      const count = async (q: string, account = a) => (await searchAccount(store, account, q)).total;
+      assert.equal(await count('京'), 3, "the page's text, a queued title, a digest item");
+      assert.equal(await count('紅葉'), 1);
+      assert.equal(await count('東京の'), 1);
+      assert.equal(await count('大阪'), 1, 'an item saved before the upgrade, indexed at the next search');
+      assert.equal(await count('gannet'), 1);
+      const b = await operatorAccount(store, 2);
+      assert.equal(await count('東京', b), 1);
+      assert.equal(await count('京都', b), 0);
     },
   );
 }

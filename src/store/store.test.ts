@@ -68,9 +68,21 @@ await describeEachEngine('store', (ctx) => {
       'passkeys',
       'queue_items',
       'search_documents',
-      // SQLite: the FTS5 table of search and its shadow tables (migration 0015).
+      // SQLite: the FTS5 tables of search and their shadow tables (migrations 0015 and 0017).
       ...(ctx.engine === 'sqlite'
-        ? ['search_fts', 'search_fts_config', 'search_fts_data', 'search_fts_docsize', 'search_fts_idx']
+        ? [
+            'search_fts',
+            'search_fts_config',
+            'search_fts_data',
+            'search_fts_docsize',
+            'search_fts_idx',
+            'search_grams',
+            'search_grams_config',
+            'search_grams_data',
+            'search_grams_docsize',
+            'search_grams_idx',
+            'search_grams_instances',
+          ]
         : []),
       'search_texts',
       'subscriptions',

@@ -16,6 +16,7 @@ import * as m0013 from './0013_passwords_passkeys.js';
 import * as m0014 from './0014_account_admin.js';
 import * as m0015 from './0015_search.js';
 import * as m0016 from './0016_unsubscribe_tokens.js';
+import * as m0017 from './0017_search_ngrams.js';
 import * as m0018 from './0018_feed_lenient.js';
 import * as m0020 from './0020_cache_notify.js';
 
@@ -48,6 +49,7 @@ const modules: Record<string, MigrationModule> = {
   '0014_account_admin': m0014,
   '0015_search': m0015,
   '0016_unsubscribe_tokens': m0016,
+  '0017_search_ngrams': m0017,
   '0018_feed_lenient': m0018,
   '0020_cache_notify': m0020,
 };
