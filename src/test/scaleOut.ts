@@ -15,8 +15,8 @@ import { SmtpTestServer } from './smtpServer.js';
 
 /** Far enough ahead that no digest is built before the digest phase makes the accounts due. */
 const NOT_DUE = '2999-01-01T00:00:00.000Z';
-/** An account's digest takes at most this many items (the default `digest_max_items`). */
-const DIGEST_MAX_ITEMS = 100;
+/** Each account's digest takes up to this many items (100 by default): its whole queue, here. */
+const DIGEST_MAX_ITEMS = 1000;
 
 export interface ScaleAccount {
   id: number;
@@ -87,7 +87,10 @@ export async function startCluster(databaseUrl: string, instances = 3): Promise<
   }
 }
 
-/** `count` accounts with a key and an email address, none due for a digest until the digest phase. */
+/**
+ * `count` accounts with a key and an email address, none due for a digest until the digest phase, each
+ * taking up to DIGEST_MAX_ITEMS items into a digest.
+ */
 export async function createAccounts(store: Store, count: number, tag: string): Promise<ScaleAccount[]> {
   const accounts: ScaleAccount[] = [];
   for (let n = 0; n < count; n += 25) {
@@ -98,7 +101,7 @@ export async function createAccounts(store: Store, count: number, tag: string): 
         await setEmail(store, account.id, email);
         await store.db
           .updateTable('accounts')
-          .set({ digest_due_at: NOT_DUE })
+          .set({ digest_due_at: NOT_DUE, digest_max_items: DIGEST_MAX_ITEMS })
           .where('id', '=', account.id)
           .execute();
         return { id: account.id, apiKey, email };
@@ -133,14 +136,16 @@ export interface FloodResult {
 
 /**
  * Post number n goes to instance n mod 3 (the next live one once an instance is dead) for account
- * floor(n / 3) mod accounts: each account is saved to through every instance at once. One post in five
- * of those sent to the third instance repeats the URL just sent to the second one for the same account.
+ * floor(n / 3) mod accounts: each account is saved to through every instance at once. In one round over
+ * the accounts in five (a different one for each account), the post to the third instance repeats the
+ * URL just sent to the second one for the same account.
  */
 export function planned(n: number, accounts: readonly ScaleAccount[], instances: number, run: string) {
   const group = Math.floor(n / instances);
   const account = accounts[group % accounts.length];
   if (account === undefined) throw new Error('no accounts');
-  const repeat = n % instances === instances - 1 && group % 5 === 0;
+  const round = Math.floor(group / accounts.length);
+  const repeat = n % instances === instances - 1 && (round + (group % accounts.length)) % 5 === 0;
   const url = `http://127.0.0.1:9/scale/${run}/${account.id}/${repeat ? n - 1 : n}`;
   return { instance: n % instances, account, url, repeat };
 }
@@ -172,7 +177,8 @@ export async function flood(
   accounts: readonly ScaleAccount[],
   plan: FloodPlan,
 ): Promise<FloodResult> {
-  const perAccount = Math.ceil(plan.posts / accounts.length);
+  const instances = cluster.servers.length;
+  const perAccount = instances * Math.ceil(Math.ceil(plan.posts / instances) / accounts.length);
   if (perAccount > DIGEST_MAX_ITEMS) {
     throw new Error(`${perAccount} saves an account would not fit one digest (${DIGEST_MAX_ITEMS})`);
   }

@@ -9,8 +9,9 @@ import { operatorAccount } from '../accounts/authorize.js';
 import { createAccountWithKey } from '../accounts/service.js';
 import type { Store } from '../store/db.js';
 import { type ServerProcess, request } from './process.js';
+import { keepCookies } from './webClient.js';
 
-/** A cookie jar and the CSRF token of the last page read, against one instance. */
+/** A browser over real HTTP (webClient.ts is one over inject): cookies and the last page's CSRF token. */
 class Browser {
   private readonly cookies = new Map<string, string>();
   private csrf = '';
@@ -37,14 +38,7 @@ class Browser {
       },
       ...(form === undefined ? {} : { body: form }),
     });
-    const setCookie = res.headers['set-cookie'] ?? [];
-    for (const line of setCookie) {
-      const pair = line.split(';')[0] ?? '';
-      const eq = pair.indexOf('=');
-      const value = pair.slice(eq + 1);
-      if (value === '' || /Max-Age=0/i.test(line)) this.cookies.delete(pair.slice(0, eq));
-      else this.cookies.set(pair.slice(0, eq), value);
-    }
+    keepCookies(this.cookies, res.headers['set-cookie'] ?? []);
     const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1];
     if (token !== undefined) this.csrf = token;
     return res.status;
