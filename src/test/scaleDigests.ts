@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CliProcess, exitWithin, startWorker } from './process.js';
-import type { Cluster, ScaleAccount } from './scaleOut.js';
+import { type Cluster, type ScaleAccount, START_TIMEOUT_MS } from './scaleOut.js';
 
 export interface DigestRun {
   /** Digests built when the worker was killed, of `accounts`. */
@@ -79,7 +79,7 @@ export async function digestsWithKill(
     .execute();
 
   const started = performance.now();
-  const env = { databaseUrl: cluster.databaseUrl, env: cluster.workerEnv };
+  const env = { databaseUrl: cluster.databaseUrl, env: cluster.workerEnv, timeoutMs: START_TIMEOUT_MS };
   const doomed = await startWorker(env);
   // Asked often: a worker that builds several digests per transaction must still be caught mid-build.
   await until('the first digest', async () => (await count(cluster, 'digests')) >= 1, timeoutMs, 2);

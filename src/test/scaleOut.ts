@@ -15,6 +15,8 @@ import { SmtpTestServer } from './smtpServer.js';
 
 /** Far enough ahead that no digest is built before the digest phase makes the accounts due. */
 const NOT_DUE = '2999-01-01T00:00:00.000Z';
+/** How long a process may take to start: three at once on a busy 2-core machine can take over 20 s. */
+export const START_TIMEOUT_MS = 90_000;
 /** Each account's digest takes up to this many items (100 by default): its whole queue, here. */
 const DIGEST_MAX_ITEMS = 1000;
 
@@ -61,10 +63,12 @@ export async function startCluster(databaseUrl: string, instances = 3): Promise<
   };
   try {
     const servers = await Promise.all(
-      Array.from({ length: instances }, () => startServer({ databaseUrl, env: serveEnv })),
+      Array.from({ length: instances }, () =>
+        startServer({ databaseUrl, env: serveEnv, timeoutMs: START_TIMEOUT_MS }),
+      ),
     );
     processes.push(...servers);
-    const worker = await startWorker({ databaseUrl, env: workerEnv });
+    const worker = await startWorker({ databaseUrl, env: workerEnv, timeoutMs: START_TIMEOUT_MS });
     processes.push(worker);
     return {
       databaseUrl,
@@ -74,7 +78,7 @@ export async function startCluster(databaseUrl: string, instances = 3): Promise<
       smtp,
       workerEnv,
       restart: async (index) => {
-        const server = await startServer({ databaseUrl, env: serveEnv });
+        const server = await startServer({ databaseUrl, env: serveEnv, timeoutMs: START_TIMEOUT_MS });
         processes.push(server);
         servers[index] = server;
         return server;
