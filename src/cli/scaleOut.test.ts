@@ -1,9 +1,9 @@
 /**
  * Three `tidings serve` processes and one `tidings worker` on one PostgreSQL database (issue 14, point 5),
- * with smaller counts than `npm run bench:scale` to keep CI quick (80 s on a shared 2-core machine at a
- * load of 17, where the CPU is the limit; much less on a quiet one): saves round-robin over the instances
- * with one SIGKILLed half-way, a key revoked on one instance and refused by the others within a second,
- * the day's digests built while a worker is SIGKILLed mid-build.
+ * with smaller counts than `npm run bench:scale` to keep CI quick (80 to 145 s on a shared 2-core machine
+ * at loads of 17 to 26, where the CPU is the limit; much less on a quiet one): saves round-robin over the
+ * instances with one SIGKILLed half-way, a key revoked on one instance and refused by the others within a
+ * second, the day's digests built while a worker is SIGKILLed mid-build.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
