@@ -104,17 +104,21 @@ export interface Exit {
   signal: NodeJS.Signals | null;
 }
 
-export interface ServerProcess {
+/** A running `tidings` process (serve or worker). */
+export interface CliProcess {
   child: ChildProcess;
   pid: number;
-  port: number;
-  baseUrl: string;
   stdout(): string;
   stderr(): string;
   /** Settles when the process has exited (and its output is fully read). */
   exited: Promise<Exit>;
   /** SIGKILL unless already gone, then waits for the exit. Safe to call more than once. */
   stop(): Promise<Exit>;
+}
+
+export interface ServerProcess extends CliProcess {
+  port: number;
+  baseUrl: string;
 }
 
 export interface StartOptions {
@@ -140,10 +144,29 @@ export async function startServer(opts: StartOptions): Promise<ServerProcess> {
 }
 
 function startOn(port: number, opts: StartOptions): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [DIST_MAIN, 'serve'], {
+  const vars = { PORT: String(port), HOST: '127.0.0.1' };
+  return startCli('serve', 'listening', vars, opts).then((p) => ({
+    ...p,
+    port,
+    baseUrl: `http://127.0.0.1:${port}`,
+  }));
+}
+
+/** Spawns `tidings worker` and resolves once it logs "worker started". */
+export function startWorker(opts: StartOptions): Promise<CliProcess> {
+  return startCli('worker', 'worker started', {}, opts);
+}
+
+/** Spawns `tidings COMMAND` and resolves once it logs `ready` (a pino line's msg) on stderr. */
+function startCli(
+  command: string,
+  ready: string,
+  vars: Record<string, string>,
+  opts: StartOptions,
+): Promise<CliProcess> {
+  const child = spawn(process.execPath, [DIST_MAIN, command], {
     env: childEnv({
-      PORT: String(port),
-      HOST: '127.0.0.1',
+      ...vars,
       DATABASE_URL: opts.databaseUrl,
       LOG_LEVEL: 'info',
       ...opts.env,
@@ -161,11 +184,9 @@ function startOn(port: number, opts: StartOptions): Promise<ServerProcess> {
   const exited = new Promise<Exit>((resolve) => {
     child.once('close', (code, signal) => resolve({ code, signal }));
   });
-  const server: ServerProcess = {
+  const started: CliProcess = {
     child,
     pid: child.pid ?? -1,
-    port,
-    baseUrl: `http://127.0.0.1:${port}`,
     stdout: () => stdout,
     stderr: () => stderr,
     exited,
@@ -177,32 +198,34 @@ function startOn(port: number, opts: StartOptions): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const timeoutMs = opts.timeoutMs ?? 20_000;
     const timer = setTimeout(() => {
-      void server.stop();
-      reject(new Error(`tidings serve did not log "listening" within ${timeoutMs} ms; stderr:\n${stderr}`));
+      void started.stop();
+      reject(
+        new Error(`tidings ${command} did not log "${ready}" within ${timeoutMs} ms; stderr:\n${stderr}`),
+      );
     }, timeoutMs);
     const onData = (): void => {
-      const listening = stderr.split('\n').some((line) => {
+      const isReady = stderr.split('\n').some((line) => {
         try {
-          return (JSON.parse(line) as { msg?: unknown }).msg === 'listening';
+          return (JSON.parse(line) as { msg?: unknown }).msg === ready;
         } catch {
           return false;
         }
       });
-      if (!listening) return;
+      if (!isReady) return;
       clearTimeout(timer);
       child.stderr.off('data', onData);
-      resolve(server);
+      resolve(started);
     };
     child.stderr.on('data', onData);
     void exited.then((exit) => {
       clearTimeout(timer);
-      reject(new Error(`tidings serve exited early (${JSON.stringify(exit)}); stderr:\n${stderr}`));
+      reject(new Error(`tidings ${command} exited early (${JSON.stringify(exit)}); stderr:\n${stderr}`));
     });
   });
 }
 
 /** Resolves with the exit, or rejects when the process is still running after `ms`. */
-export async function exitWithin(server: ServerProcess, ms: number): Promise<Exit> {
+export async function exitWithin(server: CliProcess, ms: number): Promise<Exit> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

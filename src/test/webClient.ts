@@ -18,6 +18,18 @@ export function setCookies(res: LightMyRequestResponse): string[] {
   return header === undefined ? [] : Array.isArray(header) ? header : [header];
 }
 
+/** What a browser does with Set-Cookie lines: keeps each cookie, forgets a cleared or expired one. */
+export function keepCookies(cookies: Map<string, string>, setCookieLines: readonly string[]): void {
+  for (const line of setCookieLines) {
+    const [pair] = line.split(';');
+    const eq = (pair ?? '').indexOf('=');
+    const name = (pair ?? '').slice(0, eq);
+    const value = (pair ?? '').slice(eq + 1);
+    if (value === '' || /Max-Age=0/i.test(line)) cookies.delete(name);
+    else cookies.set(name, value);
+  }
+}
+
 /**
  * A browser over inject: keeps cookies, sends forms, finds the CSRF token of the last page it read.
  * Enough for HTTP-level tests of the web app; the real browser tests drive Chromium.
@@ -37,14 +49,7 @@ export class WebClient {
   }
 
   private remember(res: LightMyRequestResponse): LightMyRequestResponse {
-    for (const line of setCookies(res)) {
-      const [pair] = line.split(';');
-      const eq = (pair ?? '').indexOf('=');
-      const name = (pair ?? '').slice(0, eq);
-      const value = (pair ?? '').slice(eq + 1);
-      if (value === '' || /Max-Age=0/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
+    keepCookies(this.cookies, setCookies(res));
     const type = String(res.headers['content-type'] ?? '');
     if (type.startsWith('text/html')) {
       const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1];
