@@ -1,33 +1,16 @@
-import type { Kysely } from 'kysely';
 import { stopwatch } from '../lib/metrics.js';
 import { LeaseLost, workerId } from '../lib/workers.js';
-import { oldestWaiting, takeItems } from '../queue/take.js';
-import {
-  type Account,
-  type DigestPass,
-  claimDueAccounts,
-  lockAccount,
-  recordDigestPass,
-  scheduleAccount,
-  unscheduledAccounts,
-} from '../store/accounts.js';
-import { createDigestItems } from '../store/digestItems.js';
-import { createDigest, digestByDate, nextDigestId } from '../store/digests.js';
+import { claimDueAccounts, scheduleAccount, unscheduledAccounts } from '../store/accounts.js';
 import { transaction } from '../store/precompiled.js';
-import type { Database, DeliveryState } from '../store/schema.js';
-import type { DigestDeps } from './deps.js';
-import { digestMessageId } from './mail.js';
-import { latestSlotAtOrBefore, localDateOf, nextSlotAfter, scheduleOf } from './schedule.js';
-import { nextDigestSlot } from './upcoming.js';
-import { ensureDigestToken } from './token.js';
-import { emailPaused } from './unsubscribe.js';
-import { tallyOf } from './view.js';
+import { type BuildMode, buildBatch } from './batch.js';
+import { DIGEST_LANES, type DigestDeps } from './deps.js';
+import { nextSlotAfter, scheduleOf } from './schedule.js';
 
 /**
  * Building a digest: in one transaction the account's oldest queued items (at most its maximum) move into
- * a new digest and leave the queue. Exactly once per account and local day: accounts are claimed with a
- * lease (SKIP LOCKED on PostgreSQL), every queue writer locks the account row first, and digests are
- * UNIQUE per account and day. Delivery is a separate step on the committed digest: a crash after the
+ * a new digest and leave the queue; the claimed accounts of a batch share the transaction (batch.ts).
+ * Exactly once per account and local day: accounts are claimed with a lease (SKIP LOCKED on PostgreSQL),
+ * every queue writer locks the account row first, and digests are UNIQUE per account and day. Delivery is a separate step on the committed digest: a crash after the
  * build leaves a digest whose email is still to be sent, never one to build again.
  */
 
@@ -50,10 +33,12 @@ export type BuildOutcome =
   | { status: 'error'; accountId: number; message: string }
   | { status: 'no_account'; accountId: number };
 
+/** Claimed accounts built at once, in one transaction: the default size of a claim. */
+const BATCH = 20;
 /**
  * Builds every digest that is due now (or only account `accountId`'s): claims due accounts in batches,
  * builds each for its latest slot (one digest, however many days a stopped server missed) and moves its
- * schedule on to the next slot, also when nothing was built.
+ * schedule on to the next slot, also when nothing was built. On PostgreSQL several batches are in flight.
  */
 export async function buildDueDigests(
   deps: DigestDeps,
@@ -67,63 +52,77 @@ export async function buildDueDigests(
   // leases shorter than a build, or an error): not handled twice, and not claimed again, so they neither
   // hide the accounts waiting behind them nor lose another worker its lease; a later pass takes them.
   const skip: number[] = [];
-  for (;;) {
-    const t = deps.now();
-    const claimed = await claimDueAccounts(deps.store.db, deps.store.engine, {
-      owner,
-      now: t.toISOString(),
-      leaseUntil: new Date(t.getTime() + deps.leaseMs).toISOString(),
-      limit: opts.batch ?? 20,
-      excludeIds: skip,
-      ...(opts.accountId === undefined ? {} : { accountId: opts.accountId }),
-    });
-    if (claimed.length === 0) return outcomes;
-    for (const a of claimed) if (seen.has(a.id)) skip.push(a.id);
-    const fresh = claimed.filter((a) => !seen.has(a.id));
-    for (const account of fresh) {
-      seen.add(account.id);
-      const outcome = await counted(deps, () => buildScheduled(deps, account, owner)).catch(
-        (err: unknown): BuildOutcome => {
-          deps.log.error({ err, accountId: account.id }, 'building a digest failed');
-          return {
-            status: 'error',
-            accountId: account.id,
-            message: err instanceof Error ? err.message : String(err),
-          };
-        },
-      );
-      outcomes.push(outcome);
-      // Its schedule did not move on, so it is still due: claiming it again would take its lease from the
-      // worker now building it.
-      if (outcome.status === 'lease_lost' || outcome.status === 'error') skip.push(account.id);
+  const lane = async (): Promise<void> => {
+    for (;;) {
+      const t = deps.now();
+      const claimed = await claimDueAccounts(deps.store.db, deps.store.engine, {
+        owner,
+        now: t.toISOString(),
+        leaseUntil: new Date(t.getTime() + deps.leaseMs).toISOString(),
+        limit: opts.batch ?? BATCH,
+        excludeIds: skip,
+        ...(opts.accountId === undefined ? {} : { accountId: opts.accountId }),
+      });
+      if (claimed.length === 0) return;
+      for (const a of claimed) if (seen.has(a.id)) skip.push(a.id);
+      const fresh = claimed.filter((a) => !seen.has(a.id)).map((a) => a.id);
+      for (const id of fresh) seen.add(id);
+      for (const outcome of await buildClaimed(deps, fresh, { kind: 'scheduled', owner })) {
+        outcomes.push(outcome);
+        // Its schedule did not move on, so it is still due: claiming it again would take its lease from the
+        // worker now building it.
+        if (outcome.status === 'lease_lost' || outcome.status === 'error') skip.push(outcome.accountId);
+      }
     }
-  }
+  };
+  const lanes = deps.store.engine === 'postgres' && opts.accountId === undefined ? DIGEST_LANES : 1;
+  await Promise.all(Array.from({ length: lanes }, lane));
+  return outcomes;
 }
 
-async function buildScheduled(deps: DigestDeps, claimed: Account, owner: string): Promise<BuildOutcome> {
-  const now = deps.now();
-  const accountId = claimed.id;
+/**
+ * Builds claimed accounts as one batch; if the batch fails as a whole (the database, a bug, a lost lease),
+ * each account again on its own, so that one account's failure is its own: logged, and retried once its
+ * lease runs out.
+ */
+async function buildClaimed(
+  deps: DigestDeps,
+  accountIds: number[],
+  mode: BuildMode,
+): Promise<BuildOutcome[]> {
+  if (accountIds.length === 0) return [];
+  const elapsed = stopwatch();
+  let outcomes: BuildOutcome[];
   try {
-    return await transaction(deps.store.db, async (trx) => {
-      // First the lock on the account row (every queue writer and settings change takes it first too),
-      // then the settings as they are now, then the lease check.
-      const account = await lockAccount(trx, deps.store.engine, accountId);
-      if (account === null) return { status: 'no_account', accountId } as const;
-      if (account.digest_lease_owner !== owner) throw new LeaseLost();
-      const schedule = scheduleOf(account);
-      const slot = latestSlotAtOrBefore(now, schedule);
-      const localDate = slot?.localDate ?? localDateOf(now, schedule.zone);
-      const outcome = await buildLocked(trx, deps, account, localDate, now, account.digest_skip_empty);
-      const next = await nextDigestSlot(trx, account, now);
-      const scheduled = { owner, dueAt: next.at.toISOString() };
-      if (!(await recordDigestPass(trx, accountId, { scheduled, ...builtFor(outcome) })))
-        throw new LeaseLost();
-      return outcome;
-    });
+    outcomes = await buildInTransaction(deps, accountIds, mode);
   } catch (err) {
-    if (err instanceof LeaseLost) return { status: 'lease_lost', accountId };
-    throw err;
+    const [accountId] = accountIds;
+    if (accountId === undefined || accountIds.length > 1) {
+      deps.log.warn(
+        { err, accounts: accountIds.length },
+        'a batch of digest builds failed; building each alone',
+      );
+      const alone: BuildOutcome[] = [];
+      for (const id of accountIds) alone.push(...(await buildClaimed(deps, [id], mode)));
+      return alone;
+    }
+    if (err instanceof LeaseLost) outcomes = [{ status: 'lease_lost', accountId }];
+    else {
+      deps.log.error({ err, accountId }, 'building a digest failed');
+      outcomes = [{ status: 'error', accountId, message: err instanceof Error ? err.message : String(err) }];
+    }
   }
+  counted(deps, outcomes, elapsed());
+  return outcomes;
+}
+
+function buildInTransaction(
+  deps: DigestDeps,
+  accountIds: number[],
+  mode: BuildMode,
+): Promise<BuildOutcome[]> {
+  const now = deps.now();
+  return transaction(deps.store.db, (trx) => buildBatch(trx, deps, accountIds, mode, now));
 }
 
 /**
@@ -132,104 +131,23 @@ async function buildScheduled(deps: DigestDeps, claimed: Account, owner: string)
  * taken and waits for the next one).
  */
 export async function buildDigestNow(deps: DigestDeps, accountId: number): Promise<BuildOutcome> {
-  const now = deps.now();
-  return counted(deps, () =>
-    transaction(deps.store.db, async (trx) => {
-      const account = await lockAccount(trx, deps.store.engine, accountId);
-      if (account === null) return { status: 'no_account', accountId };
-      const localDate = localDateOf(now, scheduleOf(account).zone);
-      const outcome = await buildLocked(trx, deps, account, localDate, now, true);
-      await recordDigestPass(trx, accountId, builtFor(outcome));
-      return outcome;
-    }),
-  );
-}
-
-/** Runs one build and counts it once it is over (committed or not); one that throws counts as an error. */
-async function counted(deps: DigestDeps, build: () => Promise<BuildOutcome>): Promise<BuildOutcome> {
   const elapsed = stopwatch();
-  let outcome: BuildOutcome | undefined;
+  let outcomes: BuildOutcome[];
   try {
-    outcome = await build();
-    return outcome;
-  } finally {
-    deps.metrics?.digestBuilt(outcome?.status ?? 'error', elapsed());
-    if (outcome?.status === 'lease_lost') deps.metrics?.leaseLost('digest_build');
+    outcomes = await buildInTransaction(deps, [accountId], { kind: 'now' });
+  } catch (err) {
+    counted(deps, [{ status: 'error', accountId, message: '' }], elapsed());
+    throw err;
   }
+  counted(deps, outcomes, elapsed());
+  return outcomes[0] ?? { status: 'no_account', accountId };
 }
 
-/** What a built digest changes on its account's row: its last digest, and its queue's version. */
-const builtFor = (outcome: BuildOutcome): Pick<DigestPass, 'builtFor'> =>
-  outcome.status === 'built' ? { builtFor: outcome.localDate } : {};
-
-/** The build itself, in a transaction that holds the account row (which the caller then writes once). */
-async function buildLocked(
-  trx: Kysely<Database>,
-  deps: DigestDeps,
-  account: Account,
-  localDate: string,
-  now: Date,
-  skipEmpty: boolean,
-): Promise<BuildOutcome> {
-  const accountId = account.id;
-  const existing = await digestByDate(trx, accountId, localDate);
-  if (existing !== null) return { status: 'exists', accountId, localDate, digestId: existing.id };
-  const { items, remaining } = await oldestWaiting(trx, accountId, account.digest_max_items);
-  if (items.length === 0 && skipEmpty) return { status: 'empty', accountId, localDate };
-  const createdAt = now.toISOString();
-  const rows = items.map((item, position) => ({
-    position,
-    url: item.url,
-    title: item.title,
-    source: item.source,
-    feed_id: item.feed_id,
-    feed_title: item.source === 'feed' ? item.feed_title : null,
-    summary: item.summary,
-    published_at: item.published_at,
-    queued_at: item.created_at,
-    page_id: item.page_id,
-    image_url: item.image_url,
-  }));
-  const tally = tallyOf(rows);
-  const delivery = deliveryAtBuild(deps, account);
-  const id = await nextDigestId(trx, deps.store.engine);
-  const digest = await createDigest(trx, accountId, {
-    id,
-    localDate,
-    createdAt,
-    itemCount: items.length,
-    savedCount: tally.saved,
-    feedCount: tally.feeds,
-    remaining,
-    delivery,
-    nextAttemptAt: delivery === 'pending' ? createdAt : null,
-    messageId: digestMessageId({ id, created_at: createdAt }, deps.mailFrom ?? messageDomain(deps)),
-  });
-  if (digest === null) {
-    // Cannot happen while every builder holds the account row; the constraint is the last guard.
-    const other = await digestByDate(trx, accountId, localDate);
-    return { status: 'exists', accountId, localDate, digestId: other?.id ?? 0 };
-  }
-  // The "Read on the web" link of its email carries the account's digest token (older accounts get theirs now).
-  await ensureDigestToken(trx, accountId);
-  await createDigestItems(trx, digest.id, rows);
-  await takeItems(trx, accountId, items);
-  return { status: 'built', accountId, digestId: digest.id, localDate, items: items.length, remaining };
-}
-
-/** Email when the account wants it and has an address, and this instance can send; else why not. */
-function deliveryAtBuild(deps: DigestDeps, account: Account): DeliveryState {
-  if (!account.email_enabled || account.email === null) return 'not_emailed';
-  if (emailPaused(account, deps.now())) return 'not_emailed';
-  return deps.mailer === null ? 'no_smtp' : 'pending';
-}
-
-/** Without TIDINGS_MAIL_FROM, Message-IDs take the base URL's host (they are never sent anyway). */
-function messageDomain(deps: DigestDeps): string {
-  try {
-    return `tidings@${new URL(deps.baseUrl).hostname}`;
-  } catch {
-    return 'tidings@tidings.invalid';
+/** Counts the builds of a batch once it is over (committed or not), each with its share of the batch's time. */
+function counted(deps: DigestDeps, outcomes: readonly BuildOutcome[], seconds: number): void {
+  for (const o of outcomes) {
+    deps.metrics?.digestBuilt(o.status, seconds / outcomes.length);
+    if (o.status === 'lease_lost') deps.metrics?.leaseLost('digest_build');
   }
 }
 

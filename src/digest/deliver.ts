@@ -2,14 +2,14 @@ import { stopwatch } from '../lib/metrics.js';
 import { workerId } from '../lib/workers.js';
 import { type Digest, type DeliveryUpdate, claimDueDeliveries, recordDelivery } from '../store/digests.js';
 import { nextAttemptDelay } from './backoff.js';
-import type { DigestDeps } from './deps.js';
+import { DIGEST_LANES, type DigestDeps } from './deps.js';
 import { EMAIL_ITEMS } from './limits.js';
-import { loadDigest } from './load.js';
+import { type LoadedDigest, loadClaimedDigests } from './load.js';
 import { MailError, type MailMessage, type Mailer } from './mail.js';
 import { digestSubject } from './render/common.js';
 import { renderEmailHtml } from './render/html.js';
 import { renderText } from './render/text.js';
-import { emailPaused, mintUnsubscribeToken, unsubscribeUrl } from './unsubscribe.js';
+import { emailPaused, mintUnsubscribeTokens, unsubscribeUrl } from './unsubscribe.js';
 
 /**
  * Emailing built digests. A digest's delivery is a small state machine kept in its row:
@@ -40,7 +40,8 @@ export type DeliveryOutcome =
 
 /**
  * Sends every email that is due now (or only account `accountId`'s): pending digests whose next attempt
- * has come and digests a crashed worker left mid-send. Does nothing without SMTP configured.
+ * has come and digests a crashed worker left mid-send. Does nothing without SMTP configured. On PostgreSQL
+ * several claims are in flight at once (DIGEST_LANES), each claimed digest leased to this worker alone.
  */
 export async function deliverDueDigests(
   deps: DigestDeps,
@@ -51,35 +52,97 @@ export async function deliverDueDigests(
   const owner = opts.owner ?? workerId();
   const outcomes: DeliveryOutcome[] = [];
   const seen = new Set<number>();
-  for (;;) {
-    const t = deps.now();
-    const claimed = await claimDueDeliveries(deps.store.db, deps.store.engine, {
-      owner,
-      now: t.toISOString(),
-      leaseUntil: new Date(t.getTime() + deps.leaseMs).toISOString(),
-      limit: opts.batch ?? 10,
-      ...(opts.accountId === undefined ? {} : { accountId: opts.accountId }),
-    });
-    const fresh = claimed.filter((d) => !seen.has(d.id));
-    if (fresh.length === 0) return outcomes;
-    for (const digest of fresh) {
-      seen.add(digest.id);
-      const elapsed = stopwatch();
-      const outcome = await deliverOne(deps, mailer, digest, owner).catch((err: unknown) => {
-        // The database, or a bug: the lease runs out and a later pass tries again.
-        deps.log.error({ err, digestId: digest.id }, 'delivering a digest failed');
-        return {
-          status: 'error',
-          digestId: digest.id,
-          accountId: digest.account_id,
-          message: err instanceof Error ? err.message : String(err),
-        } as const;
+  const lane = async (): Promise<void> => {
+    for (;;) {
+      const t = deps.now();
+      const claimed = await claimDueDeliveries(deps.store.db, deps.store.engine, {
+        owner,
+        now: t.toISOString(),
+        leaseUntil: new Date(t.getTime() + deps.leaseMs).toISOString(),
+        limit: opts.batch ?? 10,
+        ...(opts.accountId === undefined ? {} : { accountId: opts.accountId }),
       });
-      deps.metrics?.digestEmailed(outcome.status, elapsed());
-      if (outcome.status === 'lease_lost') deps.metrics?.leaseLost('digest_email');
-      outcomes.push(outcome);
+      const fresh = claimed.filter((d) => !seen.has(d.id));
+      if (fresh.length === 0) return;
+      for (const d of fresh) seen.add(d.id);
+      outcomes.push(...(await deliverClaimed(deps, mailer, fresh, owner)));
     }
+  };
+  // As builds (build.ts): several claims in flight on PostgreSQL, each its emails one after the other.
+  const lanes = deps.store.engine === 'postgres' && opts.accountId === undefined ? DIGEST_LANES : 1;
+  await Promise.all(Array.from({ length: lanes }, lane));
+  return outcomes;
+}
+
+/** What an email of a claimed digest is made of: the digest as loaded, and its unsubscribe link's token. */
+interface Prepared {
+  loaded: LoadedDigest | undefined;
+  /** null when the email is not to be sent (email off or paused, the account gone). */
+  token: string | null;
+}
+
+/**
+ * Emails a batch of claimed digests: loaded together and their unsubscribe tokens made together (a
+ * handful of statements for the batch), then each sent and its outcome recorded in turn, before the next
+ * is sent. A failure to load the batch leaves each digest's lease to run out.
+ */
+async function deliverClaimed(
+  deps: DigestDeps,
+  mailer: Mailer,
+  digests: readonly Digest[],
+  owner: string,
+): Promise<DeliveryOutcome[]> {
+  const elapsed = stopwatch();
+  const failed = (digest: Digest, err: unknown): DeliveryOutcome => {
+    // The database, or a bug: the lease runs out and a later pass tries again.
+    deps.log.error({ err, digestId: digest.id }, 'delivering a digest failed');
+    const message = err instanceof Error ? err.message : String(err);
+    return { status: 'error', digestId: digest.id, accountId: digest.account_id, message };
+  };
+  let prepared: Map<number, Prepared>;
+  try {
+    prepared = await prepare(deps, digests);
+  } catch (err) {
+    const share = elapsed() / digests.length;
+    return digests.map((digest) => {
+      deps.metrics?.digestEmailed('error', share);
+      return failed(digest, err);
+    });
   }
+  const outcomes: DeliveryOutcome[] = [];
+  for (const digest of digests) {
+    const one = stopwatch();
+    const outcome = await deliverOne(deps, mailer, digest, owner, prepared.get(digest.id)).catch(
+      (err: unknown) => failed(digest, err),
+    );
+    deps.metrics?.digestEmailed(outcome.status, one());
+    if (outcome.status === 'lease_lost') deps.metrics?.leaseLost('digest_email');
+    outcomes.push(outcome);
+  }
+  return outcomes;
+}
+
+async function prepare(deps: DigestDeps, digests: readonly Digest[]): Promise<Map<number, Prepared>> {
+  const loaded = await loadClaimedDigests(deps.store.db, digests, deps.baseUrl, EMAIL_ITEMS);
+  const now = deps.now();
+  const emailed = digests.filter((d) => {
+    const account = loaded.get(d.id)?.account;
+    return account?.email != null && account.email_enabled && !emailPaused(account, now);
+  });
+  // Each email its own unsubscribe link: only its hash is kept (digest/unsubscribe.ts).
+  const tokens = await mintUnsubscribeTokens(
+    deps.store.db,
+    emailed.map((d) => d.account_id),
+    now,
+  );
+  const prepared = new Map<number, Prepared>(
+    digests.map((d) => [d.id, { loaded: loaded.get(d.id), token: null }]),
+  );
+  emailed.forEach((d, i) => {
+    const p = prepared.get(d.id);
+    if (p !== undefined) p.token = tokens[i] ?? null;
+  });
+  return prepared;
 }
 
 async function deliverOne(
@@ -87,6 +150,7 @@ async function deliverOne(
   mailer: Mailer,
   digest: Digest,
   owner: string,
+  prepared: Prepared | undefined,
 ): Promise<DeliveryOutcome> {
   const ids = { digestId: digest.id, accountId: digest.account_id };
   const record = async (update: DeliveryUpdate, outcome: DeliveryOutcome): Promise<DeliveryOutcome> =>
@@ -94,11 +158,9 @@ async function deliverOne(
       ? outcome
       : { status: 'lease_lost', ...ids };
 
-  const loaded = await loadDigest(deps.store.db, digest.account_id, digest.id, deps.baseUrl, {
-    first: EMAIL_ITEMS,
-  });
+  const loaded = prepared?.loaded;
   const to = loaded?.account.email ?? null;
-  if (loaded === null || to === null || !loaded.account.email_enabled) {
+  if (loaded === undefined || to === null || !loaded.account.email_enabled) {
     return record(
       { delivery: 'not_emailed', error: 'email was turned off before the digest was sent' },
       { status: 'not_emailed', ...ids },
@@ -110,8 +172,7 @@ async function deliverOne(
       { status: 'not_emailed', ...ids },
     );
   }
-  // Each email its own unsubscribe link: only its hash is kept (digest/unsubscribe.ts).
-  const token = await mintUnsubscribeToken(deps.store.db, digest.account_id, deps.now());
+  const token = prepared?.token ?? null;
   if (token === null) {
     return record(
       { delivery: 'not_emailed', error: 'the account was deleted before the digest was sent' },

@@ -26,6 +26,12 @@ export interface DigestDeps {
 
 export const DIGEST_LEASE_MS = 5 * 60_000;
 
+/**
+ * Batches of builds, and of emails, in flight at once on PostgreSQL, each on a connection of the pool:
+ * accounts do not wait for each other's round trips. SQLite's one connection takes one at a time.
+ */
+export const DIGEST_LANES = 4;
+
 export function digestDeps(config: Config, store: Store, log: Logger, metrics?: Metrics): DigestDeps {
   return {
     store,

@@ -1,11 +1,16 @@
 import type { Kysely } from 'kysely';
-import { type Account, accountById } from '../store/accounts.js';
-import { type DigestItem, digestItemsRange, firstDigestItems } from '../store/digestItems.js';
+import { type Account, accountById, accountsByIds } from '../store/accounts.js';
+import {
+  type DigestItem,
+  digestItemsRange,
+  firstDigestItems,
+  firstItemsOfDigests,
+} from '../store/digestItems.js';
 import { type Digest, digestById, digestsPage } from '../store/digests.js';
 import { pageCardsByIds } from '../store/pageReads.js';
 import type { Database } from '../store/schema.js';
 import { DIGEST_PAGE_ITEMS } from './limits.js';
-import { digestTokenOf } from './token.js';
+import { digestTokenOf, digestTokensOf } from './token.js';
 import { type DigestTally, type DigestView, digestView } from './view.js';
 
 /**
@@ -49,6 +54,49 @@ export async function loadDigest(
   const tally = tallyOfDigest(digest);
   const view = digestView({ account, digest, items, baseUrl, token, pages, tally, offset: range.from });
   return { digest, account, view };
+}
+
+/**
+ * loadDigest for a batch of claimed digests (a worker's emails): each with its first `first` items, in a
+ * handful of statements for the whole batch. A digest whose account is gone is absent.
+ */
+export async function loadClaimedDigests(
+  db: Kysely<Database>,
+  digests: readonly Digest[],
+  baseUrl: string,
+  first: number,
+): Promise<Map<number, LoadedDigest>> {
+  const accountIds = [...new Set(digests.map((d) => d.account_id))];
+  const accounts = new Map((await accountsByIds(db, accountIds)).map((a) => [a.id, a]));
+  const present = digests.filter((d) => accounts.has(d.account_id));
+  const items = await firstItemsOfDigests(
+    db,
+    accountIds,
+    present.map((d) => d.id),
+    first,
+  );
+  const tokens = await digestTokensOf(db, accountIds);
+  const pages = await pageCardsByIds(
+    db,
+    [...items.values()].flatMap((list) => list.map((i) => i.page_id)),
+  );
+  const loaded = new Map<number, LoadedDigest>();
+  for (const digest of present) {
+    const account = accounts.get(digest.account_id);
+    if (account === undefined) continue;
+    const view = digestView({
+      account,
+      digest,
+      items: items.get(digest.id) ?? [],
+      baseUrl,
+      token: tokens.get(digest.account_id) ?? null,
+      pages,
+      tally: tallyOfDigest(digest),
+      offset: 0,
+    });
+    loaded.set(digest.id, { digest, account, view });
+  }
+  return loaded;
 }
 
 /**

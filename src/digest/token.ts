@@ -3,8 +3,10 @@ import type { Kysely } from 'kysely';
 import {
   type NewDigestToken,
   createDigestTokenIfAbsent,
+  createDigestTokensIfAbsent,
   digestTokenByAccount,
   digestTokenByHash,
+  digestTokensByAccounts,
   replaceDigestToken,
 } from '../store/digestTokens.js';
 import type { Database } from '../store/schema.js';
@@ -47,9 +49,30 @@ export async function ensureDigestToken(db: Kysely<Database>, accountId: number)
   return (await digestTokenByAccount(db, accountId))?.token ?? null;
 }
 
+/**
+ * ensureDigestToken for several accounts whose rows the caller holds (a batch of digest builds): one read,
+ * and one write for those that have none.
+ */
+export async function ensureDigestTokens(db: Kysely<Database>, accountIds: readonly number[]): Promise<void> {
+  const have = await digestTokensByAccounts(db, accountIds);
+  const now = new Date();
+  await createDigestTokensIfAbsent(
+    db,
+    accountIds.filter((id) => !have.has(id)).map((accountId) => ({ accountId, ...newDigestToken(now) })),
+  );
+}
+
 /** The account's token, read only; null when it has none (no such account). */
 export async function digestTokenOf(db: Kysely<Database>, accountId: number): Promise<string | null> {
   return (await digestTokenByAccount(db, accountId))?.token ?? null;
+}
+
+/** The tokens of several accounts, read only, by account (one without a token is absent). */
+export function digestTokensOf(
+  db: Kysely<Database>,
+  accountIds: readonly number[],
+): Promise<Map<number, string>> {
+  return digestTokensByAccounts(db, accountIds);
 }
 
 /** Replaces the account's token (links with the old one stop working); null when there is no such account. */

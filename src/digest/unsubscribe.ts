@@ -4,7 +4,7 @@ import type { Database, Timestamp } from '../store/schema.js';
 import {
   accountIdByUnsubscribeHash,
   deleteUnsubscribeTokens,
-  insertUnsubscribeToken,
+  insertUnsubscribeTokens,
 } from '../store/unsubscribeTokens.js';
 
 /*
@@ -37,13 +37,27 @@ export async function mintUnsubscribeToken(
   accountId: number,
   now: Date,
 ): Promise<string | null> {
-  const token = randomBytes(32).toString('base64url');
-  const stored = await insertUnsubscribeToken(db, accountId, {
-    tokenHash: hashToken(token),
+  return (await mintUnsubscribeTokens(db, [accountId], now))[0] ?? null;
+}
+
+/**
+ * mintUnsubscribeToken for a batch of emails, one token for each (`accountIds` names each email's
+ * account): the tokens in the same order, null for an account that no longer exists.
+ */
+export async function mintUnsubscribeTokens(
+  db: Kysely<Database>,
+  accountIds: readonly number[],
+  now: Date,
+): Promise<(string | null)[]> {
+  const tokens = accountIds.map((accountId) => {
+    const token = randomBytes(32).toString('base64url');
+    return { accountId, token, tokenHash: hashToken(token) };
+  });
+  const stored = await insertUnsubscribeTokens(db, tokens, {
     createdAt: now.toISOString(),
     pruneBefore: new Date(now.getTime() - TOKEN_LIFETIME_MS).toISOString(),
   });
-  return stored ? token : null;
+  return tokens.map((t) => (stored.has(t.tokenHash) ? t.token : null));
 }
 
 /** The account a presented token belongs to; null for anything else (malformed, unknown, revoked, pruned). */

@@ -2,7 +2,7 @@ import {
   type FeedRow,
   activeFeedIds,
   claimDueFeeds,
-  claimFeed,
+  claimFeeds,
   dueFeedCounts,
   nextDueAt,
   releaseFeed,
@@ -72,24 +72,23 @@ export async function pollOnce(
   const work = (feed: FeedRow): Promise<void> =>
     global.run(() => perHost.run(hostOf(feed.url), () => refresh(feed)));
 
-  if (opts.all === true) {
-    const ids = await activeFeedIds(deps.store.db);
-    await Promise.all(
-      ids.map((id) =>
-        global.run(async () => {
-          const feed = stopped() ? null : await claimFeed(deps.store.db, id, lease());
-          if (feed !== null) await perHost.run(hostOf(feed.url), () => refresh(feed));
-        }),
-      ),
-    );
-    return summary;
-  }
+  // Feeds are claimed a batch at a time (one statement each), fetched, and the next batch claimed.
+  const batchSize = o.concurrency * 4;
+  const ids = opts.all === true ? await activeFeedIds(deps.store.db) : null;
+  let next = 0;
+  const claim = async (): Promise<FeedRow[] | null> => {
+    if (ids === null) {
+      const due = await claimDueFeeds(deps.store.db, deps.store.engine, { ...lease(), limit: batchSize });
+      return due.length === 0 ? null : due;
+    }
+    if (next >= ids.length) return null;
+    const chunk = ids.slice(next, next + batchSize);
+    next += batchSize;
+    return claimFeeds(deps.store.db, chunk, lease());
+  };
   while (!stopped()) {
-    const batch = await claimDueFeeds(deps.store.db, deps.store.engine, {
-      ...lease(),
-      limit: o.concurrency * 4,
-    });
-    if (batch.length === 0) break;
+    const batch = await claim();
+    if (batch === null) break;
     await Promise.all(batch.map(work));
   }
   return summary;

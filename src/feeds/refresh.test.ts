@@ -42,6 +42,32 @@ await describeEachEngine('feed items to queues', (ctx) => {
     assert.deepEqual(await queueUrls(ctx.store(), account.id), ['https://news.example/posts/long-guid']);
   });
 
+  test('items sharing a guid in one fetch are remembered and queued once, the oldest; a link saved by hand stays one item', async () => {
+    const feed = serveFeed(server(), nextPath(), {
+      title: 'Repeats',
+      items: [
+        { ...post('newer-copy', hoursAgo(1)), guid: 'same' },
+        post('saved-too', hoursAgo(2)),
+        { ...post('older-copy', hoursAgo(3)), guid: 'same' },
+      ],
+    });
+    const account = await newAccount(ctx.store());
+    await addSavedUrl(
+      ctx.store(),
+      account.id,
+      { url: 'https://news.example/posts/saved-too', title: 'By hand', source: 'api' },
+      { limit: 100 },
+    );
+    const { feed: row } = await subscribe(deps(), account.id, { url: feed.url });
+    assert.equal(await feedItemCount(ctx.store(), row.id), 2);
+    assert.deepEqual(await queueUrls(ctx.store(), account.id), [
+      'https://news.example/posts/saved-too',
+      'https://news.example/posts/older-copy',
+    ]);
+    const again = await pollOnce(deps(), { all: true });
+    assert.deepEqual([again.updated, again.newItems, again.queued], [1, 0, 0]);
+  });
+
   test('first subscribe queues only the last 24 h; older and undated items are only remembered', async () => {
     const feed = serveFeed(server(), nextPath(), {
       title: 'Daily news',

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { createFeedItemIfNew } from '../store/feedItems.js';
+import { createFeedItemsIfNew } from '../store/feedItems.js';
 import {
   type FeedFetchUpdate,
   type FeedRow,
@@ -185,8 +185,8 @@ async function ingest(
 }
 
 /**
- * Remembers every item the feed shows; returns the new ones, oldest first (so that queues list a feed's
- * items in the order they were published).
+ * Remembers every item the feed shows, in one statement; returns the new ones, oldest first (so that queues
+ * list a feed's items in the order they were published). Of items sharing a key, the oldest counts.
  */
 async function rememberItems(
   db: Kysely<Database>,
@@ -194,20 +194,26 @@ async function rememberItems(
   items: readonly FeedItem[],
   now: Date,
 ): Promise<FeedItem[]> {
-  const fresh: FeedItem[] = [];
+  const byKey = new Map<string, FeedItem>();
   for (const item of [...items].reverse()) {
-    const isNew = await createFeedItemIfNew(db, feed.id, {
-      itemKey: boundedKey(item.id),
+    const key = boundedKey(item.id);
+    if (!byKey.has(key)) byKey.set(key, item);
+  }
+  const firstSeenAt = now.toISOString();
+  const created = await createFeedItemsIfNew(
+    db,
+    feed.id,
+    [...byKey].map(([itemKey, item]) => ({
+      itemKey,
       url: item.url,
       title: item.title,
       summary: item.summary,
       publishedAt: item.published?.toISOString() ?? null,
-      firstSeenAt: now.toISOString(),
+      firstSeenAt,
       imageUrl: item.image,
-    });
-    if (isNew) fresh.push(item);
-  }
-  return fresh;
+    })),
+  );
+  return [...byKey].filter(([key]) => created.has(key)).map(([, item]) => item);
 }
 
 async function recordError(

@@ -1,10 +1,14 @@
 import type { Kysely } from 'kysely';
-import { type QueuedItem, deleteQueueItems, oldestQueueItems, queueLength } from '../store/queueItems.js';
+import {
+  type QueuedItem,
+  deleteQueueItemsOfAccounts,
+  oldestQueueItemsOfAccounts,
+} from '../store/queueItems.js';
 import type { Database } from '../store/schema.js';
 
 /**
  * What a digest takes from a queue, in the transaction that builds it. The caller holds the account's
- * row lock (digest/build.ts takes it with lockAccount, as every queue writer takes it first) and advances
+ * row lock (digest/batch.ts takes them with lockAccounts, as every queue writer takes it first) and advances
  * the queue's version when it records the build, so that cached GET answers of the API are not served again.
  */
 export interface Taken {
@@ -14,22 +18,37 @@ export interface Taken {
   remaining: number;
 }
 
-/** The oldest `limit` items of the account's queue and how many would stay behind them. */
-export async function oldestWaiting(trx: Kysely<Database>, accountId: number, limit: number): Promise<Taken> {
-  const items = await oldestQueueItems(trx, accountId, limit);
-  if (items.length === 0) return { items, remaining: 0 };
-  return { items, remaining: (await queueLength(trx, accountId)) - items.length };
+/**
+ * The oldest items of several accounts' queues, each up to its account's maximum number of items per
+ * digest, and how many would stay behind them, in one statement; every account given has its entry.
+ */
+export async function oldestWaitingOf(
+  trx: Kysely<Database>,
+  accountIds: readonly number[],
+): Promise<Map<number, Taken>> {
+  const queued = await oldestQueueItemsOfAccounts(trx, accountIds);
+  return new Map(
+    accountIds.map((id) => {
+      const q = queued.get(id);
+      return [
+        id,
+        q === undefined
+          ? { items: [], remaining: 0 }
+          : { items: q.items, remaining: q.length - q.items.length },
+      ];
+    }),
+  );
 }
 
-/** Takes the given items out of the account's queue (they went into a digest). */
-export async function takeItems(
+/** Takes the given items out of their accounts' queues (they went into digests). */
+export async function takeItemsOf(
   trx: Kysely<Database>,
-  accountId: number,
+  accountIds: readonly number[],
   items: readonly QueuedItem[],
 ): Promise<void> {
-  await deleteQueueItems(
+  await deleteQueueItemsOfAccounts(
     trx,
-    accountId,
+    accountIds,
     items.map((i) => i.id),
   );
 }

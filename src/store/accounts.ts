@@ -79,6 +79,13 @@ export async function accountById(db: Kysely<Database>, accountId: number): Prom
   return row === undefined ? null : toAccount(row);
 }
 
+/** The accounts with these ids that exist. */
+export async function accountsByIds(db: Kysely<Database>, accountIds: readonly number[]): Promise<Account[]> {
+  if (accountIds.length === 0) return [];
+  const rows = await db.selectFrom('accounts').select(columns).where('id', 'in', accountIds).execute();
+  return rows.map(toAccount);
+}
+
 /** Whether any account exists at all (the first one created becomes an administrator). */
 export async function hasAccounts(db: Kysely<Database>): Promise<boolean> {
   return (await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
@@ -252,6 +259,26 @@ export async function lockAccount(
     .$if(engine === 'postgres', (qb) => qb.forUpdate())
     .executeTakeFirst();
   return row === undefined ? null : { ...toAccount(row), digest_lease_owner: row.digest_lease_owner };
+}
+
+/**
+ * lockAccount for several accounts at once (a batch of digest builds): their rows locked in id order, the
+ * order every writer that locks more than one account takes them in, and read; a deleted account is absent.
+ */
+export async function lockAccounts(
+  db: Kysely<Database>,
+  engine: Engine,
+  accountIds: readonly number[],
+): Promise<LockedAccount[]> {
+  if (accountIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('accounts')
+    .select([...columns, 'digest_lease_owner'])
+    .where('id', 'in', accountIds)
+    .orderBy('id')
+    .$if(engine === 'postgres', (qb) => qb.forUpdate())
+    .execute();
+  return rows.map((row) => ({ ...toAccount(row), digest_lease_owner: row.digest_lease_owner }));
 }
 
 const lockQuery = precompile((db, p: { accountId: number; changes: number }) =>

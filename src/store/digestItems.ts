@@ -12,9 +12,22 @@ export async function createDigestItems(
   digestId: number,
   items: readonly NewDigestItem[],
 ): Promise<void> {
+  await createItemsOfDigests(
+    db,
+    items.map((item) => ({ ...item, digest_id: digestId })),
+  );
+}
+
+/** createDigestItems for the items of several digests at once (a batch of builds). */
+export async function createItemsOfDigests(
+  db: Kysely<Database>,
+  items: readonly (NewDigestItem & { digest_id: number })[],
+): Promise<void> {
   for (let i = 0; i < items.length; i += CHUNK) {
-    const rows = items.slice(i, i + CHUNK).map((item) => ({ ...item, digest_id: digestId }));
-    await db.insertInto('digest_items').values(rows).execute();
+    await db
+      .insertInto('digest_items')
+      .values(items.slice(i, i + CHUNK))
+      .execute();
   }
 }
 
@@ -48,13 +61,23 @@ export async function firstDigestItems(
   digestIds: readonly number[],
   count: number,
 ): Promise<Map<number, DigestItem[]>> {
+  return firstItemsOfDigests(db, [accountId], digestIds, count);
+}
+
+/** firstDigestItems for the digests of several accounts (a batch of emails). */
+export async function firstItemsOfDigests(
+  db: Kysely<Database>,
+  accountIds: readonly number[],
+  digestIds: readonly number[],
+  count: number,
+): Promise<Map<number, DigestItem[]>> {
   const byDigest = new Map<number, DigestItem[]>(digestIds.map((id) => [id, []]));
-  if (digestIds.length === 0) return byDigest;
+  if (digestIds.length === 0 || accountIds.length === 0) return byDigest;
   const rows = await db
     .selectFrom('digest_items')
     .innerJoin('digests', 'digests.id', 'digest_items.digest_id')
     .selectAll('digest_items')
-    .where('digests.account_id', '=', accountId)
+    .where('digests.account_id', 'in', accountIds)
     .where('digest_items.digest_id', 'in', digestIds)
     .where('digest_items.position', '<', count)
     .orderBy('digest_items.digest_id')

@@ -57,6 +57,43 @@ export async function createDigestTokenIfAbsent(
     .execute();
 }
 
+/** The tokens of these accounts, by account (those without one are absent). */
+export async function digestTokensByAccounts(
+  db: Kysely<Database>,
+  accountIds: readonly number[],
+): Promise<Map<number, string>> {
+  if (accountIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('digest_tokens')
+    .select(['account_id', 'token'])
+    .where('account_id', 'in', accountIds)
+    .execute();
+  return new Map(rows.map((r) => [r.account_id, r.token]));
+}
+
+/**
+ * createDigestTokenIfAbsent for several accounts in one statement, for a caller that holds their rows
+ * (they exist).
+ */
+export async function createDigestTokensIfAbsent(
+  db: Kysely<Database>,
+  tokens: readonly (NewDigestToken & { accountId: number })[],
+): Promise<void> {
+  if (tokens.length === 0) return;
+  await db
+    .insertInto('digest_tokens')
+    .values(
+      tokens.map((t) => ({
+        account_id: t.accountId,
+        token: t.token,
+        token_hash: t.tokenHash,
+        created_at: t.createdAt,
+      })),
+    )
+    .onConflict((oc) => oc.column('account_id').doNothing())
+    .execute();
+}
+
 /**
  * Gives the account this token in place of the one it had, if any: the old one stops working at once.
  * False when there is no such account.

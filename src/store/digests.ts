@@ -29,41 +29,59 @@ export async function createDigest(
   accountId: number,
   d: NewDigest,
 ): Promise<Digest | null> {
-  const row = await db
-    .insertInto('digests')
-    .values({
-      ...(d.id === undefined ? {} : { id: d.id }),
-      account_id: accountId,
-      local_date: d.localDate,
-      created_at: d.createdAt,
-      item_count: d.itemCount,
-      saved_count: d.savedCount,
-      feed_count: d.feedCount,
-      remaining: d.remaining,
-      delivery: d.delivery,
-      next_attempt_at: d.nextAttemptAt,
-      message_id: d.messageId,
-    })
-    .onConflict((oc) => oc.columns(['account_id', 'local_date']).doNothing())
-    .returningAll()
-    .executeTakeFirst();
-  return row ?? null;
+  return (await createDigests(db, [{ accountId, ...d }]))[0] ?? null;
 }
 
 /**
- * The id the next digest will have, for a builder that holds the write lock: the Message-ID is made from
- * it before the row is written. PostgreSQL takes it from the column's sequence (never handed out twice);
- * on SQLite the builder's write transaction holds the database, and AUTOINCREMENT's counter is read.
+ * createDigest for several accounts' digests in one statement; returns those written (a day that already
+ * has its digest is left out).
  */
-export async function nextDigestId(db: Kysely<Database>, engine: Engine): Promise<number> {
-  const next =
-    engine === 'postgres'
-      ? sql<{ id: string | number }>`select nextval(pg_get_serial_sequence('digests', 'id')) as id`
-      : sql<{
-          id: number;
-        }>`select coalesce((select seq from sqlite_sequence where name = 'digests'), 0) + 1 as id`;
-  const { rows } = await next.execute(db);
-  return Number(rows[0]?.id);
+export async function createDigests(
+  db: Kysely<Database>,
+  digests: readonly (NewDigest & { accountId: number })[],
+): Promise<Digest[]> {
+  if (digests.length === 0) return [];
+  return db
+    .insertInto('digests')
+    .values(
+      digests.map((d) => ({
+        ...(d.id === undefined ? {} : { id: d.id }),
+        account_id: d.accountId,
+        local_date: d.localDate,
+        created_at: d.createdAt,
+        item_count: d.itemCount,
+        saved_count: d.savedCount,
+        feed_count: d.feedCount,
+        remaining: d.remaining,
+        delivery: d.delivery,
+        next_attempt_at: d.nextAttemptAt,
+        message_id: d.messageId,
+      })),
+    )
+    .onConflict((oc) => oc.columns(['account_id', 'local_date']).doNothing())
+    .returningAll()
+    .execute();
+}
+
+/**
+ * The ids the next `count` digests will have, for a builder that holds the write lock: the Message-ID is
+ * made from it before the row is written. PostgreSQL takes them from the column's sequence (never handed
+ * out twice); on SQLite the builder's write transaction holds the database, and AUTOINCREMENT's counter is
+ * read.
+ */
+export async function nextDigestIds(db: Kysely<Database>, engine: Engine, count: number): Promise<number[]> {
+  if (count === 0) return [];
+  if (engine === 'postgres') {
+    const { rows } = await sql<{ id: string | number }>`
+      select nextval(pg_get_serial_sequence('digests', 'id')) as id from generate_series(1, ${count})
+    `.execute(db);
+    return rows.map((r) => Number(r.id));
+  }
+  const { rows } = await sql<{
+    id: number;
+  }>`select coalesce((select seq from sqlite_sequence where name = 'digests'), 0) as id`.execute(db);
+  const last = Number(rows[0]?.id);
+  return Array.from({ length: count }, (_, i) => last + 1 + i);
 }
 
 /** The account's digest with this id; null when there is none or it is another account's. */
@@ -130,6 +148,27 @@ export async function digestDatesFrom(
     .where('local_date', '>=', fromDate)
     .execute();
   return new Set(rows.map((r) => r.local_date));
+}
+
+/**
+ * digestDatesFrom for several accounts: each one's digests of the local days from `fromDate` on, by account
+ * and day.
+ */
+export async function digestDaysOfAccounts(
+  db: Kysely<Database>,
+  accountIds: readonly number[],
+  fromDate: string,
+): Promise<Map<number, Map<string, number>>> {
+  const days = new Map<number, Map<string, number>>(accountIds.map((id) => [id, new Map()]));
+  if (accountIds.length === 0) return days;
+  const rows = await db
+    .selectFrom('digests')
+    .select(['account_id', 'local_date', 'id'])
+    .where('account_id', 'in', accountIds)
+    .where('local_date', '>=', fromDate)
+    .execute();
+  for (const r of rows) days.get(r.account_id)?.set(r.local_date, r.id);
+  return days;
 }
 
 export async function digestByDate(

@@ -12,30 +12,41 @@ export interface NewFeedItem {
   imageUrl: string | null;
 }
 
+/** Rows per INSERT: 8 values each stays far below either engine's limit on parameters. */
+const CHUNK = 500;
+
 /**
- * Remembers an item of a feed; true only the first time the feed shows it. The unique (feed, key) pair
- * makes this exact even when two workers race.
+ * Remembers the items of a feed, in one statement (per 500 items); returns the keys of those seen for the
+ * first time. The unique (feed, key) pair makes this exact even when two workers race; of items sharing a
+ * key, the first is the one written.
  */
-export async function createFeedItemIfNew(
+export async function createFeedItemsIfNew(
   db: Kysely<Database>,
   feedId: number,
-  item: NewFeedItem,
-): Promise<boolean> {
-  const result = await db
-    .insertInto('feed_items')
-    .values({
-      feed_id: feedId,
-      item_key: item.itemKey,
-      url: item.url,
-      title: item.title,
-      summary: item.summary,
-      published_at: item.publishedAt,
-      first_seen_at: item.firstSeenAt,
-      image_url: item.imageUrl,
-    })
-    .onConflict((oc) => oc.columns(['feed_id', 'item_key']).doNothing())
-    .executeTakeFirst();
-  return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
+  items: readonly NewFeedItem[],
+): Promise<Set<string>> {
+  const created = new Set<string>();
+  for (let i = 0; i < items.length; i += CHUNK) {
+    const rows = await db
+      .insertInto('feed_items')
+      .values(
+        items.slice(i, i + CHUNK).map((item) => ({
+          feed_id: feedId,
+          item_key: item.itemKey,
+          url: item.url,
+          title: item.title,
+          summary: item.summary,
+          published_at: item.publishedAt,
+          first_seen_at: item.firstSeenAt,
+          image_url: item.imageUrl,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['feed_id', 'item_key']).doNothing())
+      .returning('item_key')
+      .execute();
+    for (const r of rows) created.add(r.item_key);
+  }
+  return created;
 }
 
 /**

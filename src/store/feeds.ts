@@ -192,15 +192,25 @@ export async function claimFeed(
   feedId: number,
   input: { owner: string; now: Timestamp; leaseUntil: Timestamp },
 ): Promise<FeedRow | null> {
-  const row = await db
+  return (await claimFeeds(db, [feedId], input))[0] ?? null;
+}
+
+/** claimFeed for several feeds in one statement: those taken, in id order. */
+export async function claimFeeds(
+  db: Kysely<Database>,
+  feedIds: readonly number[],
+  input: { owner: string; now: Timestamp; leaseUntil: Timestamp },
+): Promise<FeedRow[]> {
+  if (feedIds.length === 0) return [];
+  const rows = await db
     .updateTable('feeds')
     .set({ lease_owner: input.owner, lease_until: input.leaseUntil })
-    .where('id', '=', feedId)
+    .where('id', 'in', feedIds)
     .where('status', '=', 'active')
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', input.now)]))
     .returningAll()
-    .executeTakeFirst();
-  return row ?? null;
+    .execute();
+  return rows.sort((a, b) => a.id - b.id);
 }
 
 /** Gives a claimed feed back unfetched (a worker stopping), if `owner` still holds it: anyone may take it. */

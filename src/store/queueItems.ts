@@ -149,17 +149,13 @@ export interface QueuedItem {
   image_url: string | null;
 }
 
-/** The oldest `limit` items of the account's queue, oldest first: what the next digest takes. */
-export async function oldestQueueItems(
-  db: Kysely<Database>,
-  accountId: number,
-  limit: number,
-): Promise<QueuedItem[]> {
-  return queuedItemsQuery(db, accountId).limit(limit).execute();
-}
-
 /** The account's queue, oldest first, each item with the reader's name for its feed. */
 function queuedItemsQuery(db: Kysely<Database>, accountId: number) {
+  return queuedItems(db).where('q.account_id', '=', accountId).orderBy('q.id');
+}
+
+/** Queued items (`q`) as a QueuedItem, each with the reader's name for its feed. */
+function queuedItems(db: Kysely<Database>) {
   return db
     .selectFrom('queue_items as q')
     .leftJoin('feeds as f', 'f.id', 'q.feed_id')
@@ -178,9 +174,7 @@ function queuedItemsQuery(db: Kysely<Database>, accountId: number) {
       'q.created_at',
       'q.page_id',
       'q.image_url',
-    ])
-    .where('q.account_id', '=', accountId)
-    .orderBy('q.id');
+    ]);
 }
 
 /** Removes items from the account's queue (the caller bumps its version in the same transaction). */
@@ -189,12 +183,73 @@ export async function deleteQueueItems(
   accountId: number,
   itemIds: readonly number[],
 ): Promise<number> {
+  return deleteQueueItemsOfAccounts(db, [accountId], itemIds);
+}
+
+/** What each of several accounts' next digest takes from its queue, and the whole queue's length. */
+export interface OldestQueued {
+  items: QueuedItem[];
+  length: number;
+}
+
+/**
+ * What the next digests of several accounts take (a batch of builds): each one's oldest queued items, up
+ * to its own maximum (digest_max_items), oldest first, with the length of its whole queue; one statement.
+ * Accounts with an empty queue are absent.
+ */
+export async function oldestQueueItemsOfAccounts(
+  db: Kysely<Database>,
+  accountIds: readonly number[],
+): Promise<Map<number, OldestQueued>> {
+  const byAccount = new Map<number, OldestQueued>();
+  if (accountIds.length === 0) return byAccount;
+  const ranked = db
+    .selectFrom('queue_items as r')
+    .innerJoin('accounts as a', 'a.id', 'r.account_id')
+    .select((eb) => [
+      'r.id',
+      'a.digest_max_items as max_items',
+      eb.fn
+        .agg<number | string>('row_number', [])
+        .over((ob) => ob.partitionBy('r.account_id').orderBy('r.id'))
+        .as('rank'),
+      eb.fn
+        .countAll<number | string>()
+        .over((ob) => ob.partitionBy('r.account_id'))
+        .as('length'),
+    ])
+    .where('r.account_id', 'in', accountIds)
+    .as('w');
+  const rows = await queuedItems(db)
+    .innerJoin(ranked, 'w.id', 'q.id')
+    .select(['q.account_id', 'w.length'])
+    .whereRef('w.rank', '<=', 'w.max_items')
+    .orderBy('q.account_id')
+    .orderBy('q.id')
+    .execute();
+  for (const { account_id: accountId, length, ...item } of rows) {
+    let queued = byAccount.get(accountId);
+    if (queued === undefined) {
+      queued = { items: [], length: Number(length) };
+      byAccount.set(accountId, queued);
+    }
+    queued.items.push(item);
+  }
+  return byAccount;
+}
+
+/** Removes items from several accounts' queues (their versions bumped by the caller, as above). */
+export async function deleteQueueItemsOfAccounts(
+  db: Kysely<Database>,
+  accountIds: readonly number[],
+  itemIds: readonly number[],
+): Promise<number> {
   let deleted = 0;
   // In chunks: each id is a parameter.
   for (let i = 0; i < itemIds.length; i += 1000) {
     const result = await db
       .deleteFrom('queue_items')
-      .where('account_id', '=', accountId)
+      .where('account_id', 'in', accountIds)
       .where('id', 'in', itemIds.slice(i, i + 1000))
       .executeTakeFirst();
     deleted += Number(result.numDeletedRows);
