@@ -91,14 +91,11 @@ export async function hasAccounts(db: Kysely<Database>): Promise<boolean> {
   return (await db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
 }
 
-/** The advisory lock that account creations on PostgreSQL take (an arbitrary constant of Tidings'). */
-const ACCOUNT_CREATION_LOCK = 7_141_001;
+const ACCOUNT_CREATION_LOCK = 7_141_001; // an arbitrary advisory lock key of Tidings'
 
 /**
- * Whether any account exists, asked by an account creation inside its transaction. On PostgreSQL the
- * transaction first takes an advisory lock held until it ends, so two creations on an empty database wait
- * for each other and the second sees the first: only one can find none (and become the administrator).
- * SQLite's write transaction already serialises them.
+ * Whether any account exists, asked by an account creation in its transaction. On PostgreSQL creations first
+ * wait for each other (an advisory lock held to the end), so only one on an empty database can find none.
  */
 export async function hasAccountsForCreation(db: Kysely<Database>, engine: Engine): Promise<boolean> {
   if (engine === 'postgres') await sql`select pg_advisory_xact_lock(${ACCOUNT_CREATION_LOCK})`.execute(db);
