@@ -32,12 +32,7 @@ const ACCOUNTS = 50;
 const CLIENTS = 16;
 const KILLED = 2;
 
-describe(
-  'several instances on one database [sqlite]',
-  { skip: 'SQLite serves one instance per database file: several instances need PostgreSQL' },
-  () => undefined,
-);
-
+// PostgreSQL only: SQLite serves one instance per database file, so several instances need PostgreSQL.
 describe('three instances and a worker on one database [postgres]', { skip: pgSkip }, () => {
   let db: TestDatabase | undefined;
   let cluster: Cluster | undefined;

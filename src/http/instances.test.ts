@@ -187,12 +187,9 @@ for (const engine of ENGINES) {
         assert.ok(took < 1000, `refused after ${took} ms`);
       });
 
-      test(
-        'without its listening connection an instance makes the round trips, then reconnects and resynchronises',
-        {
-          skip: engine === 'sqlite' ? 'no listening connection on SQLite' : undefined,
-        },
-        async () => {
+      // PostgreSQL only: SQLite has no listening connection.
+      if (engine === 'postgres')
+        test('without its listening connection an instance makes the round trips, then reconnects and resynchronises', async () => {
           const feed = two.changes;
           assert.ok(feed !== null);
           const { apiKey, id } = await newAccount(one);
@@ -239,8 +236,7 @@ for (const engine of ENGINES) {
           assert.ok((await revokeAnyKey(one, third.info.id))?.revoked);
           await synced(two);
           assertError(await get(app2, third.key), 401, codes.key_invalid);
-        },
-      );
+        });
     },
   );
 }
