@@ -144,10 +144,10 @@ export async function enqueueMany(
 }
 
 /**
- * Plans each live queue's offers (its bound known) and inserts the new rows; the plans by account. On
- * PostgreSQL, when no queue can reach its limit whatever is waiting, the rows are inserted as if none of
- * the URLs were waiting, by the statement that reads which were (ON CONFLICT skips those; they would be
- * planned as duplicates anyway): one round trip instead of two.
+ * Plans each live queue's offers (its bound known) and inserts the new rows; the plans by account. When
+ * no queue can reach its limit whatever is waiting, the rows are inserted as if none of the URLs were
+ * waiting, by the statement that reads which were (ON CONFLICT skips those; they are planned as
+ * duplicates): on PostgreSQL one round trip instead of two, on SQLite one statement per new URL.
  */
 async function planAndWrite(
   trx: Kysely<Database>,
@@ -173,8 +173,8 @@ async function planAndWrite(
   const changed = (): Error => new Error('a queue changed under its lock');
 
   const ahead = await plan(new Map());
-  if (engine === 'postgres' && live.length > 0 && ![...ahead.values()].some(refuses)) {
-    const { inserted, waiting } = await createQueueItemsReadingWaiting(trx, rowsOf(ahead));
+  if (![...ahead.values()].some(refuses)) {
+    const { inserted, waiting } = await createQueueItemsReadingWaiting(trx, engine, rowsOf(ahead));
     const plans = await plan(byAccount(waiting));
     if (inserted !== rowsOf(plans).length) throw changed();
     return plans;

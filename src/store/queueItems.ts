@@ -189,13 +189,28 @@ function insertRows(rows: readonly NewQueueRow[]) {
 }
 
 /**
- * PostgreSQL only: createQueueItems and queueItemsByKeys for the rows' keys in one statement (one round
- * trip). The waiting items are read as they were before the insert.
+ * createQueueItems, and the rows' keys that were already waiting (their items as they were): on
+ * PostgreSQL one statement (one round trip); on SQLite the insert of each row and a look-up for each
+ * one skipped. The rows' keys must be distinct.
  */
 export async function createQueueItemsReadingWaiting(
   db: Kysely<Database>,
+  engine: Engine,
   rows: readonly NewQueueRow[],
 ): Promise<{ inserted: number; waiting: WaitingByKey[] }> {
+  if (engine === 'sqlite') {
+    const waiting: WaitingByKey[] = [];
+    let inserted = 0;
+    for (const { accountId, ...item } of rows) {
+      if (await createQueueItemIfAbsent(db, accountId, item)) inserted++;
+      else {
+        const row = await queueItemByKey(db, accountId, item.urlKey);
+        if (row !== null) waiting.push({ accountId, urlKey: item.urlKey, ...row });
+      }
+    }
+    return { inserted, waiting };
+  }
+  if (rows.length === 0) return { inserted: 0, waiting: [] };
   const { rows: found } = await sql<{ inserted: number; waiting: WaitingByKey[] }>`
     with waiting as (
       select q.account_id as "accountId", q.url_key as "urlKey", q.id, q.title
