@@ -56,7 +56,7 @@ await store.db.transaction().execute(async (trx) => {
       trx,
       account.id,
       [checkItem({ url: `https://letters.example/${n + 1}`, title, source: 'feed', feedId: feed.id })],
-      { limit: 100 },
+      { engine: store.engine, limit: 100 },
     );
   }
 });

@@ -234,7 +234,10 @@ class Offers {
    */
   async enqueue(db: Kysely<Database>): Promise<Offered> {
     for (const [accountId, { subscriptionId, items }] of [...this.byAccount].sort(([a], [b]) => a - b)) {
-      const { results } = await enqueue(db, accountId, items, { limit: this.deps.queueLimit });
+      const { results } = await enqueue(db, accountId, items, {
+        engine: this.deps.store.engine,
+        limit: this.deps.queueLimit,
+      });
       for (const r of results) {
         if ('outcome' in r) this.count(r.outcome);
         else {

@@ -1,16 +1,21 @@
 import type { Kysely } from 'kysely';
 import { TidingsError } from '../errors.js';
-import { lockQueue } from '../store/accounts.js';
+import { lockQueues } from '../store/accounts.js';
+import type { Engine } from '../store/db.js';
 import {
   type NewQueueItem,
-  createQueueItemIfAbsent,
-  queueItemByKey,
+  type NewQueueRow,
+  type WaitingByKey,
+  createQueueItems,
+  createQueueItemsReadingWaiting,
+  queueItemsByKeys,
   queueLength,
-  queueLengthBound,
+  queueLengthBounds,
   updateQueueItemTitle,
 } from '../store/queueItems.js';
 import type { Database, QueueSource } from '../store/schema.js';
 import type { LengthBounds } from './bounds.js';
+import { type Offer, type Planned, type QueuePlan, type Waiting, planQueue, refuses } from './plan.js';
 import { checkTitle, checkUrl } from './url.js';
 
 /**
@@ -73,75 +78,133 @@ export interface Enqueued {
   bound: number | undefined;
 }
 
+/** What is offered to one account's queue: items in arrival order, each with its queue limit. */
+export interface QueueOffers {
+  accountId: number;
+  offers: readonly Offer[];
+}
+
 /**
- * Offers items to one account's queue inside the caller's transaction (the API's group commit, feed
- * ingest): takes the queue's lock and advances its version once, by the number of items offered; then,
- * in order, inserts each item unless its URL is waiting, else dedupes it (a given title renames the
- * waiting item). The queue's length is read once (a bound, exact only when the queue may be full): an
- * item that would exceed `limit` is refused with queue_full and writes nothing. `bounds` may know the
- * length bound as of the version before this transaction's (see LengthBounds).
+ * Offers items to one account's queue inside the caller's transaction (feed ingest); see enqueueMany.
  */
 export async function enqueue(
   trx: Kysely<Database>,
   accountId: number,
   items: readonly QueueItem[],
-  options: { limit: number; bounds?: LengthBounds },
+  options: { engine: Engine; limit: number; bounds?: LengthBounds },
 ): Promise<Enqueued> {
-  const version = await lockQueue(trx, accountId, items.length);
-  if (version === null) {
-    const gone = (): EnqueueResult => ({
-      error: new TidingsError('account_gone', 'the account for this key no longer exists'),
-    });
-    return { results: items.map(gone), version, bound: undefined };
-  }
-  const queue: QueueState = {
+  const offers = items.map((item) => ({ item, limit: options.limit }));
+  const [done] = await enqueueMany(trx, options.engine, [{ accountId, offers }], options.bounds);
+  if (done === undefined) throw new Error('no answer for the queue');
+  return done;
+}
+
+/**
+ * Offers items to several accounts' queues (distinct accounts) inside the caller's transaction (the API's
+ * group commit), in a handful of statements whatever their number: takes the queues' locks, in account
+ * id order, advancing each version once by the number of items offered to it; a bound of each queue's
+ * length, unless `bounds` knows it as of the version before this transaction's (see LengthBounds); which
+ * of the URLs are waiting; each queue's answers and writes by its rules (planQueue; a plan that refuses
+ * an item for the limit is made again with the exact length: a bound is exact enough otherwise); every
+ * new row inserted at once; the waiting rows a given title renames. A refused item writes nothing.
+ * Answers in the order given.
+ */
+export async function enqueueMany(
+  trx: Kysely<Database>,
+  engine: Engine,
+  queues: readonly QueueOffers[],
+  bounds?: LengthBounds,
+): Promise<Enqueued[]> {
+  const versions = await lockQueues(
     trx,
-    accountId,
-    limit: options.limit,
-    bound: options.bounds?.get(accountId, version - items.length),
-  };
-  const results: EnqueueResult[] = [];
-  for (const item of items) results.push(await add(queue, item));
-  return { results, version, bound: queue.bound };
-}
-
-/** One account's queue inside a transaction that holds its lock. */
-interface QueueState {
-  trx: Kysely<Database>;
-  accountId: number;
-  limit: number;
-  /** An upper bound of the queue's length, read on first use. */
-  bound: number | undefined;
-}
-
-async function add(queue: QueueState, item: QueueItem): Promise<EnqueueResult> {
-  const { trx, accountId, limit } = queue;
-  queue.bound ??= await queueLengthBound(trx, accountId);
-  if (queue.bound >= limit) {
-    // Possibly full: an URL already waiting is still deduplicated; a new one needs the exact length.
-    const outcome = await dedupe(queue, item);
-    if (outcome !== null) return { outcome };
-    const length = await queueLength(trx, accountId);
-    if (length >= limit) {
-      const message = `the queue already holds ${length} saved URLs (the limit is ${limit}); it empties with the next digest`;
-      return { error: new TidingsError('queue_full', message) };
+    engine,
+    queues.map((q) => ({ accountId: q.accountId, changes: q.offers.length })),
+  );
+  const live = queues.filter((q) => versions.has(q.accountId));
+  const known = new Map<number, number>();
+  for (const q of live) {
+    const bound = bounds?.get(q.accountId, (versions.get(q.accountId) ?? 0) - q.offers.length);
+    if (bound !== undefined) known.set(q.accountId, bound);
+  }
+  const unknown = live.map((q) => q.accountId).filter((id) => !known.has(id));
+  for (const [id, bound] of await queueLengthBounds(trx, engine, unknown)) known.set(id, bound);
+  const plans = await planAndWrite(trx, engine, live, known);
+  for (const q of live) {
+    for (const { id, title } of plans.get(q.accountId)?.retitles ?? []) {
+      await updateQueueItemTitle(trx, q.accountId, id, title);
     }
-    queue.bound = length;
   }
-  if (await createQueueItemIfAbsent(trx, accountId, item)) {
-    queue.bound++;
-    return { outcome: 'added' };
-  }
-  const outcome = await dedupe(queue, item);
-  if (outcome === null) throw new Error('queue item neither inserted nor found');
-  return { outcome };
+  return queues.map((q) => {
+    const version = versions.get(q.accountId) ?? null;
+    const plan = plans.get(q.accountId);
+    if (version === null || plan === undefined)
+      return { results: q.offers.map(gone), version: null, bound: undefined };
+    return { results: plan.answers.map(answer), version, bound: plan.length };
+  });
 }
 
-/** The answer for an item whose URL is already waiting; null when it is not. */
-async function dedupe(queue: QueueState, item: QueueItem): Promise<AddOutcome | null> {
-  const existing = await queueItemByKey(queue.trx, queue.accountId, item.urlKey);
-  if (existing === null) return null;
-  if (!item.titleGiven || existing.title === item.title) return 'already_queued';
-  await updateQueueItemTitle(queue.trx, queue.accountId, existing.id, item.title);
-  return 'title_updated';
+/**
+ * Plans each live queue's offers (its bound known) and inserts the new rows; the plans by account. When
+ * no queue can reach its limit whatever is waiting, the rows are inserted as if none of the URLs were
+ * waiting, by the statement that reads which were (ON CONFLICT skips those; they are planned as
+ * duplicates): on PostgreSQL one round trip instead of two, on SQLite one statement per new URL.
+ */
+async function planAndWrite(
+  trx: Kysely<Database>,
+  engine: Engine,
+  live: readonly QueueOffers[],
+  known: ReadonlyMap<number, number>,
+): Promise<Map<number, QueuePlan>> {
+  const plan = async (waiting: Map<number, Map<string, Waiting>>): Promise<Map<number, QueuePlan>> => {
+    const plans = new Map<number, QueuePlan>();
+    for (const q of live) {
+      const found = waiting.get(q.accountId) ?? new Map<string, Waiting>();
+      let p = planQueue(q.offers, found, known.get(q.accountId) ?? 0);
+      if (refuses(p)) p = planQueue(q.offers, found, await queueLength(trx, q.accountId));
+      plans.set(q.accountId, p);
+    }
+    return plans;
+  };
+  const rowsOf = (plans: Map<number, QueuePlan>): NewQueueRow[] =>
+    live.flatMap((q) =>
+      (plans.get(q.accountId)?.inserts ?? []).map((item) => ({ accountId: q.accountId, ...item })),
+    );
+  // Every writer takes the queue's lock first, so what is read here cannot change before it is written.
+  const changed = (): Error => new Error('a queue changed under its lock');
+
+  const ahead = await plan(new Map());
+  if (![...ahead.values()].some(refuses)) {
+    const { inserted, waiting } = await createQueueItemsReadingWaiting(trx, engine, rowsOf(ahead));
+    const plans = await plan(byAccount(waiting));
+    if (inserted !== rowsOf(plans).length) throw changed();
+    return plans;
+  }
+  const keys = live.flatMap((q) =>
+    [...new Set(q.offers.map((o) => o.item.urlKey))].map((urlKey) => ({ accountId: q.accountId, urlKey })),
+  );
+  const plans = await plan(byAccount(await queueItemsByKeys(trx, engine, keys)));
+  const rows = rowsOf(plans);
+  if ((await createQueueItems(trx, engine, rows)) !== rows.length) throw changed();
+  return plans;
+}
+
+/** Waiting rows by account and url_key. */
+function byAccount(rows: readonly WaitingByKey[]): Map<number, Map<string, Waiting>> {
+  const found = new Map<number, Map<string, Waiting>>();
+  for (const row of rows) {
+    let queue = found.get(row.accountId);
+    if (queue === undefined) found.set(row.accountId, (queue = new Map<string, Waiting>()));
+    queue.set(row.urlKey, { id: row.id, title: row.title });
+  }
+  return found;
+}
+
+const gone = (): EnqueueResult => ({
+  error: new TidingsError('account_gone', 'the account for this key no longer exists'),
+});
+
+function answer(planned: Planned): EnqueueResult {
+  if ('outcome' in planned) return planned;
+  const message = `the queue already holds ${planned.full} saved URLs (the limit is ${planned.limit}); it empties with the next digest`;
+  return { error: new TidingsError('queue_full', message) };
 }

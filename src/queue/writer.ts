@@ -1,7 +1,8 @@
 import type { Store } from '../store/db.js';
 import { transaction } from '../store/precompiled.js';
 import { LengthBounds } from './bounds.js';
-import { type AddOutcome, type QueueItem, enqueue } from './enqueue.js';
+import { type AddOutcome, type QueueItem, type QueueOffers, enqueueMany } from './enqueue.js';
+import type { Offer } from './plan.js';
 
 /** A validated save, waiting for its transaction. */
 export interface Save {
@@ -19,27 +20,45 @@ type Result = { outcome: AddOutcome } | { error: unknown };
 
 const NO_RESULT = (): Result => ({ error: new Error('no result for a save') });
 
+/** Transactions of saves a PostgreSQL store's writer runs at once (the pool has 10 connections by default). */
+const POSTGRES_WRITERS = 4;
+
+interface Pending {
+  save: Save;
+  resolve: (outcome: AddOutcome) => void;
+  reject: (err: unknown) => void;
+}
+
 /**
- * Group commit, per store. Saves that arrive in the same turn of the event loop (or while the previous
- * transaction runs) share one transaction: each account's saves go through `enqueue` together, the
- * accounts in id order (its lock serialises writers to a queue across instances, and the order rules out
- * deadlocks), each account's saves in arrival order. A new URL costs one statement instead of a
- * transaction of its own. A save refused for a client error (queue full) writes nothing and does not
- * disturb the others. If the transaction fails, each save of the batch is retried in a transaction of its
- * own, so one save's failure is only its own.
+ * Group commit, per store. Saves that arrive in the same turn of the event loop (or while earlier
+ * transactions run) share a transaction: `enqueueMany` writes all their accounts' saves in a handful of
+ * statements, the accounts locked once, in id order (a queue's lock serialises writers to it across
+ * instances, and the order rules out deadlocks), each account's saves in arrival order. A save refused
+ * for a client error (queue full) writes nothing and does not disturb the others. If a transaction fails,
+ * each of its saves is retried in a transaction of its own, so one save's failure is only its own.
+ *
+ * SQLite has one writer: one transaction at a time, for every account pending. On PostgreSQL up to
+ * POSTGRES_WRITERS transactions run at once, for different accounts: the saves pending for accounts
+ * that have none under way are split among the free transactions by account, so a queue whose lock is
+ * held elsewhere (a digest build, another instance) delays only its own saves. An account's saves wait
+ * while one of its transactions is under way, so they are written in arrival order.
  */
 class QueueWriter {
-  private pending: { save: Save; resolve: (outcome: AddOutcome) => void; reject: (err: unknown) => void }[] =
-    [];
+  private pending: Pending[] = [];
   private scheduled = false;
-  private running = false;
-  /** Saves in the transaction under way. */
+  /** Transactions under way, and the accounts they write to. */
+  private inFlight = 0;
+  private readonly busy = new Set<number>();
+  /** Saves in the transactions under way. */
   private writing = 0;
   private readonly bounds = new LengthBounds();
+  private readonly maxInFlight: number;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store) {
+    this.maxInFlight = store.engine === 'postgres' ? POSTGRES_WRITERS : 1;
+  }
 
-  /** Saves accepted and not yet answered: waiting for a transaction, or in the one under way. */
+  /** Saves accepted and not yet answered: waiting for a transaction, or in one under way. */
   get unanswered(): number {
     return this.pending.length + this.writing;
   }
@@ -51,13 +70,18 @@ class QueueWriter {
     });
   }
 
+  /** Whether a transaction could start now for some pending save. */
+  private ready(): boolean {
+    return this.inFlight < this.maxInFlight && this.pending.some((p) => !this.busy.has(p.save.accountId));
+  }
+
   /**
    * Writes what is pending at the end of this turn of the event loop; while more saves keep arriving
    * turn after turn (a busy server), waits up to SETTLE_TURNS more turns so that they share the commit.
    * A lone save waits one turn, as it always did.
    */
   private schedule(): void {
-    if (this.scheduled || this.running || this.pending.length === 0) return;
+    if (this.scheduled || !this.ready()) return;
     this.scheduled = true;
     let seen = this.pending.length;
     let turns = 0;
@@ -68,15 +92,29 @@ class QueueWriter {
         return;
       }
       this.scheduled = false;
-      void this.flush();
+      this.flush();
     };
     setImmediate(check);
   }
 
-  private async flush(): Promise<void> {
-    const batch = this.pending.splice(0, MAX_BATCH);
-    this.running = true;
-    this.writing = batch.length;
+  /** Starts transactions for the pending saves of accounts with none under way, as many as are free. */
+  private flush(): void {
+    const taken: Pending[] = [];
+    const rest: Pending[] = [];
+    for (const p of this.pending) {
+      if (taken.length < MAX_BATCH && !this.busy.has(p.save.accountId)) taken.push(p);
+      else rest.push(p);
+    }
+    if (taken.length === 0 || this.inFlight >= this.maxInFlight) return;
+    this.pending = rest;
+    for (const chunk of splitByAccount(taken, this.maxInFlight - this.inFlight)) void this.run(chunk);
+  }
+
+  private async run(batch: Pending[]): Promise<void> {
+    const accounts = new Set(batch.map((p) => p.save.accountId));
+    for (const a of accounts) this.busy.add(a);
+    this.inFlight++;
+    this.writing += batch.length;
     try {
       const results = await this.writeOrRetry(batch.map((p) => p.save));
       batch.forEach((p, i) => {
@@ -85,8 +123,9 @@ class QueueWriter {
         else p.reject(r.error);
       });
     } finally {
-      this.running = false;
-      this.writing = 0;
+      for (const a of accounts) this.busy.delete(a);
+      this.inFlight--;
+      this.writing -= batch.length;
       this.schedule();
     }
   }
@@ -115,48 +154,52 @@ class QueueWriter {
 
   /** One transaction for the saves; their answers in the order given. */
   private async write(saves: Save[]): Promise<Result[]> {
-    const groups = groupByQueue(saves);
-    const { results, committed } = await transaction(this.store.db, async (trx) => {
-      const results: Result[] = new Array<Result>(saves.length);
-      const committed: { accountId: number; version: number; bound: number }[] = [];
-      for (const { accountId, limit, indexes, items } of groups) {
-        const done = await enqueue(trx, accountId, items, { limit, bounds: this.bounds });
-        indexes.forEach((at, n) => (results[at] = done.results[n] ?? NO_RESULT()));
-        if (done.version !== null && done.bound !== undefined)
-          committed.push({ accountId, version: done.version, bound: done.bound });
-      }
-      return { results, committed };
+    const groups = groupByAccount(saves);
+    const done = await transaction(this.store.db, (trx) =>
+      enqueueMany(trx, this.store.engine, groups, this.bounds),
+    );
+    const results: Result[] = new Array<Result>(saves.length);
+    groups.forEach((group, g) => {
+      const one = done[g];
+      group.indexes.forEach((at, n) => (results[at] = one?.results[n] ?? NO_RESULT()));
+      // Only what was committed is remembered.
+      if (one?.version != null && one.bound !== undefined)
+        this.bounds.set(group.accountId, one.version, one.bound);
     });
-    // Only what was committed is remembered.
-    for (const c of committed) this.bounds.set(c.accountId, c.version, c.bound);
     return results;
   }
 }
 
-interface QueueGroup {
-  accountId: number;
-  limit: number;
-  /** The positions of the group's saves in the batch, and their items, in arrival order. */
+interface AccountGroup extends QueueOffers {
+  /** The positions of the group's saves in the batch, in arrival order. */
   indexes: number[];
-  items: QueueItem[];
+  offers: Offer[];
 }
 
-/**
- * The saves of each account (and queue limit: one per process in practice), accounts in id order.
- */
-function groupByQueue(saves: readonly Save[]): QueueGroup[] {
-  const groups = new Map<string, QueueGroup>();
+/** The saves of each account, in arrival order, accounts in id order. */
+function groupByAccount(saves: readonly Save[]): AccountGroup[] {
+  const groups = new Map<number, AccountGroup>();
   saves.forEach((save, i) => {
-    const key = `${save.accountId}:${save.limit}`;
-    const group = groups.get(key);
-    if (group === undefined) {
-      groups.set(key, { accountId: save.accountId, limit: save.limit, indexes: [i], items: [save.item] });
-    } else {
+    const offer = { item: save.item, limit: save.limit };
+    const group = groups.get(save.accountId);
+    if (group === undefined)
+      groups.set(save.accountId, { accountId: save.accountId, indexes: [i], offers: [offer] });
+    else {
       group.indexes.push(i);
-      group.items.push(save.item);
+      group.offers.push(offer);
     }
   });
-  return [...groups.values()].sort((a, b) => a.accountId - b.accountId || a.limit - b.limit);
+  return [...groups.values()].sort((a, b) => a.accountId - b.accountId);
+}
+
+/** The saves split into at most `parts` batches, an account's saves all in one, in arrival order. */
+function splitByAccount(saves: readonly Pending[], parts: number): Pending[][] {
+  const accounts = [...new Set(saves.map((p) => p.save.accountId))];
+  const n = Math.min(parts, accounts.length);
+  const part = new Map(accounts.map((a, i) => [a, i % n]));
+  const batches: Pending[][] = Array.from({ length: n }, () => []);
+  for (const p of saves) batches[part.get(p.save.accountId) ?? 0]?.push(p);
+  return batches;
 }
 
 const writers = new WeakMap<Store, QueueWriter>();

@@ -302,6 +302,41 @@ export async function lockQueue(
 }
 
 /**
+ * lockQueue for several queues at once, in account id order (as every writer that locks several takes
+ * them, which rules out deadlocks): each account's version advanced by its `changes`. On PostgreSQL one
+ * statement locks them all (its FOR UPDATE takes the rows in the order of its ORDER BY). The new versions
+ * by account; an account that does not exist is absent.
+ */
+export async function lockQueues(
+  db: Kysely<Database>,
+  engine: Engine,
+  queues: readonly { accountId: number; changes: number }[],
+): Promise<Map<number, number>> {
+  const sorted = [...queues].sort((a, b) => a.accountId - b.accountId);
+  const versions = new Map<number, number>();
+  if (engine === 'sqlite' || sorted.length === 1) {
+    for (const { accountId, changes } of sorted) {
+      const version = await lockQueue(db, accountId, changes);
+      if (version !== null) versions.set(accountId, version);
+    }
+    return versions;
+  }
+  if (sorted.length === 0) return versions;
+  const ids = sorted.map((q) => q.accountId);
+  const { rows } = await sql<{ id: number; queue_version: number }>`
+    with locked as materialized (
+      select id from accounts where id = any(${ids}::int[]) order by id for update
+    )
+    update accounts a set queue_version = a.queue_version + c.changes
+    from locked join unnest(${ids}::int[], ${sorted.map((q) => q.changes)}::int[]) as c(id, changes)
+      on c.id = locked.id
+    where a.id = locked.id
+    returning a.id, a.queue_version`.execute(db);
+  for (const r of rows) versions.set(r.id, r.queue_version);
+  return versions;
+}
+
+/**
  * Leases up to `limit` accounts whose digest is due to `owner` until `leaseUntil` (as claimDueFeeds does
  * for feeds): due when digest_due_at has come and nobody holds a live lease; a disabled account never is. On PostgreSQL FOR UPDATE SKIP
  * LOCKED lets several workers claim at once without waiting for or taking each other's accounts.

@@ -113,7 +113,7 @@ export async function queueFeedItem(
           imageUrl: item.imageUrl ?? null,
         }),
       ],
-      { limit: 10_000 },
+      { engine: store.engine, limit: 10_000 },
     ),
   );
   return feed.id;

@@ -119,7 +119,7 @@ await describeEachEngine('web app: queue page', (ctx) => {
               feedId: feed.id,
             }),
           ],
-          { limit: 10 },
+          { engine: ctx.engine, limit: 10 },
         );
       });
     await sql`update queue_items set created_at = ${at} where account_id = ${reader.id}`.execute(
