@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { claimDueAccounts, deleteAccount } from '../store/accounts.js';
+import { claimDueAccounts } from '../store/accountSchedule.js';
+import { deleteAccount } from '../store/accounts.js';
 import { transaction } from '../store/precompiled.js';
 import {
   TestClock,

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import { LeaseLost } from '../lib/workers.js';
 import { type Taken, oldestWaitingOf, takeItemsOf } from '../queue/take.js';
-import { type LockedAccount, lockAccounts, recordDigestPass } from '../store/accounts.js';
+import type { LockedAccount } from '../store/accounts.js';
+import { lockAccounts, recordDigestPass } from '../store/accountSchedule.js';
 import { createItemsOfDigests } from '../store/digestItems.js';
 import { createDigests, digestByDate, digestDaysOfAccounts, nextDigestIds } from '../store/digests.js';
 import type { Database, DeliveryState } from '../store/schema.js';

@@ -1,6 +1,6 @@
 import { stopwatch } from '../lib/metrics.js';
 import { LeaseLost, workerId } from '../lib/workers.js';
-import { claimDueAccounts, scheduleAccount, unscheduledAccounts } from '../store/accounts.js';
+import { claimDueAccounts, scheduleAccount, unscheduledAccounts } from '../store/accountSchedule.js';
 import { transaction } from '../store/precompiled.js';
 import { type BuildMode, buildBatch } from './batch.js';
 import { DIGEST_LANES, type DigestDeps } from './deps.js';

@@ -3,16 +3,14 @@ import { TidingsError } from '../errors.js';
 import { lockQueues } from '../store/accounts.js';
 import type { Engine } from '../store/db.js';
 import {
-  type NewQueueItem,
   type NewQueueRow,
   type WaitingByKey,
   createQueueItems,
   createQueueItemsReadingWaiting,
   queueItemsByKeys,
-  queueLength,
   queueLengthBounds,
-  updateQueueItemTitle,
-} from '../store/queueItems.js';
+} from '../store/queueItemBatches.js';
+import { type NewQueueItem, queueLength, updateQueueItemTitle } from '../store/queueItems.js';
 import type { Database, QueueSource } from '../store/schema.js';
 import type { LengthBounds } from './bounds.js';
 import { type Offer, type Planned, type QueuePlan, type Waiting, planQueue, refuses } from './plan.js';

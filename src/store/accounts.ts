@@ -3,7 +3,7 @@ import type { AccountsTable, Database, Timestamp } from './schema.js';
 import { type Engine, now } from './db.js';
 import { precompile } from './precompiled.js';
 
-const columns = [
+export const accountColumns = [
   'id',
   'name',
   'email',
@@ -23,7 +23,7 @@ const columns = [
   'email_paused_until',
 ] as const;
 
-type AccountRow = Pick<Selectable<AccountsTable>, (typeof columns)[number]>;
+export type AccountRow = Pick<Selectable<AccountsTable>, (typeof accountColumns)[number]>;
 
 /** An account with its digest settings and schedule (booleans as booleans). */
 export type Account = Omit<
@@ -40,7 +40,7 @@ export type Account = Omit<
   is_admin: boolean;
 };
 
-const toAccount = (row: AccountRow): Account => ({
+export const toAccount = (row: AccountRow): Account => ({
   ...row,
   digest_skip_empty: row.digest_skip_empty !== 0,
   email_enabled: row.email_enabled !== 0,
@@ -69,20 +69,24 @@ export async function createAccount(
       digest_due_at: input.digestDueAt ?? null,
       created_at: now(),
     })
-    .returning(columns)
+    .returning(accountColumns)
     .executeTakeFirstOrThrow();
   return toAccount(row);
 }
 
 export async function accountById(db: Kysely<Database>, accountId: number): Promise<Account | null> {
-  const row = await db.selectFrom('accounts').select(columns).where('id', '=', accountId).executeTakeFirst();
+  const row = await db
+    .selectFrom('accounts')
+    .select(accountColumns)
+    .where('id', '=', accountId)
+    .executeTakeFirst();
   return row === undefined ? null : toAccount(row);
 }
 
 /** The accounts with these ids that exist. */
 export async function accountsByIds(db: Kysely<Database>, accountIds: readonly number[]): Promise<Account[]> {
   if (accountIds.length === 0) return [];
-  const rows = await db.selectFrom('accounts').select(columns).where('id', 'in', accountIds).execute();
+  const rows = await db.selectFrom('accounts').select(accountColumns).where('id', 'in', accountIds).execute();
   return rows.map(toAccount);
 }
 
@@ -138,7 +142,7 @@ async function updateAccount(
     .updateTable('accounts')
     .set(values)
     .where('id', '=', accountId)
-    .returning(columns)
+    .returning(accountColumns)
     .executeTakeFirst();
   return row === undefined ? null : toAccount(row);
 }
@@ -187,7 +191,7 @@ export async function deleteAccount(db: Kysely<Database>, accountId: number): Pr
 }
 
 export async function allAccounts(db: Kysely<Database>): Promise<Account[]> {
-  return (await db.selectFrom('accounts').select(columns).orderBy('id').execute()).map(toAccount);
+  return (await db.selectFrom('accounts').select(accountColumns).orderBy('id').execute()).map(toAccount);
 }
 
 /** Digest settings as stored; only the fields given change. */
@@ -230,7 +234,7 @@ export async function updateAccountSettings(
       ...(u.digestDueAt === undefined ? {} : { digest_due_at: u.digestDueAt }),
     })
     .where('id', '=', accountId)
-    .returning(columns)
+    .returning(accountColumns)
     .executeTakeFirst();
   return row === undefined ? null : toAccount(row);
 }
@@ -251,31 +255,11 @@ export async function lockAccount(
 ): Promise<LockedAccount | null> {
   const row = await db
     .selectFrom('accounts')
-    .select([...columns, 'digest_lease_owner'])
+    .select([...accountColumns, 'digest_lease_owner'])
     .where('id', '=', accountId)
     .$if(engine === 'postgres', (qb) => qb.forUpdate())
     .executeTakeFirst();
   return row === undefined ? null : { ...toAccount(row), digest_lease_owner: row.digest_lease_owner };
-}
-
-/**
- * lockAccount for several accounts at once (a batch of digest builds): their rows locked in id order, the
- * order every writer that locks more than one account takes them in, and read; a deleted account is absent.
- */
-export async function lockAccounts(
-  db: Kysely<Database>,
-  engine: Engine,
-  accountIds: readonly number[],
-): Promise<LockedAccount[]> {
-  if (accountIds.length === 0) return [];
-  const rows = await db
-    .selectFrom('accounts')
-    .select([...columns, 'digest_lease_owner'])
-    .where('id', 'in', accountIds)
-    .orderBy('id')
-    .$if(engine === 'postgres', (qb) => qb.forUpdate())
-    .execute();
-  return rows.map((row) => ({ ...toAccount(row), digest_lease_owner: row.digest_lease_owner }));
 }
 
 const lockQuery = precompile((db, p: { accountId: number; changes: number }) =>
@@ -334,101 +318,4 @@ export async function lockQueues(
     returning a.id, a.queue_version`.execute(db);
   for (const r of rows) versions.set(r.id, r.queue_version);
   return versions;
-}
-
-/**
- * Leases up to `limit` accounts whose digest is due to `owner` until `leaseUntil` (as claimDueFeeds does
- * for feeds): due when digest_due_at has come and nobody holds a live lease; a disabled account never is. On PostgreSQL FOR UPDATE SKIP
- * LOCKED lets several workers claim at once without waiting for or taking each other's accounts.
- */
-export async function claimDueAccounts(
-  db: Kysely<Database>,
-  engine: Engine,
-  input: {
-    owner: string;
-    now: Timestamp;
-    leaseUntil: Timestamp;
-    limit: number;
-    accountId?: number;
-    /** Accounts not to claim (a pass's own, already handled). */
-    excludeIds?: readonly number[];
-  },
-): Promise<Account[]> {
-  const lock = engine === 'postgres' ? sql`for update skip locked` : sql``;
-  const only = input.accountId === undefined ? sql`` : sql`and id = ${input.accountId}`;
-  const exclude = input.excludeIds ?? [];
-  const except = exclude.length === 0 ? sql`` : sql`and id not in (${sql.join(exclude)})`;
-  const result = await sql<AccountRow>`
-    update accounts set digest_lease_owner = ${input.owner}, digest_lease_until = ${input.leaseUntil}
-    where id in (
-      select id from accounts
-      where digest_due_at <= ${input.now} and disabled_at is null
-        and (digest_lease_until is null or digest_lease_until < ${input.now}) ${only} ${except}
-      order by digest_due_at, id
-      limit ${input.limit}
-      ${lock}
-    )
-    returning ${sql.join(columns.map((c) => sql.ref(c)))}`.execute(db);
-  return result.rows.map(toAccount);
-}
-
-/** What a digest build changes on its account's row, in one write. */
-export interface DigestPass {
-  /** A scheduled build: the lease it holds (released) and when the next digest is due. */
-  scheduled?: { owner: string; dueAt: Timestamp };
-  /** A digest was built for this local day: its items left the queue (queue_version moves on). */
-  builtFor?: string;
-}
-
-/**
- * Records a digest build on the account: its next due time (releasing the lease, only if `owner` still
- * holds it), its last digest and its queue's new version. False when a scheduled build's lease was lost.
- */
-export async function recordDigestPass(
-  db: Kysely<Database>,
-  accountId: number,
-  pass: DigestPass,
-): Promise<boolean> {
-  const { scheduled, builtFor } = pass;
-  if (scheduled === undefined && builtFor === undefined) return true;
-  const result = await db
-    .updateTable('accounts')
-    .set((eb) => ({
-      ...(scheduled === undefined
-        ? {}
-        : { digest_due_at: scheduled.dueAt, digest_lease_owner: null, digest_lease_until: null }),
-      ...(builtFor === undefined
-        ? {}
-        : { last_digest_date: builtFor, queue_version: eb('queue_version', '+', 1) }),
-    }))
-    .where('id', '=', accountId)
-    .$if(scheduled !== undefined, (qb) => qb.where('digest_lease_owner', '=', scheduled?.owner ?? ''))
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
-}
-
-/** Accounts never scheduled yet (created before digests existed), oldest first. */
-export async function unscheduledAccounts(db: Kysely<Database>, limit: number): Promise<Account[]> {
-  const rows = await db
-    .selectFrom('accounts')
-    .select(columns)
-    .where('digest_due_at', 'is', null)
-    .orderBy('id')
-    .limit(limit)
-    .execute();
-  return rows.map(toAccount);
-}
-
-/** Schedules an account that has no due time yet; leaves one that another worker scheduled meanwhile. */
-export async function scheduleAccount(
-  db: Kysely<Database>,
-  accountId: number,
-  dueAt: Timestamp,
-): Promise<void> {
-  await db
-    .updateTable('accounts')
-    .set({ digest_due_at: dueAt })
-    .where('id', '=', accountId)
-    .where('digest_due_at', 'is', null)
-    .execute();
 }
