@@ -37,6 +37,7 @@ import {
 import { fmt, load, log } from './report.js';
 import { envInt } from './env.js';
 import { distinctSaves } from './posts.js';
+import { median } from './rounds.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist', 'cli', 'main.js');
@@ -62,12 +63,6 @@ interface Run {
   rps: number;
   cpuUsPerRequest: number;
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[mid] ?? NaN) : ((s[mid - 1] ?? NaN) + (s[mid] ?? NaN)) / 2;
-};
 
 /** Clock ticks per second of /proc/PID/stat's times. */
 const CLK_TCK = ((): number => {

@@ -16,7 +16,8 @@ declare module 'autocannon' {
   }
 
   export interface Options {
-    url: string;
+    /** Several URLs: the connections are spread over them in turn. */
+    url: string | string[];
     connections?: number;
     pipelining?: number;
     duration?: number;

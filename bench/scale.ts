@@ -1,6 +1,11 @@
 /**
- * Scale-out benchmark and proof: `npm run bench:scale` (issue 14, point 5). Three built `tidings serve`
- * processes and one `tidings worker` on one fresh PostgreSQL database, then, at the issue's full sizes:
+ * Scale-out benchmark and proof: `npm run bench:scale` (issue 14, point 5), on one fresh PostgreSQL
+ * database, in two parts (BENCH_SCALE_PARTS, both by default):
+ *
+ * `throughput` (bench/scale-throughput.ts): GET A and POST A req/s and p99 for 1, 2 and 3 `tidings serve`
+ * instances, alternating rounds with as many ceiling processes, and the ratio to the ceiling (as bench:api).
+ *
+ * `proofs`: three built `tidings serve` processes and one `tidings worker`, then, at the issue's full sizes:
  *
  * - 20,000 saves round-robin over the instances (URLs repeated through another instance, every account
  *   saved to through all three), the third instance SIGKILLed half-way: POST throughput and p99 across
@@ -13,8 +18,10 @@
  * Exits 1 when a save is lost or doubled, a revocation takes over a second, or a digest or email is
  * missing or doubled. On 2 cores the instances, the worker, PostgreSQL and this client share the CPU.
  *
- * Environment: BENCH_SCALE_POSTS (20000), BENCH_SCALE_ACCOUNTS (200), BENCH_CONNECTIONS (32),
- * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres).
+ * Environment: BENCH_SCALE_PARTS (throughput,proofs); for the throughput: BENCH_ROUNDS (3),
+ * BENCH_DURATION seconds per run (5), BENCH_SCALE_CONNECTIONS (12, a multiple of 1, 2 and 3 so that each
+ * instance gets as many); for the proofs: BENCH_SCALE_POSTS (20000), BENCH_SCALE_ACCOUNTS (200),
+ * BENCH_CONNECTIONS (32); BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
@@ -32,6 +39,7 @@ import { revokeAcrossInstances } from '../src/test/scaleRevoke.js';
 import { exitWithin } from '../src/test/process.js';
 import { envInt } from './env.js';
 import { type Cleanup, freshDatabase, runBench } from './processes.js';
+import { measureThroughput, printThroughput } from './scale-throughput.js';
 import { fmt, load, log } from './report.js';
 
 const POSTS = envInt('BENCH_SCALE_POSTS', 20_000);
@@ -39,6 +47,13 @@ const ACCOUNTS = envInt('BENCH_SCALE_ACCOUNTS', 200);
 const CONNECTIONS = envInt('BENCH_CONNECTIONS', 32);
 const PG_ADMIN = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const KILLED = 2;
+const PARTS = new Set((process.env.BENCH_SCALE_PARTS ?? 'throughput,proofs').split(','));
+const THROUGHPUT = {
+  rounds: envInt('BENCH_ROUNDS', 3),
+  duration: envInt('BENCH_DURATION', 5),
+  warmup: 2,
+  connections: envInt('BENCH_SCALE_CONNECTIONS', 12),
+};
 
 /** Prints a check and whether it held. */
 function verdict(failures: string[], ok: boolean, line: string): void {
@@ -47,6 +62,10 @@ function verdict(failures: string[], ok: boolean, line: string): void {
 }
 
 async function main(cleanup: Cleanup): Promise<number> {
+  for (const part of PARTS) {
+    if (part !== 'throughput' && part !== 'proofs')
+      throw new Error(`BENCH_SCALE_PARTS: unknown part ${part}`);
+  }
   log(`Tidings scale-out benchmark, ${new Date().toISOString()}`);
   log(
     `machine: ${availableParallelism()} cores, ${cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}; ` +
@@ -56,6 +75,22 @@ async function main(cleanup: Cleanup): Promise<number> {
   cleanup.defer(`remove ${tmp}`, () => rmSync(tmp, { recursive: true, force: true }));
   const databaseUrl = await freshDatabase('postgres', cleanup, tmp, PG_ADMIN);
   if (databaseUrl === null) return 1; // the reason is printed: there is nothing to scale out without it
+  if (PARTS.has('throughput')) {
+    const t = THROUGHPUT;
+    log(
+      `\nThroughput: 1, 2 and 3 instances against as many ceilings, ${t.rounds} rounds × ${t.duration} s ` +
+        `per target, ${t.connections} connections spread over the instances, pipelining 1`,
+    );
+    printThroughput(await measureThroughput(cleanup, databaseUrl, tmp, t));
+  }
+  const failures = PARTS.has('proofs') ? await proofs(cleanup, databaseUrl) : [];
+  log(`\nload average at the end: ${load()} (other work on the machine skews the numbers)`);
+  log(failures.length === 0 ? '\nEvery check held.' : `\nFAIL: ${failures.length} checks failed.`);
+  return failures.length === 0 ? 0 : 1;
+}
+
+/** The three proofs; returns the checks that failed. */
+async function proofs(cleanup: Cleanup, databaseUrl: string): Promise<string[]> {
   const cluster = await startCluster(databaseUrl);
   cleanup.defer('stop the instances, the worker and the SMTP sink', () => cluster.stop());
   const accounts = await createAccounts(cluster.store, ACCOUNTS, 'bench');
@@ -137,10 +172,7 @@ async function main(cleanup: Cleanup): Promise<number> {
     `messages at the SMTP sink: ${digests.messages} (${digests.messageIds} Message-IDs; ` +
       `${digests.wrongMessages.length} addresses without exactly one)`,
   );
-
-  log(`\nload average at the end: ${load()} (other work on the machine skews the numbers)`);
-  log(failures.length === 0 ? '\nEvery check held.' : `\nFAIL: ${failures.length} checks failed.`);
-  return failures.length === 0 ? 0 : 1;
+  return failures;
 }
 
 await runBench('bench:scale', main);
