@@ -6,11 +6,13 @@ import { type ExtractInput, type PageExtract, extractPage } from './extract.js';
  * The heap limits of each extraction thread, in MB: old space, and the young generation (where a DOM's
  * short-lived nodes are made and die). A page that would need more ends its thread (the pool tries it
  * once more, then in the main thread) instead of growing the process. Measured with `npm run
- * bench:enrich` (BENCHMARKS.md): a 32 MB young generation read ~10 % faster than 16 but took the peak
- * RSS over 300 MB; 24 keeps it near the single-threaded reader's.
+ * bench:enrich` (BENCHMARKS.md, session 7, 2,000 pages on a quiet 2-core machine): a young generation of
+ * 24 MB gave 39.9 pages/s and a peak RSS of 306 MiB; 8 MB gave 42.5, 44.7 and 42.9 pages/s and 288, 285
+ * and 295 MiB. Two threads' young generations are most of the difference; a smaller one did not cost
+ * speed here (the DOM's short-lived nodes die young either way).
  */
 const THREAD_OLD_MB = 128;
-const THREAD_YOUNG_MB = 24;
+const THREAD_YOUNG_MB = 8;
 
 /** How often a page whose thread died is given to a fresh thread before the main thread extracts it. */
 const MAX_TRIES = 2;
