@@ -297,20 +297,34 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
+/**
+ * Connects `client` to `target` and pipes both ways (after `first`, bytes already read from the client),
+ * tracking both sockets in `sockets` while open; an error on either ends both.
+ */
+export function forwardSocket(
+  client: net.Socket,
+  target: { host: string; port: number },
+  sockets: Set<net.Socket>,
+  first: Buffer | null,
+): void {
+  const upstream = net.connect(target.port, target.host);
+  for (const s of [client, upstream]) {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => {
+      client.destroy();
+      upstream.destroy();
+    });
+  }
+  if (first !== null) upstream.write(first);
+  client.pipe(upstream).pipe(client);
+}
+
 /** A plain TCP forwarder on 127.0.0.1 to `target`, to take a real server away from a client and back. */
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
-    const upstream = net.connect(target.port, target.host);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
+    forwardSocket(client, target, sockets, null);
   });
   const listen = (port: number): Promise<number> =>
     new Promise((resolve, reject) => {

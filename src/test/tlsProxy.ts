@@ -9,6 +9,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
+import { forwardSocket } from './process.js';
 
 /** Protocol code of an SSLRequest (PostgreSQL's frontend/backend protocol). */
 const SSL_REQUEST = 80877103;
@@ -47,17 +48,7 @@ export async function startTlsProxy(
   const sockets = new Set<net.Socket>();
   let handshakes = 0;
   const forward = (client: net.Socket, first: Buffer | null): void => {
-    const upstream = net.connect(target.port, target.host);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    if (first !== null) upstream.write(first);
-    client.pipe(upstream).pipe(client);
+    forwardSocket(client, target, sockets, first);
   };
   const server = net.createServer((socket) => {
     sockets.add(socket);
