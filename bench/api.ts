@@ -6,7 +6,8 @@
  *
  * Environment: BENCH_ROUNDS (3), BENCH_DURATION seconds per run (5), BENCH_CONNECTIONS (10),
  * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), BENCH_ENGINES (sqlite,postgres),
- * BENCH_CPU_PROF=DIR (run Tidings under node --cpu-prof, profiles written to DIR when it stops).
+ * BENCH_CPU_PROF=DIR (run Tidings under node --cpu-prof, profiles written to DIR when it stops),
+ * BENCH_CASES (all: 'GET A,GET B,POST A'; a subset runs only those, e.g. to profile one).
  */
 import type { Options } from 'autocannon';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,6 +40,7 @@ const PLAN: RoundsPlan = { rounds: ROUNDS, duration: DURATION, warmup: 2, connec
 const PG_ADMIN = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
 const CPU_PROF = process.env.BENCH_CPU_PROF;
+const CASES = process.env.BENCH_CASES?.split(',').map((c) => c.trim());
 /** Minimum Tidings / ceiling throughput ratios on SQLite; PostgreSQL is reported without a bar. */
 const BARS: Record<string, number> = { 'GET A': 0.3, 'POST A': 0.4 };
 
@@ -75,7 +77,7 @@ async function benchEngine(engine: Engine, cleanup: Cleanup, tmp: string): Promi
     { name: 'GET A', options: (base) => getA([base], getKey) },
     { name: 'GET B', options: (base) => ({ url: `${base}/api?api_key=${getKey}` }) },
     { name: 'POST A', options: (base) => postA([base], postKey) },
-  ];
+  ].filter((c) => CASES === undefined || CASES.includes(c.name));
   log(`\n${engine}: Tidings on ${server.base} (${databaseUrl}), ceiling on ${ceiling.base}`);
   const summaries: Summary[] = [];
   for (const spec of cases) {
