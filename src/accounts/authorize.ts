@@ -6,6 +6,7 @@ import { type KeyCredential, credentialByPrefix, touchApiKey } from '../store/ap
 import { exclusive } from '../store/precompiled.js';
 import { CredentialCache } from './credentialCache.js';
 import { keyMatches, keyPrefix } from './keys.js';
+import { endOfTurn } from '../lib/turn.js';
 
 export type { AccountId } from '../lib/authorized.js';
 
@@ -56,7 +57,8 @@ async function credential(store: Store, prefix: string): Promise<KeyCredential |
     caches.set(store, cache);
   }
   const cached = cache.get(prefix);
-  if (cached !== undefined) return cached;
+  if (cached !== undefined) return endOfTurn().then(() => cached); // answered with the turn's others
+
   const mark = cache.mark();
   const read = await lookUpCredential(store, prefix);
   cache.put(prefix, read, mark);
@@ -80,7 +82,7 @@ function lookUpCredential(store: Store, prefix: string): Promise<KeyCredential |
   let lookup = pending.get(prefix);
   if (lookup === undefined) {
     const batch = pending;
-    lookup = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    lookup = endOfTurn().then(() => {
       batch.delete(prefix); // later requests start a new query
       return exclusive(store.db, (db) => credentialByPrefix(db, prefix));
     });
