@@ -112,6 +112,44 @@ await describeEachEngine('search', (ctx) => {
     assert.deepEqual([all.total, all.capped, all.rows.length], [6, false, 6]);
   });
 
+  test('unranked terms (scripts without spaces) page newest first, counted once, capped, and past the end', async () => {
+    const store = ctx.store();
+    const a = await newAccount(store);
+    for (let i = 0; i < 6; i++) await saveUrl(store, a.id, `https://kyo.example/${i}`, `京都 ${i}`);
+    await saveUrl(store, a.id, 'https://kyo.example/other', '大阪');
+    await indexNewQueueItems(store.db, a.id);
+    const query = parseSearchQuery('京');
+    const page = (offset: number, rankedHits?: number) =>
+      searchItems(store.db, store.engine, a.id, query, { limit: 4, offset, rankedHits });
+    const first = await page(0);
+    assert.deepEqual([first.total, first.capped], [6, false]);
+    assert.deepEqual(
+      first.rows.map((r) => r.title),
+      ['京都 5', '京都 4', '京都 3', '京都 2'],
+    );
+    const second = await page(4);
+    assert.deepEqual([second.total, second.rows.map((r) => r.title)], [6, ['京都 1', '京都 0']]);
+    const past = await page(10);
+    assert.deepEqual([past.total, past.capped, past.rows], [6, false, []], 'counted when past the end');
+    const capped = await page(1, 3);
+    assert.deepEqual([capped.total, capped.capped], [4, true]);
+    assert.deepEqual(
+      capped.rows.map((r) => r.title),
+      ['京都 4', '京都 3', '京都 2', '京都 1'],
+    );
+    const beyond = await page(3, 3);
+    assert.deepEqual(
+      [beyond.total, beyond.capped, beyond.rows.map((r) => r.title)],
+      [4, true, ['京都 2', '京都 1', '京都 0']],
+      'a capped page reaches past the hits counted',
+    );
+    const none = await searchItems(store.db, store.engine, a.id, parseSearchQuery('東'), {
+      limit: 4,
+      offset: 0,
+    });
+    assert.deepEqual([none.total, none.rows], [0, []]);
+  });
+
   test('phrases, OR and excluded words', async () => {
     const store = ctx.store();
     const a = await newAccount(store);
