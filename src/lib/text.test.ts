@@ -21,6 +21,12 @@ test('htmlToText removes markup, decodes entities and folds whitespace', () => {
     // A reference split by a tag is decoded as in the text without tags, as HTML reads it.
     ['Caf&eac<b>ute;</b> &am<!-- -->p; &#x4<i>1;</i>', 'Café & A'],
     ['x &amp<3 &copy 2024 &unknown; &#;', 'x &<3 © 2024 &unknown; &#;'],
+    // A ">" or a tag inside a quoted attribute value is the value's, as a browser reads it.
+    ['A <img alt="cat<br />dog" src="c.png"> sat', 'A sat'],
+    ['<p title=\'a > b\'>Hi</p><a href = "?x>1">link</a>', 'Hi link'],
+    ['<p data-x=a>b">c</p>', 'b">c'],
+    ['<span class"=x">y</span>', 'y'],
+    ['<img alt="never closed> text', ''],
   ];
   for (const [html, text] of cases) assert.equal(htmlToText(html), text, html);
 });
@@ -48,6 +54,9 @@ test('htmlToText is linear on pathological markup', () => {
     '&#x'.repeat(200_000),
     '&am<b>'.repeat(100_000),
     `${'  \u0001'.repeat(200_000)}x`,
+    `${'<a "'.repeat(200_000)}>`,
+    `${'<a x="'.repeat(200_000)}>`,
+    '<a x="1">'.repeat(200_000),
   ]) {
     const started = performance.now();
     htmlToText(html);

@@ -349,13 +349,47 @@ function markupEnd(html: string, lt: number): number {
   for (let c = html.charCodeAt(nameEnd); isNameChar(c); c = html.charCodeAt(++nameEnd)) {
     if (c <= 0x5a && c >= 0x41) upper = true;
   }
-  const end = html.charCodeAt(nameEnd) === 0x3e ? nameEnd : html.indexOf('>', nameEnd); // "<p>" mostly
+  const end = html.charCodeAt(nameEnd) === 0x3e ? nameEnd : tagEnd(html, nameEnd); // "<p>" mostly
   if (end === -1) return html.length;
   const name = upper ? html.slice(start, nameEnd).toLowerCase() : html.slice(start, nameEnd);
   const kind = TAG_KINDS.get(name);
   if (kind === SEPARATING) return -(end + 1);
   return kind === HIDDEN && !closing ? skipElement(html, name, end + 1) : end + 1;
 }
+
+/**
+ * The ">" that ends the tag whose attributes start at `from`, as a browser reads it: one inside a quoted
+ * attribute value (`alt="a > b"`, `title='<br>'`) is text; -1 when there is none (the tag is cut off). A
+ * quote starts a value only after "=" (and spaces); anywhere else it is part of a name.
+ */
+function tagEnd(html: string, from: number): number {
+  let gt = html.indexOf('>', from);
+  for (let at = from; ;) {
+    if (gt !== -1 && gt < at) gt = html.indexOf('>', at); // passed by a quoted value: the next one
+    const quote = firstQuote(html, at, gt === -1 ? html.length : gt);
+    if (quote === -1) return gt;
+    let before = quote - 1;
+    while (before > at && isSpace(html.charCodeAt(before))) before--;
+    if (html.charCodeAt(before) !== 0x3d /* = */) {
+      at = quote + 1;
+      continue;
+    }
+    const close = html.indexOf(html[quote] ?? '"', quote + 1);
+    if (close === -1) return -1;
+    at = close + 1;
+  }
+}
+
+/** The first '"' or "'" in html[from, to), or -1. */
+function firstQuote(html: string, from: number, to: number): number {
+  for (let i = from; i < to; i++) {
+    const c = html.charCodeAt(i);
+    if (c === 0x22 || c === 0x27) return i;
+  }
+  return -1;
+}
+
+const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d;
 
 /** Where the element `name`, opened before `from`, ends: after its end tag, or at the end of the text. */
 function skipElement(html: string, name: string, from: number): number {
