@@ -40,18 +40,16 @@ export async function up(db: Kysely<unknown>, { engine }: MigrationContext): Pro
     REFERENCING NEW TABLE AS new_items
     FOR EACH STATEMENT EXECUTE FUNCTION search_digest_items_insert()`.execute(db);
 
+  // The UPDATE triggers keep the names of the triggers they replace; the INSERT ones are new.
   for (const fn of ['search_documents_index', 'search_documents_grams']) {
     await sql.raw(`DROP TRIGGER ${fn} ON search_documents`).execute(db);
     await sql
-      .raw(
-        `CREATE TRIGGER ${fn} BEFORE INSERT ON search_documents
-        FOR EACH ROW WHEN (NEW.tsv IS NULL) EXECUTE FUNCTION ${fn}()`,
-      )
+      .raw(`CREATE TRIGGER ${fn} BEFORE UPDATE ON search_documents FOR EACH ROW EXECUTE FUNCTION ${fn}()`)
       .execute(db);
     await sql
       .raw(
-        `CREATE TRIGGER ${fn}_update BEFORE UPDATE ON search_documents
-        FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
+        `CREATE TRIGGER ${fn}_insert BEFORE INSERT ON search_documents
+        FOR EACH ROW WHEN (NEW.tsv IS NULL) EXECUTE FUNCTION ${fn}()`,
       )
       .execute(db);
   }
