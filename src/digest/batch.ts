@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { LeaseLost } from '../lib/workers.js';
 import { type Taken, oldestWaitingOf, takeItemsOf } from '../queue/take.js';
 import type { LockedAccount } from '../store/accounts.js';
-import { lockAccounts, recordDigestPass } from '../store/accountSchedule.js';
+import { type AccountDigestPass, lockAccounts, recordDigestPasses } from '../store/accountSchedule.js';
 import { createItemsOfDigests } from '../store/digestItems.js';
 import { createDigests, digestByDate, digestDaysOfAccounts, nextDigestIds } from '../store/digests.js';
 import type { Database, DeliveryState } from '../store/schema.js';
@@ -79,24 +79,21 @@ export async function buildBatch(
     return p.outcome === undefined;
   });
   await writeDigests(trx, deps, building, taken, now);
-  for (const p of planned) {
+  const passes: AccountDigestPass[] = planned.map((p) => {
     const outcome = p.outcome ?? { status: 'error', accountId: p.account.id, message: 'not built' };
     outcomes.set(p.account.id, outcome);
     const builtFor = outcome.status === 'built' ? { builtFor: outcome.localDate } : {};
-    if (mode.kind === 'now') {
-      await recordDigestPass(trx, p.account.id, builtFor);
-      continue;
-    }
+    if (mode.kind === 'now') return { accountId: p.account.id, ...builtFor };
     // The first slot after now whose day has no digest yet (this build's day included): nextDigestSlot.
     const from = dayBeforeOf(now, p.schedule);
     const days = new Set([...p.days.keys()].filter((d) => d >= from));
     if (outcome.status === 'built') days.add(outcome.localDate);
     const dueAt = nextSlotToRun(now, p.schedule, days).at.toISOString();
-    if (
-      !(await recordDigestPass(trx, p.account.id, { scheduled: { owner: mode.owner, dueAt }, ...builtFor }))
-    )
-      throw new LeaseLost();
-  }
+    return { accountId: p.account.id, scheduled: { owner: mode.owner, dueAt }, ...builtFor };
+  });
+  // Each account row written once, in one statement for the batch on PostgreSQL.
+  const lost = await recordDigestPasses(trx, deps.store.engine, passes);
+  if (mode.kind === 'scheduled' && lost.length > 0) throw new LeaseLost();
   return accountIds.map(
     (accountId) => outcomes.get(accountId) ?? { status: 'error', accountId, message: 'not built' },
   );
@@ -199,6 +196,7 @@ async function writeDigests(
     built.flatMap((p) =>
       (rowsOf.get(p.account.id) ?? []).map((row) => ({ ...row, digest_id: digestOf.get(p.account.id) ?? 0 })),
     ),
+    deps.store.engine,
   );
   await takeItemsOf(
     trx,

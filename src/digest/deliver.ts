@@ -39,6 +39,12 @@ export type DeliveryOutcome =
   | { status: 'error'; digestId: number; accountId: number; message: string };
 
 /**
+ * Emails claimed at once: loaded, and their unsubscribe tokens made, in a handful of statements for the
+ * batch; each is then sent and recorded on its own (one statement each, before the next is sent).
+ */
+const EMAIL_BATCH = 25;
+
+/**
  * Sends every email that is due now (or only account `accountId`'s): pending digests whose next attempt
  * has come and digests a crashed worker left mid-send. Does nothing without SMTP configured. On PostgreSQL
  * several claims are in flight at once (DIGEST_LANES), each claimed digest leased to this worker alone.
@@ -59,7 +65,7 @@ export async function deliverDueDigests(
         owner,
         now: t.toISOString(),
         leaseUntil: new Date(t.getTime() + deps.leaseMs).toISOString(),
-        limit: opts.batch ?? 10,
+        limit: opts.batch ?? EMAIL_BATCH,
         ...(opts.accountId === undefined ? {} : { accountId: opts.accountId }),
       });
       const fresh = claimed.filter((d) => !seen.has(d.id));

@@ -105,6 +105,55 @@ export async function recordDigestPass(
   return result.numUpdatedRows > 0n;
 }
 
+/** A digest build to record on its account (recordDigestPasses). */
+export interface AccountDigestPass extends DigestPass {
+  accountId: number;
+}
+
+/**
+ * recordDigestPass for the accounts of a batch of builds, all scheduled or all not (`--force`): on
+ * PostgreSQL one statement for them all; on SQLite one each (statements cost no round trip there). Returns
+ * the accounts whose pass was not recorded: a scheduled build whose lease was lost.
+ */
+export async function recordDigestPasses(
+  db: Kysely<Database>,
+  engine: Engine,
+  passes: readonly AccountDigestPass[],
+): Promise<number[]> {
+  const scheduled = passes.filter((p) => p.scheduled !== undefined);
+  if (
+    engine === 'sqlite' ||
+    passes.length === 1 ||
+    (scheduled.length > 0 && scheduled.length < passes.length)
+  ) {
+    const lost: number[] = [];
+    for (const { accountId, ...pass } of passes)
+      if (!(await recordDigestPass(db, accountId, pass))) lost.push(accountId);
+    return lost;
+  }
+  const rows = passes.filter((p) => p.scheduled !== undefined || p.builtFor !== undefined);
+  if (rows.length === 0) return [];
+  const column = <T>(pick: (p: AccountDigestPass) => T): T[] => rows.map(pick);
+  // Each row's own values; a null builtFor leaves last_digest_date and queue_version as they are. In
+  // scheduled mode every row releases its lease, only if its owner still holds it.
+  const isScheduled = scheduled.length > 0;
+  const { rows: updated } = await sql<{ id: number }>`
+    update accounts a set
+      digest_due_at = ${isScheduled ? sql`p.due_at` : sql`a.digest_due_at`},
+      digest_lease_owner = ${isScheduled ? sql`null` : sql`a.digest_lease_owner`},
+      digest_lease_until = ${isScheduled ? sql`null` : sql`a.digest_lease_until`},
+      last_digest_date = coalesce(p.built_for, a.last_digest_date),
+      queue_version = a.queue_version + (case when p.built_for is null then 0 else 1 end)
+    from unnest(
+      ${column((p) => p.accountId)}::int[], ${column((p) => p.scheduled?.dueAt ?? null)}::text[],
+      ${column((p) => p.scheduled?.owner ?? null)}::text[], ${column((p) => p.builtFor ?? null)}::text[]
+    ) as p(id, due_at, owner, built_for)
+    where a.id = p.id ${isScheduled ? sql`and a.digest_lease_owner = p.owner` : sql``}
+    returning a.id`.execute(db);
+  const done = new Set(updated.map((r) => r.id));
+  return rows.filter((p) => !done.has(p.accountId)).map((p) => p.accountId);
+}
+
 /** Accounts never scheduled yet (created before digests existed), oldest first. */
 export async function unscheduledAccounts(db: Kysely<Database>, limit: number): Promise<Account[]> {
   const rows = await db

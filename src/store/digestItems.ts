@@ -1,4 +1,5 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
+import type { Engine } from './db.js';
 import type { Database, DigestItemsTable } from './schema.js';
 
 export type DigestItem = Selectable<DigestItemsTable>;
@@ -18,11 +19,36 @@ export async function createDigestItems(
   );
 }
 
-/** createDigestItems for the items of several digests at once (a batch of builds). */
+/**
+ * createDigestItems for the items of several digests at once (a batch of builds): on PostgreSQL one
+ * statement for them all (one array per column), in the order given; on SQLite in chunks of CHUNK rows.
+ */
 export async function createItemsOfDigests(
   db: Kysely<Database>,
   items: readonly (NewDigestItem & { digest_id: number })[],
+  engine: Engine = 'sqlite',
 ): Promise<void> {
+  if (items.length === 0) return;
+  if (engine === 'postgres') {
+    const column = <T>(pick: (i: NewDigestItem & { digest_id: number }) => T): T[] => items.map(pick);
+    await sql`
+      insert into digest_items
+        (digest_id, position, url, title, source, feed_id, feed_title, summary, published_at, queued_at,
+         page_id, image_url)
+      select r.digest_id, r.position, r.url, r.title, r.source, r.feed_id, r.feed_title, r.summary,
+        r.published_at, r.queued_at, r.page_id, r.image_url
+      from unnest(
+        ${column((i) => i.digest_id)}::int[], ${column((i) => i.position)}::int[],
+        ${column((i) => i.url)}::text[], ${column((i) => i.title)}::text[], ${column((i) => i.source)}::text[],
+        ${column((i) => i.feed_id ?? null)}::int[], ${column((i) => i.feed_title ?? null)}::text[],
+        ${column((i) => i.summary ?? null)}::text[], ${column((i) => i.published_at ?? null)}::text[],
+        ${column((i) => i.queued_at)}::text[], ${column((i) => i.page_id ?? null)}::int[],
+        ${column((i) => i.image_url ?? null)}::text[]
+      ) with ordinality as r(digest_id, position, url, title, source, feed_id, feed_title, summary,
+        published_at, queued_at, page_id, image_url, n)
+      order by r.n`.execute(db);
+    return;
+  }
   for (let i = 0; i < items.length; i += CHUNK) {
     await db
       .insertInto('digest_items')
