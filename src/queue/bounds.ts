@@ -15,6 +15,11 @@ export class LengthBounds {
     return e !== undefined && e.version === version ? e.bound : undefined;
   }
 
+  /** The last bound recorded for the account, and the version it was recorded at. */
+  latest(accountId: number): { version: number; bound: number } | undefined {
+    return this.entries.get(accountId);
+  }
+
   set(accountId: number, version: number, bound: number): void {
     const e = this.entries.get(accountId);
     if (e !== undefined && e.version >= version) return; // a later transaction got there first

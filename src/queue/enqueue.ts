@@ -1,12 +1,14 @@
 import type { Kysely } from 'kysely';
 import { TidingsError } from '../errors.js';
-import { lockQueues } from '../store/accounts.js';
-import type { Engine } from '../store/db.js';
+import { lockQueues, lockQueuesQuery } from '../store/accounts.js';
+import type { Engine, Store } from '../store/db.js';
 import {
+  type InsertedReadingWaiting,
   type NewQueueRow,
   type WaitingByKey,
   createQueueItems,
   createQueueItemsReadingWaiting,
+  insertReadingWaitingQuery,
   queueItemsByKeys,
   queueLengthBounds,
 } from '../store/queueItemBatches.js';
@@ -132,6 +134,73 @@ export async function enqueueMany(
       await updateQueueItemTitle(trx, q.accountId, id, title);
     }
   }
+  return answersOf(queues, versions, plans);
+}
+
+/**
+ * enqueueMany in one round trip, on PostgreSQL (store/oneTrip.ts), for the API's saves in the usual case:
+ * each queue's length bound is known as of the last version this process wrote (LengthBounds), and no
+ * offer can reach the limit whatever is waiting. The queues' locks and the insert that reads which URLs
+ * were waiting (planAndWrite's first statement) are sent together as one transaction; the insert writes
+ * only if each queue is still at the version its bound was recorded at plus its offers (nobody else
+ * wrote to it meanwhile, so the bound holds and nothing is refused) and none of the URLs a save names was
+ * waiting (that save would rename it, a write planned from what is read). Then the plans made with what
+ * was waiting are exactly what was written. Null when this cannot be used, or when the insert did not
+ * write (the transaction only advanced the versions, which tells caches to read again): the caller then
+ * runs enqueueMany in a transaction of its own.
+ */
+export async function enqueueManyAtOnce(
+  store: Store,
+  queues: readonly QueueOffers[],
+  bounds: LengthBounds,
+): Promise<Enqueued[] | null> {
+  if (store.oneTrip === null) return null;
+  const known = new Map<number, number>();
+  const expected: { accountId: number; version: number }[] = [];
+  const rows: NewQueueRow[] = [];
+  const titled: boolean[] = [];
+  for (const q of queues) {
+    const latest = bounds.latest(q.accountId);
+    if (latest === undefined) return null;
+    const ahead = planQueue(q.offers, new Map(), latest.bound);
+    if (refuses(ahead)) return null;
+    known.set(q.accountId, latest.bound);
+    expected.push({ accountId: q.accountId, version: latest.version + q.offers.length });
+    const named = new Set(q.offers.filter((o) => o.item.titleGiven).map((o) => o.item.urlKey));
+    for (const item of ahead.inserts) {
+      rows.push({ accountId: q.accountId, ...item });
+      titled.push(named.has(item.urlKey));
+    }
+  }
+  const changes = queues.map((q) => ({ accountId: q.accountId, changes: q.offers.length }));
+  const [locked = [], [written] = []] = await store.oneTrip([
+    lockQueuesQuery(changes).compile(store.db),
+    insertReadingWaitingQuery(rows, { versions: expected, titled }).compile(store.db),
+  ]);
+  const result = written as InsertedReadingWaiting | undefined;
+  if (result?.wrote !== true) return null;
+  // The queues were at the versions expected: no account is gone, nothing was refused nor renamed.
+  const versions = new Map(
+    (locked as { id: number; queue_version: number }[]).map((r) => [r.id, r.queue_version]),
+  );
+  const waiting = byAccount(result.waiting);
+  const plans = new Map<number, QueuePlan>();
+  for (const q of queues) {
+    const plan = planQueue(q.offers, waiting.get(q.accountId) ?? new Map(), known.get(q.accountId) ?? 0);
+    if (refuses(plan) || plan.retitles.length > 0) throw changed();
+    plans.set(q.accountId, plan);
+  }
+  const inserts = [...plans.values()].reduce((n, p) => n + p.inserts.length, 0);
+  if (result.inserted !== inserts) throw changed();
+  return answersOf(queues, versions, plans);
+}
+
+/** Each queue's answers, version and bound, from its version (none: the account is gone) and plan. */
+function answersOf(
+  queues: readonly QueueOffers[],
+  versions: ReadonlyMap<number, number>,
+  plans: ReadonlyMap<number, QueuePlan>,
+): Enqueued[] {
   return queues.map((q) => {
     const version = versions.get(q.accountId) ?? null;
     const plan = plans.get(q.accountId);
@@ -140,6 +209,9 @@ export async function enqueueMany(
     return { results: plan.answers.map(answer), version, bound: plan.length };
   });
 }
+
+/** What is read under a queue's lock cannot change before it is written: every writer takes it first. */
+const changed = (): Error => new Error('a queue changed under its lock');
 
 /**
  * Plans each live queue's offers (its bound known) and inserts the new rows; the plans by account. When
@@ -167,9 +239,6 @@ async function planAndWrite(
     live.flatMap((q) =>
       (plans.get(q.accountId)?.inserts ?? []).map((item) => ({ accountId: q.accountId, ...item })),
     );
-  // Every writer takes the queue's lock first, so what is read here cannot change before it is written.
-  const changed = (): Error => new Error('a queue changed under its lock');
-
   const ahead = await plan(new Map());
   if (![...ahead.values()].some(refuses)) {
     const { inserted, waiting } = await createQueueItemsReadingWaiting(trx, engine, rowsOf(ahead));

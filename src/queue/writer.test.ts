@@ -204,6 +204,35 @@ await describeEachEngine('group commit', (ctx) => {
     assert.deepEqual(await savedUrlsByAccount(store.db, a.id), [{ url: 'https://e.com/1', title: 'T' }]);
   });
 
+  test('the next saves of senders answered together share a transaction, though they come turns apart', async () => {
+    const store = ctx.store();
+    const { id } = await newAccount(store);
+    const limit = { limit: 100 };
+    let trips = 0;
+    const oneTrip = store.oneTrip;
+    if (oneTrip !== null) {
+      store.oneTrip = (statements) => {
+        trips++;
+        return oneTrip(statements);
+      };
+    }
+    const first = Array.from({ length: 5 }, (_, i) =>
+      addSavedUrl(store, id, save(`https://e.com/first/${i}`), limit),
+    );
+    assert.deepEqual(await answers(first), ['added', 'added', 'added', 'added', 'added']);
+    const next: Promise<string>[] = [];
+    for (let i = 0; i < 5; i++) {
+      // Two turns of the event loop apart, with nothing arriving in between.
+      for (let turn = 0; turn < 2; turn++) await new Promise((ok) => setImmediate(ok));
+      next.push(addSavedUrl(store, id, save(`https://e.com/next/${i}`), limit));
+    }
+    assert.deepEqual(await answers(next), ['added', 'added', 'added', 'added', 'added']);
+    // On PostgreSQL the first batch took a transaction (no bound known yet), the next one trip.
+    if (oneTrip !== null) assert.equal(trips, 1);
+    store.oneTrip = oneTrip;
+    assert.equal((await savedUrlsByAccount(store.db, id)).length, 10);
+  });
+
   if (ctx.engine !== 'postgres') return;
 
   test('on PostgreSQL a queue whose lock is held elsewhere delays only its own saves', async () => {

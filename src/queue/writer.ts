@@ -1,7 +1,13 @@
 import type { Store } from '../store/db.js';
 import { transaction } from '../store/precompiled.js';
 import { LengthBounds } from './bounds.js';
-import { type AddOutcome, type QueueItem, type QueueOffers, enqueueMany } from './enqueue.js';
+import {
+  type AddOutcome,
+  type QueueItem,
+  type QueueOffers,
+  enqueueMany,
+  enqueueManyAtOnce,
+} from './enqueue.js';
 import type { Offer } from './plan.js';
 
 /** A validated save, waiting for its transaction. */
@@ -14,6 +20,8 @@ export interface Save {
 const MAX_BATCH = 200;
 /** How many more turns of the event loop a batch may wait while saves keep arriving. */
 const SETTLE_TURNS = 3;
+/** PostgreSQL: how long saves may wait for the others expected to share their transaction (see schedule). */
+const SETTLE_MS = 2;
 
 /** A save's answer: its outcome, or the error it fails with (a TidingsError for a refusal). */
 type Result = { outcome: AddOutcome } | { error: unknown };
@@ -35,7 +43,8 @@ interface Pending {
  * statements, the accounts locked once, in id order (a queue's lock serialises writers to it across
  * instances, and the order rules out deadlocks), each account's saves in arrival order. A save refused
  * for a client error (queue full) writes nothing and does not disturb the others. If a transaction fails,
- * each of its saves is retried in a transaction of its own, so one save's failure is only its own.
+ * each of its saves is retried in a transaction of its own, so one save's failure is only its own. On
+ * PostgreSQL the usual transaction is one round trip (enqueueManyAtOnce); enqueueMany's takes several.
  *
  * SQLite has one writer: one transaction at a time, for every account pending. On PostgreSQL up to
  * POSTGRES_WRITERS transactions run at once, for different accounts: the saves pending for accounts
@@ -46,6 +55,12 @@ interface Pending {
 class QueueWriter {
   private pending: Pending[] = [];
   private scheduled = false;
+  /** PostgreSQL: the pending saves are written when it fires, if the senders expected have not all come. */
+  private timer: NodeJS.Timeout | undefined;
+  private readonly waitsForSenders: boolean;
+  /** Saves answered within SETTLE_MS of answeredAt, less the saves that came since (see schedule). */
+  private awaited = 0;
+  private answeredAt = 0;
   /** Transactions under way, and the accounts they write to. */
   private inFlight = 0;
   private readonly busy = new Set<number>();
@@ -56,6 +71,7 @@ class QueueWriter {
 
   constructor(private readonly store: Store) {
     this.maxInFlight = store.engine === 'postgres' ? POSTGRES_WRITERS : 1;
+    this.waitsForSenders = store.engine === 'postgres';
   }
 
   /** Saves accepted and not yet answered: waiting for a transaction, or in one under way. */
@@ -66,6 +82,7 @@ class QueueWriter {
   add(save: Save): Promise<AddOutcome> {
     return new Promise((resolve, reject) => {
       this.pending.push({ save, resolve, reject });
+      if (this.awaited > 0) this.awaited--;
       this.schedule();
     });
   }
@@ -79,9 +96,25 @@ class QueueWriter {
    * Writes what is pending at the end of this turn of the event loop; while more saves keep arriving
    * turn after turn (a busy server), waits up to SETTLE_TURNS more turns so that they share the commit.
    * A lone save waits one turn, as it always did.
+   *
+   * On PostgreSQL it first waits, at most SETTLE_MS, while saves answered in the last SETTLE_MS have not
+   * all been followed by a new one: their senders, answered together, tend to send their next saves
+   * together but not in the same turn, and a transaction started with the first would make the others
+   * wait for it (an account has one at a time), a round trip and a commit more. (On SQLite a transaction
+   * costs less than waiting.)
    */
   private schedule(): void {
     if (this.scheduled || !this.ready()) return;
+    if (this.waitsForSenders && this.sendersExpected()) {
+      this.timer ??= setTimeout(() => {
+        this.timer = undefined;
+        this.awaited = 0;
+        this.schedule();
+      }, SETTLE_MS);
+      return;
+    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
     this.scheduled = true;
     let seen = this.pending.length;
     let turns = 0;
@@ -95,6 +128,12 @@ class QueueWriter {
       this.flush();
     };
     setImmediate(check);
+  }
+
+  /** Whether senders answered within the last SETTLE_MS are yet to send their next saves. */
+  private sendersExpected(): boolean {
+    if (this.awaited > 0 && performance.now() - this.answeredAt > SETTLE_MS) this.awaited = 0;
+    return this.awaited > 0 && this.pending.length < MAX_BATCH;
   }
 
   /** Starts transactions for the pending saves of accounts with none under way, as many as are free. */
@@ -122,6 +161,8 @@ class QueueWriter {
         if ('outcome' in r) p.resolve(r.outcome);
         else p.reject(r.error);
       });
+      this.awaited += batch.length;
+      this.answeredAt = performance.now();
     } finally {
       for (const a of accounts) this.busy.delete(a);
       this.inFlight--;
@@ -155,9 +196,9 @@ class QueueWriter {
   /** One transaction for the saves; their answers in the order given. */
   private async write(saves: Save[]): Promise<Result[]> {
     const groups = groupByAccount(saves);
-    const done = await transaction(this.store.db, (trx) =>
-      enqueueMany(trx, this.store.engine, groups, this.bounds),
-    );
+    const done =
+      (await enqueueManyAtOnce(this.store, groups, this.bounds)) ??
+      (await transaction(this.store.db, (trx) => enqueueMany(trx, this.store.engine, groups, this.bounds)));
     const results: Result[] = new Array<Result>(saves.length);
     groups.forEach((group, g) => {
       const one = done[g];

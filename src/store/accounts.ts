@@ -306,16 +306,23 @@ export async function lockQueues(
     return versions;
   }
   if (sorted.length === 0) return versions;
-  const ids = sorted.map((q) => q.accountId);
-  const { rows } = await sql<{ id: number; queue_version: number }>`
-    with locked as materialized (
-      select id from accounts where id = any(${ids}::int[]) order by id for update
-    )
-    update accounts a set queue_version = a.queue_version + c.changes
-    from locked join unnest(${ids}::int[], ${sorted.map((q) => q.changes)}::int[]) as c(id, changes)
-      on c.id = locked.id
-    where a.id = locked.id
-    returning a.id, a.queue_version`.execute(db);
+  const { rows } = await lockQueuesQuery(sorted).execute(db);
   for (const r of rows) versions.set(r.id, r.queue_version);
   return versions;
+}
+
+/**
+ * PostgreSQL's one statement for lockQueues (the queues in any order): the new versions as rows of
+ * (id, queue_version).
+ */
+export function lockQueuesQuery(queues: readonly { accountId: number; changes: number }[]) {
+  return sql<{ id: number; queue_version: number }>`
+    with locked as materialized (
+      select id from accounts where id = any(${queues.map((q) => q.accountId)}::int[]) order by id for update
+    )
+    update accounts a set queue_version = a.queue_version + c.changes
+    from locked join unnest(${queues.map((q) => q.accountId)}::int[], ${queues.map((q) => q.changes)}::int[])
+      as c(id, changes) on c.id = locked.id
+    where a.id = locked.id
+    returning a.id, a.queue_version`;
 }

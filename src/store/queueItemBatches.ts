@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from './schema.js';
 import { type Engine, now } from './db.js';
 import {
@@ -69,8 +69,8 @@ export async function createQueueItems(
   return (await insertRows(rows).execute(db)).rows.length;
 }
 
-/** PostgreSQL's one statement for createQueueItems. */
-function insertRows(rows: readonly NewQueueRow[]) {
+/** PostgreSQL's one statement for createQueueItems; `where` (if given) decides whether it writes at all. */
+function insertRows(rows: readonly NewQueueRow[], where: RawBuilder<unknown> = sql``) {
   const at = now();
   const column = <T>(pick: (r: NewQueueRow) => T): T[] => rows.map(pick);
   return sql<{ id: number }>`
@@ -84,6 +84,7 @@ function insertRows(rows: readonly NewQueueRow[]) {
       ${column((r) => r.summary)}::text[], ${column((r) => r.publishedAt)}::text[],
       ${column((r) => r.imageUrl)}::text[]
     ) with ordinality as r(account_id, url, url_key, title, source, feed_id, summary, published_at, image_url, n)
+    ${where}
     order by r.n
     on conflict (account_id, url_key) do nothing
     returning id`;
@@ -112,16 +113,56 @@ export async function createQueueItemsReadingWaiting(
     return { inserted, waiting };
   }
   if (rows.length === 0) return { inserted: 0, waiting: [] };
-  const { rows: found } = await sql<{ inserted: number; waiting: WaitingByKey[] }>`
-    with waiting as (
-      select q.account_id as "accountId", q.url_key as "urlKey", q.id, q.title
-      from unnest(${rows.map((r) => r.accountId)}::int[], ${rows.map((r) => r.urlKey)}::text[])
-        as k(account_id, url_key)
-      join queue_items q on q.account_id = k.account_id and q.url_key = k.url_key
-    ), inserted as (${insertRows(rows)})
-    select (select count(*) from inserted) as inserted,
-      (select coalesce(json_agg(waiting), '[]') from waiting) as waiting`.execute(db);
+  const { rows: found } = await insertReadingWaitingQuery(rows).execute(db);
   return found[0] ?? { inserted: 0, waiting: [] };
+}
+
+/**
+ * When createQueueItemsReadingWaiting's statement writes (see insertReadingWaitingQuery): only if each
+ * account's queue is at the version expected, and none of the rows whose `titled` is true (a URL some
+ * save names) is waiting.
+ */
+export interface InsertCondition {
+  versions: readonly { accountId: number; version: number }[];
+  /** For each row, in order. */
+  titled: readonly boolean[];
+}
+
+/** What the statement answers: the rows inserted, the rows' keys that were waiting, and whether it wrote. */
+export interface InsertedReadingWaiting {
+  inserted: number;
+  waiting: WaitingByKey[];
+  wrote: boolean;
+}
+
+/**
+ * PostgreSQL's one statement for createQueueItemsReadingWaiting. With a condition, it inserts nothing
+ * (and says it did not write) unless the condition holds, as of the queues' locks when they were taken by
+ * an earlier statement of the same transaction (each statement of a transaction sees what was committed
+ * before it began, at PostgreSQL's default isolation).
+ */
+export function insertReadingWaitingQuery(rows: readonly NewQueueRow[], condition?: InsertCondition) {
+  const versions = condition?.versions ?? [];
+  const titled = condition?.titled ?? rows.map(() => false);
+  return sql<InsertedReadingWaiting>`
+    with waiting as (
+      select q.account_id as "accountId", q.url_key as "urlKey", q.id, q.title, k.titled
+      from unnest(${rows.map((r) => r.accountId)}::int[], ${rows.map((r) => r.urlKey)}::text[], ${titled}::bool[])
+        as k(account_id, url_key, titled)
+      join queue_items q on q.account_id = k.account_id and q.url_key = k.url_key
+    ), allowed as (
+      select not exists (select from waiting where titled)
+        and not exists (
+          select from unnest(${versions.map((v) => v.accountId)}::int[], ${versions.map((v) => v.version)}::int[])
+            as e(id, version)
+          left join accounts a on a.id = e.id
+          where a.queue_version is distinct from e.version
+        ) as yes
+    ), inserted as (${insertRows(rows, sql`where (select yes from allowed)`)})
+    select (select count(*) from inserted) as inserted,
+      (select coalesce(json_agg(json_build_object('accountId', "accountId", 'urlKey', "urlKey", 'id', id, 'title', title)), '[]')
+        from waiting) as waiting,
+      (select yes from allowed) as wrote`;
 }
 
 /**
