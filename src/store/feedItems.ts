@@ -25,26 +25,35 @@ export async function createFeedItemsIfNew(
   feedId: number,
   items: readonly NewFeedItem[],
 ): Promise<Set<string>> {
-  const created = new Set<string>();
-  for (let i = 0; i < items.length; i += CHUNK) {
-    const rows = await db
+  return (await createFeedsItemsIfNew(db, [{ feedId, items }])).get(feedId) ?? new Set<string>();
+}
+
+/** createFeedItemsIfNew for several feeds at once (distinct feeds), 500 items a statement: new keys by feed. */
+export async function createFeedsItemsIfNew(
+  db: Kysely<Database>,
+  feeds: readonly { feedId: number; items: readonly NewFeedItem[] }[],
+): Promise<Map<number, Set<string>>> {
+  const created = new Map<number, Set<string>>(feeds.map((f) => [f.feedId, new Set<string>()]));
+  const rows = feeds.flatMap(({ feedId, items }) =>
+    items.map((item) => ({
+      feed_id: feedId,
+      item_key: item.itemKey,
+      url: item.url,
+      title: item.title,
+      summary: item.summary,
+      published_at: item.publishedAt,
+      first_seen_at: item.firstSeenAt,
+      image_url: item.imageUrl,
+    })),
+  );
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const done = await db
       .insertInto('feed_items')
-      .values(
-        items.slice(i, i + CHUNK).map((item) => ({
-          feed_id: feedId,
-          item_key: item.itemKey,
-          url: item.url,
-          title: item.title,
-          summary: item.summary,
-          published_at: item.publishedAt,
-          first_seen_at: item.firstSeenAt,
-          image_url: item.imageUrl,
-        })),
-      )
+      .values(rows.slice(i, i + CHUNK))
       .onConflict((oc) => oc.columns(['feed_id', 'item_key']).doNothing())
-      .returning('item_key')
+      .returning(['feed_id', 'item_key'])
       .execute();
-    for (const r of rows) created.add(r.item_key);
+    for (const r of done) created.get(r.feed_id)?.add(r.item_key);
   }
   return created;
 }
