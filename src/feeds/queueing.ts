@@ -12,7 +12,6 @@ import {
   markBackfilled,
   recordSkippedItems,
   subscriptionById,
-  subscriptionsByFeed,
 } from '../store/subscriptions.js';
 import { type RefreshDeps, currentTime } from './deps.js';
 import { type Filter, compileFilter, passesFilters } from './filters.js';
@@ -41,29 +40,15 @@ export function countOffered(deps: Pick<RefreshDeps, 'metrics'>, offered: Offere
 }
 
 /**
- * Queues the new items of a fetch (`fresh`, oldest first; already remembered) for the subscriptions that
- * had their first fill: on the feed's first successful fetch, those published within the backfill window
- * (undated ones are only remembered: nothing says they are recent); afterwards, every new item unless its
- * date is older than the window before the last success (an archive the feed suddenly republishes must
- * not flood queues). A subscription without its first fill gets the backfill window instead, this fetch
- * included. Returns what came of the offers (`added`: how many were not already waiting); an item without
- * a link is counted as skipped on the subscription.
- */
-export async function queueNewItems(
-  deps: RefreshDeps,
-  db: Kysely<Database>,
-  feed: FeedRow,
-  fresh: readonly FeedItem[],
-  now: Date,
-): Promise<Offered> {
-  const offers = await offerNewItems(deps, db, feed, fresh, now, await subscriptionsByFeed(db, feed.id));
-  return (await enqueueOffers(deps, db, [offers]))[0] ?? {};
-}
-
-/**
- * queueNewItems up to the queues: what the fetch offers to each of the feed's subscriptions (`rows`, read
- * under the feed's lock), backfill windows included (those subscriptions are marked as filled here).
- * Queue the offers with enqueueOffers, in the same transaction.
+ * What the new items of a fetch (`fresh`, oldest first; already remembered) offer to the feed's
+ * subscriptions (`rows`, read under the feed's lock): to those that had their first fill, on the feed's
+ * first successful fetch, the items published within the backfill window (undated ones are only
+ * remembered: nothing says they are recent); afterwards, every new item unless its date is older than the
+ * window before the last success (an archive the feed suddenly republishes must not flood queues). A
+ * subscription without its first fill gets the backfill window instead, this fetch included (marked as
+ * filled here). Queue the offers with enqueueOffers, in the same transaction: it answers what came of them
+ * (`added`: how many were not already waiting); an item without a link is counted as skipped on the
+ * subscription.
  */
 export async function offerNewItems(
   deps: RefreshDeps,

@@ -16,19 +16,10 @@ export interface NewFeedItem {
 const CHUNK = 500;
 
 /**
- * Remembers the items of a feed, in one statement (per 500 items); returns the keys of those seen for the
- * first time. The unique (feed, key) pair makes this exact even when two workers race; of items sharing a
- * key, the first is the one written.
+ * Remembers the items of one or several feeds (distinct feeds), in one statement per 500 items; returns
+ * the keys of those seen for the first time, by feed. The unique (feed, key) pair makes this exact even
+ * when two workers race; of a feed's items sharing a key, the first is the one written.
  */
-export async function createFeedItemsIfNew(
-  db: Kysely<Database>,
-  feedId: number,
-  items: readonly NewFeedItem[],
-): Promise<Set<string>> {
-  return (await createFeedsItemsIfNew(db, [{ feedId, items }])).get(feedId) ?? new Set<string>();
-}
-
-/** createFeedItemsIfNew for several feeds at once (distinct feeds), 500 items a statement: new keys by feed. */
 export async function createFeedsItemsIfNew(
   db: Kysely<Database>,
   feeds: readonly { feedId: number; items: readonly NewFeedItem[] }[],
