@@ -69,10 +69,7 @@ export async function pollOnce(
     if (stopped()) await releaseFeed(deps.store.db, feed.id, owner);
     else tally(summary, await refreshOne(deps, feed, owner));
   };
-  const work = (feed: FeedRow): Promise<void> =>
-    global.run(() => perHost.run(hostOf(feed.url), () => refresh(feed)));
-
-  // Feeds are claimed a batch at a time (one statement each), fetched, and the next batch claimed.
+  // Feeds are claimed a batch at a time (one statement each).
   const batchSize = o.concurrency * 4;
   const ids = opts.all === true ? await activeFeedIds(deps.store.db) : null;
   let next = 0;
@@ -86,11 +83,30 @@ export async function pollOnce(
     next += batchSize;
     return claimFeeds(deps.store.db, chunk, lease());
   };
+  // The next batch is claimed as soon as every feed of the one before has its turn to be fetched, so that
+  // fetches do not wait for a batch's last ones (and their writes) to finish. A batch is fetched well
+  // within its lease: a few fetches' time after the one before.
+  const running: Promise<void>[] = [];
+  let failed: { err: unknown } | undefined;
   while (!stopped()) {
     const batch = await claim();
     if (batch === null) break;
-    await Promise.all(batch.map(work));
+    if (batch.length === 0) continue; // every feed of this chunk was taken by someone else
+    let unstarted = batch.length;
+    let allStarted = (): void => undefined;
+    const started = new Promise<void>((resolve) => (allStarted = resolve));
+    for (const feed of batch) {
+      const done = global.run(() => {
+        if (--unstarted === 0) allStarted();
+        return perHost.run(hostOf(feed.url), () => refresh(feed));
+      });
+      running.push(done.catch((err: unknown) => void (failed ??= { err })));
+    }
+    await started;
+    if (failed !== undefined) break;
   }
+  await Promise.all(running);
+  if (failed !== undefined) throw failed.err;
   return summary;
 }
 

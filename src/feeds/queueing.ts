@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { TidingsError } from '../errors.js';
 import type { SaveOutcome } from '../lib/metrics.js';
 import { MAX_URL_LENGTH } from '../queue/url.js';
-import { type QueueInput, type QueueItem, checkItem, enqueue } from '../queue/enqueue.js';
+import { type QueueInput, type QueueItem, checkItem, enqueueMany } from '../queue/enqueue.js';
+import type { Offer } from '../queue/plan.js';
 import { recentFeedItems } from '../store/feedItems.js';
 import { type FeedRow, lockFeed } from '../store/feeds.js';
 import type { Database } from '../store/schema.js';
@@ -11,7 +12,6 @@ import {
   markBackfilled,
   recordSkippedItems,
   subscriptionById,
-  subscriptionsByFeed,
 } from '../store/subscriptions.js';
 import { type RefreshDeps, currentTime } from './deps.js';
 import { type Filter, compileFilter, passesFilters } from './filters.js';
@@ -40,25 +40,28 @@ export function countOffered(deps: Pick<RefreshDeps, 'metrics'>, offered: Offere
 }
 
 /**
- * Queues the new items of a fetch (`fresh`, oldest first; already remembered) for the subscriptions that
- * had their first fill: on the feed's first successful fetch, those published within the backfill window
- * (undated ones are only remembered: nothing says they are recent); afterwards, every new item unless its
- * date is older than the window before the last success (an archive the feed suddenly republishes must
- * not flood queues). A subscription without its first fill gets the backfill window instead, this fetch
- * included. Returns what came of the offers (`added`: how many were not already waiting); an item without
- * a link is counted as skipped on the subscription.
+ * What the new items of a fetch (`fresh`, oldest first; already remembered) offer to the feed's
+ * subscriptions (`rows`, read under the feed's lock): to those that had their first fill, on the feed's
+ * first successful fetch, the items published within the backfill window (undated ones are only
+ * remembered: nothing says they are recent); afterwards, every new item unless its date is older than the
+ * window before the last success (an archive the feed suddenly republishes must not flood queues). A
+ * subscription without its first fill gets the backfill window instead, this fetch included (marked as
+ * filled here). Queue the offers with enqueueOffers, in the same transaction: it answers what came of them
+ * (`added`: how many were not already waiting); an item without a link is counted as skipped on the
+ * subscription.
  */
-export async function queueNewItems(
+export async function offerNewItems(
   deps: RefreshDeps,
   db: Kysely<Database>,
   feed: FeedRow,
   fresh: readonly FeedItem[],
   now: Date,
-): Promise<Offered> {
+  rows: readonly SubscriptionRow[],
+): Promise<Offers> {
   const firstFetch = feed.last_success_at === null;
   const since =
     (firstFetch ? now.getTime() : Date.parse(feed.last_success_at ?? '')) - deps.backfillHours * HOUR;
-  const subscribers = (await subscriptionsByFeed(db, feed.id)).map((row) => subscriber(deps, row));
+  const subscribers = rows.map((row) => subscriber(deps, row));
   const filled = subscribers.filter((s) => s.row.backfilled_at !== null);
   const offers = new Offers(deps, feed.id);
   for (const item of fresh) {
@@ -76,7 +79,19 @@ export async function queueNewItems(
     }
   }
   await offerBackfills(deps, db, feed.id, subscribers, offers);
-  return offers.enqueue(db);
+  return offers;
+}
+
+/**
+ * Queues the offers of one or several feeds' fetches in the caller's transaction, in a handful of
+ * statements whatever their number (see Offers.enqueueAll); what came of each feed's offers, in order.
+ */
+export function enqueueOffers(
+  deps: RefreshDeps,
+  db: Kysely<Database>,
+  offers: readonly Offers[],
+): Promise<Offered[]> {
+  return Offers.enqueueAll(deps, db, offers);
 }
 
 /**
@@ -177,7 +192,7 @@ function skipReason(err: TidingsError): string {
  * on, and the skip is counted on the subscription with its reason (recordSkippedItems), in the same
  * transaction: `feed list` and the Feeds page show it.
  */
-class Offers {
+export class Offers {
   /** Per account (one subscription each: an account follows a feed once), what is to be queued. */
   private readonly byAccount = new Map<number, { subscriptionId: number; items: QueueItem[] }>();
   private readonly skips = new Map<number, { accountId: number; count: number; reason: string }>();
@@ -227,30 +242,61 @@ class Offers {
     else offered.items.push(item);
   }
 
-  /**
-   * Queues what was offered, one `enqueue` per account in account order (two workers adding to the same
-   * accounts then lock them in the same order), then counts the skips on their subscriptions; what came of
-   * every offer, refusals included.
-   */
+  /** Queues what was offered (see enqueueAll); what came of every offer, refusals included. */
   async enqueue(db: Kysely<Database>): Promise<Offered> {
-    for (const [accountId, { subscriptionId, items }] of [...this.byAccount].sort(([a], [b]) => a - b)) {
-      const { results } = await enqueue(db, accountId, items, {
-        engine: this.deps.store.engine,
-        limit: this.deps.queueLimit,
-      });
-      for (const r of results) {
-        if ('outcome' in r) this.count(r.outcome);
-        else {
-          this.count(r.error.kind);
-          this.skipped(accountId, subscriptionId, skipReason(r.error));
+    return (await Offers.enqueueAll(this.deps, db, [this]))[0] ?? {};
+  }
+
+  /**
+   * Queues what several feeds offered, one `enqueueMany` for all their accounts (locked once each, in
+   * account order, so two workers adding to the same accounts lock them in the same order), each account's
+   * items in the order of `all` and, within a feed, as offered; then counts the skips on their
+   * subscriptions. What came of each feed's offers, refusals included, in the order of `all`.
+   */
+  static async enqueueAll(
+    deps: RefreshDeps,
+    db: Kysely<Database>,
+    all: readonly Offers[],
+  ): Promise<Offered[]> {
+    const queues = new Map<number, { offers: Offer[]; from: { offers: Offers; subscriptionId: number }[] }>();
+    for (const offers of all) {
+      for (const [accountId, { subscriptionId, items }] of offers.byAccount) {
+        let queue = queues.get(accountId);
+        if (queue === undefined) queues.set(accountId, (queue = { offers: [], from: [] }));
+        for (const item of items) {
+          queue.offers.push({ item, limit: deps.queueLimit });
+          queue.from.push({ offers, subscriptionId });
         }
       }
     }
-    const at = currentTime(this.deps).toISOString();
-    for (const [subscriptionId, { accountId, count, reason }] of this.skips) {
-      await recordSkippedItems(db, accountId, subscriptionId, { count, reason, at });
+    const accounts = [...queues].sort(([a], [b]) => a - b);
+    const done =
+      accounts.length === 0
+        ? []
+        : await enqueueMany(
+            db,
+            deps.store.engine,
+            accounts.map(([accountId, q]) => ({ accountId, offers: q.offers })),
+          );
+    accounts.forEach(([accountId, q], a) => {
+      const results = done[a]?.results ?? [];
+      q.from.forEach(({ offers, subscriptionId }, i) => {
+        const r = results[i];
+        if (r === undefined) throw new Error('no answer for a queued feed item');
+        if ('outcome' in r) offers.count(r.outcome);
+        else {
+          offers.count(r.error.kind);
+          offers.skipped(accountId, subscriptionId, skipReason(r.error));
+        }
+      });
+    });
+    const at = currentTime(deps).toISOString();
+    for (const offers of all) {
+      for (const [subscriptionId, { accountId, count, reason }] of offers.skips) {
+        await recordSkippedItems(db, accountId, subscriptionId, { count, reason, at });
+      }
     }
-    return this.offered;
+    return all.map((offers) => offers.offered);
   }
 
   private count(outcome: SaveOutcome): void {

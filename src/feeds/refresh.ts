@@ -1,22 +1,12 @@
-import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import { createFeedItemsIfNew } from '../store/feedItems.js';
-import {
-  type FeedFetchUpdate,
-  type FeedRow,
-  feedByUrl,
-  lockFeed,
-  updateFeedAfterFetch,
-} from '../store/feeds.js';
-import type { Database } from '../store/schema.js';
+import { type FeedFetchUpdate, type FeedRow, feedByUrl } from '../store/feeds.js';
 import type { FetchErrorCode, FetchResult } from '../fetch/fetch.js';
 import { type FeedFetchOutcome, stopwatch } from '../lib/metrics.js';
-import { LeaseLost } from '../lib/workers.js';
 import { type RefreshDeps, currentTime } from './deps.js';
 import { fetchFeed } from './fetchFeed.js';
-import { type Feed, type FeedItem, FeedParseError, parseFeed } from './parse/parse.js';
-import { type Offered, countOffered, queueNewItems } from './queueing.js';
+import { type Feed, FeedParseError, parseFeed } from './parse/parse.js';
+import { countOffered } from './queueing.js';
 import { intervalFromPosts, nextFetchAfterError, nextFetchAfterSuccess } from './schedule.js';
+import { recordOutcome, storeFetch } from './writer.js';
 
 export type RefreshOutcome =
   | { status: 'updated'; newItems: number; queued: number }
@@ -28,12 +18,6 @@ export type RefreshOutcome =
 
 /** Why a fetch is an error: the fetcher's code, an answer that is not a feed, or storing its items failed. */
 export type FeedErrorReason = FetchErrorCode | 'not_a_feed' | 'store' | 'internal';
-
-const MAX_ITEM_KEY_LENGTH = 500;
-
-/** Item keys are indexed: a guid longer than an index entry may hold is stored as its hash. */
-const boundedKey = (id: string): string =>
-  id.length <= MAX_ITEM_KEY_LENGTH ? id : `hash:${createHash('sha256').update(id).digest('hex')}`;
 
 /**
  * The whole refresh of one feed that `owner` holds a lease on: fetch → parse → remember new items →
@@ -125,7 +109,7 @@ async function refresh(deps: RefreshDeps, feed: FeedRow, owner: string): Promise
 
 /**
  * A feed that answered: parse it, then in one transaction under the lease remember its items, queue the
- * new ones (queueing.ts) and schedule the next fetch.
+ * new ones (queueing.ts) and schedule the next fetch (writer.ts: with other fetches ready at the same time).
  */
 async function ingest(
   deps: RefreshDeps,
@@ -166,54 +150,10 @@ async function ingest(
     fetchedAt: now.toISOString(),
     error: null,
   };
-  try {
-    let offered: Offered = {};
-    const outcome = await deps.store.db.transaction().execute(async (trx) => {
-      // First, so that a subscription's first fill (see queueing.ts) never runs beside this transaction.
-      if ((await lockFeed(trx, feed.id, owner)) === undefined) throw new LeaseLost();
-      const fresh = await rememberItems(trx, feed, parsed.items, now);
-      offered = await queueNewItems(deps, trx, feed, fresh, now);
-      if (!(await updateFeedAfterFetch(trx, feed.id, owner, update))) throw new LeaseLost();
-      return { status: 'updated', newItems: fresh.length, queued: offered.added ?? 0 } as const;
-    });
-    countOffered(deps, offered);
-    return outcome;
-  } catch (err) {
-    if (err instanceof LeaseLost) return { status: 'lease_lost' };
-    throw err;
-  }
-}
-
-/**
- * Remembers every item the feed shows, in one statement; returns the new ones, oldest first (so that queues
- * list a feed's items in the order they were published). Of items sharing a key, the oldest counts.
- */
-async function rememberItems(
-  db: Kysely<Database>,
-  feed: FeedRow,
-  items: readonly FeedItem[],
-  now: Date,
-): Promise<FeedItem[]> {
-  const byKey = new Map<string, FeedItem>();
-  for (const item of [...items].reverse()) {
-    const key = boundedKey(item.id);
-    if (!byKey.has(key)) byKey.set(key, item);
-  }
-  const firstSeenAt = now.toISOString();
-  const created = await createFeedItemsIfNew(
-    db,
-    feed.id,
-    [...byKey].map(([itemKey, item]) => ({
-      itemKey,
-      url: item.url,
-      title: item.title,
-      summary: item.summary,
-      publishedAt: item.published?.toISOString() ?? null,
-      firstSeenAt,
-      imageUrl: item.image,
-    })),
-  );
-  return [...byKey].filter(([key]) => created.has(key)).map(([, item]) => item);
+  const stored = await storeFetch(deps, { feed, owner, now, items: parsed.items, update });
+  if (stored.status === 'lease_lost') return stored;
+  countOffered(deps, stored.offered);
+  return { status: 'updated', newItems: stored.newItems, queued: stored.queued };
 }
 
 async function recordError(
@@ -246,9 +186,7 @@ async function record(
   outcome: RefreshOutcome,
   update: FeedFetchUpdate,
 ): Promise<RefreshOutcome> {
-  return (await updateFeedAfterFetch(deps.store.db, feed.id, owner, update))
-    ? outcome
-    : { status: 'lease_lost' };
+  return (await recordOutcome(deps, { feedId: feed.id, owner, update })) ? outcome : { status: 'lease_lost' };
 }
 
 /**

@@ -16,35 +16,35 @@ export interface NewFeedItem {
 const CHUNK = 500;
 
 /**
- * Remembers the items of a feed, in one statement (per 500 items); returns the keys of those seen for the
- * first time. The unique (feed, key) pair makes this exact even when two workers race; of items sharing a
- * key, the first is the one written.
+ * Remembers the items of one or several feeds (distinct feeds), in one statement per 500 items; returns
+ * the keys of those seen for the first time, by feed. The unique (feed, key) pair makes this exact even
+ * when two workers race; of a feed's items sharing a key, the first is the one written.
  */
-export async function createFeedItemsIfNew(
+export async function createFeedsItemsIfNew(
   db: Kysely<Database>,
-  feedId: number,
-  items: readonly NewFeedItem[],
-): Promise<Set<string>> {
-  const created = new Set<string>();
-  for (let i = 0; i < items.length; i += CHUNK) {
-    const rows = await db
+  feeds: readonly { feedId: number; items: readonly NewFeedItem[] }[],
+): Promise<Map<number, Set<string>>> {
+  const created = new Map<number, Set<string>>(feeds.map((f) => [f.feedId, new Set<string>()]));
+  const rows = feeds.flatMap(({ feedId, items }) =>
+    items.map((item) => ({
+      feed_id: feedId,
+      item_key: item.itemKey,
+      url: item.url,
+      title: item.title,
+      summary: item.summary,
+      published_at: item.publishedAt,
+      first_seen_at: item.firstSeenAt,
+      image_url: item.imageUrl,
+    })),
+  );
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const done = await db
       .insertInto('feed_items')
-      .values(
-        items.slice(i, i + CHUNK).map((item) => ({
-          feed_id: feedId,
-          item_key: item.itemKey,
-          url: item.url,
-          title: item.title,
-          summary: item.summary,
-          published_at: item.publishedAt,
-          first_seen_at: item.firstSeenAt,
-          image_url: item.imageUrl,
-        })),
-      )
+      .values(rows.slice(i, i + CHUNK))
       .onConflict((oc) => oc.columns(['feed_id', 'item_key']).doNothing())
-      .returning('item_key')
+      .returning(['feed_id', 'item_key'])
       .execute();
-    for (const r of rows) created.add(r.item_key);
+    for (const r of done) created.get(r.feed_id)?.add(r.item_key);
   }
   return created;
 }

@@ -263,3 +263,104 @@ export async function dueFeedCounts(
     .executeTakeFirst();
   return { due: row?.due ?? 0, overdue: Number(row?.overdue ?? 0) };
 }
+
+/** A fetch outcome to record on a feed that `owner` holds (updateFeedsAfterFetch). */
+export interface FeedOutcomeRow {
+  feedId: number;
+  owner: string;
+  update: FeedFetchUpdate;
+}
+
+/**
+ * updateFeedAfterFetch for several feeds at once: on PostgreSQL one statement (an UPDATE … FROM unnest
+ * of the outcomes), on SQLite one statement each (run inside the caller's transaction, they cost little).
+ * Each row is written only if its owner still holds the feed's lease; returns the ids of those written.
+ */
+export async function updateFeedsAfterFetch(
+  db: Kysely<Database>,
+  engine: Engine,
+  rows: readonly FeedOutcomeRow[],
+): Promise<Set<number>> {
+  const written = new Set<number>();
+  if (engine === 'sqlite' || rows.length === 1) {
+    for (const r of rows)
+      if (await updateFeedAfterFetch(db, r.feedId, r.owner, r.update)) written.add(r.feedId);
+    return written;
+  }
+  if (rows.length === 0) return written;
+  // Every optional column comes with a flag: whether this outcome sets it (else the feed keeps its own).
+  const col = <T>(pick: (u: FeedFetchUpdate) => T | undefined): { set: boolean[]; value: (T | null)[] } => ({
+    set: rows.map((r) => pick(r.update) !== undefined),
+    value: rows.map((r) => pick(r.update) ?? null),
+  });
+  const url = col((u) => u.url);
+  const title = col((u) => u.title);
+  const siteUrl = col((u) => u.siteUrl);
+  const etag = col((u) => u.etag);
+  const lastModified = col((u) => u.lastModified);
+  const status = col((u) => u.status);
+  const interval = col((u) => u.intervalMinutes);
+  const lenient = col((u) => (u.readLeniently === undefined ? undefined : u.readLeniently ? 1 : 0));
+  const { rows: done } = await sql<{ id: number }>`
+    update feeds f set
+      url = case when u.url_set then u.url else f.url end,
+      title = case when u.title_set then u.title else f.title end,
+      site_url = case when u.site_url_set then u.site_url else f.site_url end,
+      etag = case when u.etag_set then u.etag else f.etag end,
+      last_modified = case when u.last_modified_set then u.last_modified else f.last_modified end,
+      status = case when u.status_set then u.status else f.status end,
+      interval_minutes = case when u.interval_set then u.interval_minutes else f.interval_minutes end,
+      read_leniently = case when u.lenient_set then u.read_leniently else f.read_leniently end,
+      next_fetch_at = u.next_fetch_at,
+      last_fetched_at = u.fetched_at,
+      last_success_at = case when u.error is null then u.fetched_at else f.last_success_at end,
+      last_error = u.error,
+      error_count = case when u.error is null then 0 else f.error_count + 1 end,
+      lease_owner = null,
+      lease_until = null
+    from unnest(
+      ${rows.map((r) => r.feedId)}::int[], ${rows.map((r) => r.owner)}::text[],
+      ${url.set}::boolean[], ${url.value}::text[], ${title.set}::boolean[], ${title.value}::text[],
+      ${siteUrl.set}::boolean[], ${siteUrl.value}::text[], ${etag.set}::boolean[], ${etag.value}::text[],
+      ${lastModified.set}::boolean[], ${lastModified.value}::text[],
+      ${status.set}::boolean[], ${status.value}::text[], ${interval.set}::boolean[], ${interval.value}::int[],
+      ${lenient.set}::boolean[], ${lenient.value}::int[],
+      ${rows.map((r) => r.update.nextFetchAt)}::text[], ${rows.map((r) => r.update.fetchedAt)}::text[],
+      ${rows.map((r) => r.update.error)}::text[]
+    ) as u(id, owner, url_set, url, title_set, title, site_url_set, site_url, etag_set, etag,
+      last_modified_set, last_modified, status_set, status, interval_set, interval_minutes,
+      lenient_set, read_leniently, next_fetch_at, fetched_at, error)
+    where f.id = u.id and f.lease_owner = u.owner
+    returning f.id`.execute(db);
+  for (const r of done) written.add(r.id);
+  return written;
+}
+
+/**
+ * lockFeed for several feeds that `owner` holds, in id order (on PostgreSQL one statement taking the same
+ * row lock as lockFeed's UPDATE; on SQLite the transaction's write lock is what counts). The last success of each feed locked, by id;
+ * a feed whose lease `owner` no longer holds is missing.
+ */
+export async function lockFeeds(
+  db: Kysely<Database>,
+  engine: Engine,
+  feedIds: readonly number[],
+  owner: string,
+): Promise<Map<number, { lastSuccessAt: Timestamp | null }>> {
+  const locked = new Map<number, { lastSuccessAt: Timestamp | null }>();
+  const ids = [...feedIds].sort((a, b) => a - b);
+  if (engine === 'sqlite' || ids.length === 1) {
+    for (const id of ids) {
+      const row = await lockFeed(db, id, owner);
+      if (row !== undefined) locked.set(id, row);
+    }
+    return locked;
+  }
+  if (ids.length === 0) return locked;
+  const { rows } = await sql<{ id: number; last_success_at: Timestamp | null }>`
+    select id, last_success_at from feeds
+    where id = any(${ids}::int[]) and lease_owner = ${owner}
+    order by id for no key update`.execute(db);
+  for (const r of rows) locked.set(r.id, { lastSuccessAt: r.last_success_at });
+  return locked;
+}

@@ -219,10 +219,19 @@ export async function subscriptionById(
  * disabled account's queue does not grow; once enabled again it gets what comes after).
  */
 export async function subscriptionsByFeed(db: Kysely<Database>, feedId: number): Promise<SubscriptionRow[]> {
+  return subscriptionsByFeeds(db, [feedId]);
+}
+
+/** subscriptionsByFeed for several feeds in one query: their subscriptions in id order. */
+export async function subscriptionsByFeeds(
+  db: Kysely<Database>,
+  feedIds: readonly number[],
+): Promise<SubscriptionRow[]> {
+  if (feedIds.length === 0) return [];
   return db
     .selectFrom('subscriptions')
     .selectAll()
-    .where('feed_id', '=', feedId)
+    .where('feed_id', 'in', feedIds)
     .where('account_id', 'not in', (eb) =>
       eb.selectFrom('accounts').select('accounts.id').where('accounts.disabled_at', 'is not', null),
     )
