@@ -20,3 +20,16 @@ test('keyMatches compares with the stored hash; anything else is refused', () =>
   assert.equal(keyPrefix('tdg_short'), null);
   assert.equal(keyPrefix(`TDG_${k.key.slice(4)}`), null);
 });
+
+test('keyMatches remembers the last key that matched, for that stored hash only', () => {
+  const k = generateKey();
+  const other = generateKey();
+  assert.equal(keyMatches(k.key, k.hash), true);
+  assert.equal(keyMatches(k.key, k.hash), true, 'the same key again');
+  const near = `${k.key.slice(0, -1)}${k.key.endsWith('0') ? '1' : '0'}`;
+  assert.equal(keyMatches(near, k.hash), false, 'one character off, after a match');
+  assert.equal(keyMatches(k.key, other.hash), false, 'the remembered key against another hash');
+  assert.equal(keyMatches(other.key, k.hash), false, 'another key against the remembered hash');
+  assert.equal(keyMatches(other.key, other.hash), true);
+  assert.equal(keyMatches(k.key, k.hash), true, 'the first key again, hashed');
+});
