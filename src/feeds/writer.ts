@@ -14,6 +14,7 @@ import { subscriptionsByFeeds } from '../store/subscriptions.js';
 import type { RefreshDeps } from './deps.js';
 import type { FeedItem } from './parse/parse.js';
 import { type Offered, type Offers, enqueueOffers, offerNewItems } from './queueing.js';
+import { afterSettling } from '../lib/settle.js';
 
 /** What storing a fetch came to: its counts, or nothing written because the lease was lost. */
 export type Stored =
@@ -46,8 +47,6 @@ export function storeFetch(deps: RefreshDeps, fetch: FetchToStore): Promise<Stor
 }
 
 const MAX_BATCH = 256;
-/** How many more turns of the event loop a batch may wait while outcomes keep arriving. */
-const SETTLE_TURNS = 3;
 
 const MAX_ITEM_KEY_LENGTH = 500;
 
@@ -96,18 +95,14 @@ class FeedWriter {
   private schedule(): void {
     if (this.scheduled || this.writing || this.pending.length === 0) return;
     this.scheduled = true;
-    let seen = this.pending.length;
-    let turns = 0;
-    const check = (): void => {
-      if (this.pending.length > seen && this.pending.length < MAX_BATCH && turns++ < SETTLE_TURNS) {
-        seen = this.pending.length;
-        setImmediate(check);
-        return;
-      }
-      this.scheduled = false;
-      void this.flush();
-    };
-    setImmediate(check);
+    afterSettling(
+      () => this.pending.length,
+      MAX_BATCH,
+      () => {
+        this.scheduled = false;
+        void this.flush();
+      },
+    );
   }
 
   private async flush(): Promise<void> {

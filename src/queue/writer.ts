@@ -9,6 +9,7 @@ import {
   enqueueManyAtOnce,
 } from './enqueue.js';
 import type { Offer } from './plan.js';
+import { afterSettling } from '../lib/settle.js';
 
 /** A validated save, waiting for its transaction. */
 export interface Save {
@@ -18,8 +19,6 @@ export interface Save {
 }
 
 const MAX_BATCH = 200;
-/** How many more turns of the event loop a batch may wait while saves keep arriving. */
-const SETTLE_TURNS = 3;
 /** PostgreSQL: how long saves may wait for the others expected to share their transaction (see schedule). */
 const SETTLE_MS = 2;
 
@@ -94,7 +93,7 @@ class QueueWriter {
 
   /**
    * Writes what is pending at the end of this turn of the event loop; while more saves keep arriving
-   * turn after turn (a busy server), waits up to SETTLE_TURNS more turns so that they share the commit.
+   * turn after turn (a busy server), waits a few more turns (lib/settle.ts) so that they share the commit.
    * A lone save waits one turn, as it always did.
    *
    * On PostgreSQL it first waits, at most SETTLE_MS, while saves answered in the last SETTLE_MS have not
@@ -116,18 +115,14 @@ class QueueWriter {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.scheduled = true;
-    let seen = this.pending.length;
-    let turns = 0;
-    const check = (): void => {
-      if (this.pending.length > seen && this.pending.length < MAX_BATCH && turns++ < SETTLE_TURNS) {
-        seen = this.pending.length;
-        setImmediate(check);
-        return;
-      }
-      this.scheduled = false;
-      this.flush();
-    };
-    setImmediate(check);
+    afterSettling(
+      () => this.pending.length,
+      MAX_BATCH,
+      () => {
+        this.scheduled = false;
+        this.flush();
+      },
+    );
   }
 
   /** Whether senders answered within the last SETTLE_MS are yet to send their next saves. */
