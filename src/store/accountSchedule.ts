@@ -82,7 +82,7 @@ export interface DigestPass {
  * Records a digest build on the account: its next due time (releasing the lease, only if `owner` still
  * holds it), its last digest and its queue's new version. False when a scheduled build's lease was lost.
  */
-export async function recordDigestPass(
+async function recordDigestPass(
   db: Kysely<Database>,
   accountId: number,
   pass: DigestPass,

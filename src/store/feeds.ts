@@ -116,7 +116,7 @@ export interface FeedFetchUpdate {
 }
 
 /** Records a fetch outcome and releases the lease, only if `owner` still holds it; false otherwise. */
-export async function updateFeedAfterFetch(
+async function updateFeedAfterFetch(
   db: Kysely<Database>,
   feedId: number,
   owner: string,
