@@ -101,10 +101,10 @@ async function pageOf(
 
 /**
  * Matches that are not scored (every term a substring or an exclusion) in one statement: the newest
- * cap + 1 of them (or as many as the page reaches) are read once, in index order, then counted and paged:
- * by creation when they are all there, as read when capped. A single CJK character (9,000 of 100,000 documents in
- * bench:search) was read twice before, once to count and once for the page. The total is null when the
- * page is past the end (counted again then).
+ * cap + 1 of them (or as many as the page reaches) are read once, in index order, then counted and
+ * paged: by creation when they are all there, as read when capped. A single CJK character (9,000 of
+ * 100,000 documents in bench:search) was read twice before, once to count and once for the page. The
+ * total is null when the page is past the end (counted again then).
  */
 async function unrankedPage(
   db: Kysely<Database>,
