@@ -82,11 +82,7 @@ export interface DigestPass {
  * Records a digest build on the account: its next due time (releasing the lease, only if `owner` still
  * holds it), its last digest and its queue's new version. False when a scheduled build's lease was lost.
  */
-async function recordDigestPass(
-  db: Kysely<Database>,
-  accountId: number,
-  pass: DigestPass,
-): Promise<boolean> {
+async function recordDigestPass(db: Kysely<Database>, accountId: number, pass: DigestPass): Promise<boolean> {
   const { scheduled, builtFor } = pass;
   if (scheduled === undefined && builtFor === undefined) return true;
   const result = await db
