@@ -1,14 +1,14 @@
 import type { Kysely } from 'kysely';
 import { TidingsError } from '../errors.js';
-import { lockQueues, lockQueuesQuery } from '../store/accounts.js';
+import { lockQueues } from '../store/accounts.js';
 import type { Engine, Store } from '../store/db.js';
 import {
-  type InsertedReadingWaiting,
   type NewQueueRow,
+  type QueueAdvance,
   type WaitingByKey,
   createQueueItems,
+  createQueueItemsAtOnce,
   createQueueItemsReadingWaiting,
-  insertReadingWaitingQuery,
   queueItemsByKeys,
   queueLengthBounds,
 } from '../store/queueItemBatches.js';
@@ -138,25 +138,24 @@ export async function enqueueMany(
 }
 
 /**
- * enqueueMany in one round trip, on PostgreSQL (store/oneTrip.ts), for the API's saves in the usual case:
- * each queue's length bound is known as of the last version this process wrote (LengthBounds), and no
- * offer can reach the limit whatever is waiting. The queues' locks and the insert that reads which URLs
- * were waiting (planAndWrite's first statement) are sent together as one transaction; the insert writes
- * only if each queue is still at the version its bound was recorded at plus its offers (nobody else
- * wrote to it meanwhile, so the bound holds and nothing is refused) and none of the URLs a save names was
- * waiting (that save would rename it, a write planned from what is read). Then the plans made with what
- * was waiting are exactly what was written. Null when this cannot be used, or when the insert did not
- * write (the transaction only advanced the versions, which tells caches to read again): the caller then
- * runs enqueueMany in a transaction of its own.
+ * enqueueMany in one statement, on PostgreSQL (store/queueItemBatches.ts, createQueueItemsAtOnce), for the
+ * API's saves in the usual case: each queue's length bound is known as of the last version this process
+ * wrote (LengthBounds), and no offer can reach the limit whatever is waiting. The queues are locked and
+ * the rows inserted only if each queue is still at the version its bound was recorded at plus its offers
+ * (nobody else wrote to it meanwhile, so the bound holds and nothing is refused), and the URLs that were
+ * waiting are read; if a save that gives a title names one of them (it may rename it, a write planned
+ * from what is read), nothing is written. Then the plans made with what was waiting are exactly what was
+ * written. Null when this cannot be used or did not write (at most the versions were advanced, which
+ * tells caches to read again): the caller then runs enqueueMany in a transaction of its own.
  */
 export async function enqueueManyAtOnce(
   store: Store,
   queues: readonly QueueOffers[],
   bounds: LengthBounds,
 ): Promise<Enqueued[] | null> {
-  if (store.oneTrip === null) return null;
+  if (store.engine !== 'postgres') return null;
   const known = new Map<number, number>();
-  const expected: { accountId: number; version: number }[] = [];
+  const advances: QueueAdvance[] = [];
   const rows: NewQueueRow[] = [];
   const titled: boolean[] = [];
   for (const q of queues) {
@@ -165,24 +164,18 @@ export async function enqueueManyAtOnce(
     const ahead = planQueue(q.offers, new Map(), latest.bound);
     if (refuses(ahead)) return null;
     known.set(q.accountId, latest.bound);
-    expected.push({ accountId: q.accountId, version: latest.version + q.offers.length });
+    const changes = q.offers.length;
+    advances.push({ accountId: q.accountId, changes, version: latest.version + changes });
     const named = new Set(q.offers.filter((o) => o.item.titleGiven).map((o) => o.item.urlKey));
     for (const item of ahead.inserts) {
       rows.push({ accountId: q.accountId, ...item });
       titled.push(named.has(item.urlKey));
     }
   }
-  const changes = queues.map((q) => ({ accountId: q.accountId, changes: q.offers.length }));
-  const [locked = [], [written] = []] = await store.oneTrip([
-    lockQueuesQuery(changes).compile(store.db),
-    insertReadingWaitingQuery(rows, { versions: expected, titled }).compile(store.db),
-  ]);
-  const result = written as InsertedReadingWaiting | undefined;
-  if (result?.wrote !== true) return null;
+  const result = await createQueueItemsAtOnce(store.db, advances, rows, titled);
+  if (result === null) return null;
   // The queues were at the versions expected: no account is gone, nothing was refused nor renamed.
-  const versions = new Map(
-    (locked as { id: number; queue_version: number }[]).map((r) => [r.id, r.queue_version]),
-  );
+  const versions = new Map(advances.map((a) => [a.accountId, a.version]));
   const waiting = byAccount(result.waiting);
   const plans = new Map<number, QueuePlan>();
   for (const q of queues) {

@@ -315,7 +315,7 @@ export async function lockQueues(
  * PostgreSQL's one statement for lockQueues (the queues in any order): the new versions as rows of
  * (id, queue_version).
  */
-export function lockQueuesQuery(queues: readonly { accountId: number; changes: number }[]) {
+function lockQueuesQuery(queues: readonly { accountId: number; changes: number }[]) {
   return sql<{ id: number; queue_version: number }>`
     with locked as materialized (
       select id from accounts where id = any(${queues.map((q) => q.accountId)}::int[]) order by id for update

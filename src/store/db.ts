@@ -15,7 +15,6 @@ import {
 import { redactUrl } from '../lib/redact.js';
 import { ChangeFeed, type ChangeFeedTimings } from './changeFeed.js';
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from './checkpointer.js';
-import { type OneTrip, oneTripOn } from './oneTrip.js';
 import { pgPoolConfig } from './pgConfig.js';
 import { registerSqliteHandle } from './precompiled.js';
 import type { Database } from './schema.js';
@@ -38,8 +37,6 @@ export interface Store {
    * on SQLite, where nothing of the kind is cached.
    */
   changes: ChangeFeed | null;
-  /** PostgreSQL: statements run as one transaction in one round trip (oneTrip.ts); null on SQLite. */
-  oneTrip: OneTrip | null;
   close(): Promise<void>;
 }
 
@@ -138,7 +135,6 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
       describe: redactUrl(target.file),
       poolStats: () => null,
       changes: null,
-      oneTrip: null,
       close: async () => {
         await checkpointer?.stop();
         await db.destroy();
@@ -186,7 +182,6 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     describe: redactUrl(target.url),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     changes,
-    oneTrip: oneTripOn(loadPg(), pool, () => changes?.noteLocalWrite()),
     close: async () => {
       await changes?.close();
       await db.destroy();

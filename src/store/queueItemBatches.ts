@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema.js';
 import { type Engine, now } from './db.js';
 import {
@@ -69,8 +69,8 @@ export async function createQueueItems(
   return (await insertRows(rows).execute(db)).rows.length;
 }
 
-/** PostgreSQL's one statement for createQueueItems; `where` (if given) decides whether it writes at all. */
-function insertRows(rows: readonly NewQueueRow[], where: RawBuilder<unknown> = sql``) {
+/** PostgreSQL's one statement for createQueueItems. */
+function insertRows(rows: readonly NewQueueRow[]) {
   const at = now();
   const column = <T>(pick: (r: NewQueueRow) => T): T[] => rows.map(pick);
   return sql<{ id: number }>`
@@ -84,7 +84,6 @@ function insertRows(rows: readonly NewQueueRow[], where: RawBuilder<unknown> = s
       ${column((r) => r.summary)}::text[], ${column((r) => r.publishedAt)}::text[],
       ${column((r) => r.imageUrl)}::text[]
     ) with ordinality as r(account_id, url, url_key, title, source, feed_id, summary, published_at, image_url, n)
-    ${where}
     order by r.n
     on conflict (account_id, url_key) do nothing
     returning id`;
@@ -117,52 +116,62 @@ export async function createQueueItemsReadingWaiting(
   return found[0] ?? { inserted: 0, waiting: [] };
 }
 
-/**
- * When createQueueItemsReadingWaiting's statement writes (see insertReadingWaitingQuery): only if each
- * account's queue is at the version expected, and none of the rows whose `titled` is true (a URL some
- * save names) is waiting.
- */
-export interface InsertCondition {
-  versions: readonly { accountId: number; version: number }[];
-  /** For each row, in order. */
-  titled: readonly boolean[];
-}
-
-/** What the statement answers: the rows inserted, the rows' keys that were waiting, and whether it wrote. */
-export interface InsertedReadingWaiting {
-  inserted: number;
-  waiting: WaitingByKey[];
-  wrote: boolean;
-}
-
-/**
- * PostgreSQL's one statement for createQueueItemsReadingWaiting. With a condition, it inserts nothing
- * (and says it did not write) unless the condition holds, as of the queues' locks when they were taken by
- * an earlier statement of the same transaction (each statement of a transaction sees what was committed
- * before it began, at PostgreSQL's default isolation).
- */
-export function insertReadingWaitingQuery(rows: readonly NewQueueRow[], condition?: InsertCondition) {
-  const versions = condition?.versions ?? [];
-  const titled = condition?.titled ?? rows.map(() => false);
-  return sql<InsertedReadingWaiting>`
+/** PostgreSQL's one statement for createQueueItemsReadingWaiting. */
+function insertReadingWaitingQuery(rows: readonly NewQueueRow[]) {
+  return sql<{ inserted: number; waiting: WaitingByKey[] }>`
     with waiting as (
-      select q.account_id as "accountId", q.url_key as "urlKey", q.id, q.title, k.titled
-      from unnest(${rows.map((r) => r.accountId)}::int[], ${rows.map((r) => r.urlKey)}::text[], ${titled}::bool[])
-        as k(account_id, url_key, titled)
+      select q.account_id as "accountId", q.url_key as "urlKey", q.id, q.title
+      from unnest(${rows.map((r) => r.accountId)}::int[], ${rows.map((r) => r.urlKey)}::text[])
+        as k(account_id, url_key)
       join queue_items q on q.account_id = k.account_id and q.url_key = k.url_key
-    ), allowed as (
-      select not exists (select from waiting where titled)
-        and not exists (
-          select from unnest(${versions.map((v) => v.accountId)}::int[], ${versions.map((v) => v.version)}::int[])
-            as e(id, version)
-          left join accounts a on a.id = e.id
-          where a.queue_version is distinct from e.version
-        ) as yes
-    ), inserted as (${insertRows(rows, sql`where (select yes from allowed)`)})
+    ), inserted as (${insertRows(rows)})
     select (select count(*) from inserted) as inserted,
       (select coalesce(json_agg(json_build_object('accountId', "accountId", 'urlKey', "urlKey", 'id', id, 'title', title)), '[]')
-        from waiting) as waiting,
-      (select yes from allowed) as wrote`;
+        from waiting) as waiting`;
+}
+
+/** A queue createQueueItemsAtOnce writes to: its account, its offers, and its version expected after them. */
+export interface QueueAdvance {
+  accountId: number;
+  changes: number;
+  version: number;
+}
+
+/** The SQLSTATE of migration 0023's function when a URL saved with a title was waiting (all rolled back). */
+const TITLED_WAITING = 'TDW01';
+
+/**
+ * PostgreSQL: the API's usual save transaction in one statement, a call of migration 0023's function (see
+ * there). The queues (in account id order) are locked and their versions advanced by their changes; then,
+ * only if each is at the version expected, the rows are inserted in order (a URL already waiting is
+ * skipped), and the skipped ones read with their items, as createQueueItemsReadingWaiting does. Null
+ * when the versions were not those expected (only the versions were written), or when a row whose
+ * `titled` is true was waiting (nothing was written): the caller must then plan from what it reads.
+ */
+export async function createQueueItemsAtOnce(
+  db: Kysely<Database>,
+  queues: readonly QueueAdvance[],
+  rows: readonly NewQueueRow[],
+  titled: readonly boolean[],
+): Promise<{ inserted: number; waiting: WaitingByKey[] } | null> {
+  const at = now();
+  const column = <T>(pick: (r: NewQueueRow) => T): T[] => rows.map(pick);
+  try {
+    const { rows: answer } = await sql<{ wrote: boolean; inserted: number; waiting: WaitingByKey[] | null }>`
+      select * from tidings_enqueue_at_once(
+        ${queues.map((q) => q.accountId)}::int[], ${queues.map((q) => q.changes)}::int[],
+        ${queues.map((q) => q.version)}::int[],
+        ${column((r) => r.accountId)}::int[], ${column((r) => r.url)}::text[], ${column((r) => r.urlKey)}::text[],
+        ${column((r) => r.title)}::text[], ${column((r) => r.source)}::text[], ${column((r) => r.feedId)}::int[],
+        ${column((r) => r.summary)}::text[], ${column((r) => r.publishedAt)}::text[],
+        ${column((r) => r.imageUrl)}::text[], ${titled}::bool[], ${at})`.execute(db);
+    const result = answer[0];
+    if (result?.wrote !== true) return null;
+    return { inserted: result.inserted, waiting: result.waiting ?? [] };
+  } catch (err) {
+    if (typeof err === 'object' && err !== null && 'code' in err && err.code === TITLED_WAITING) return null;
+    throw err;
+  }
 }
 
 /**

@@ -7,8 +7,10 @@ import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kyse
  * has committed or rolled back. It tells this instance's cache (changeFeed.ts) that its own change may
  * not have been notified to it yet, whatever the code that wrote: no writer has to remember to call it.
  *
- * A plain read is a statement that PostgreSQL answers as SELECT and whose text starts with `select`
- * (so `with … update` and BEGIN/COMMIT count as writes; erring that way only costs a round trip).
+ * A plain read is a statement that PostgreSQL answers as SELECT, whose text starts with `select` and does
+ * not name a function of Tidings' own (`tidings_…`, which may write: `select * from
+ * tidings_enqueue_at_once(…)` saves). So `with … update`, BEGIN/COMMIT and such a call count as writes;
+ * erring that way only costs a round trip.
  */
 export function trackingPool(pool: PgModule.Pool, onWrite: () => void): PostgresPool {
   return {
@@ -22,7 +24,7 @@ function tracked(client: PgModule.PoolClient, onWrite: () => void): PostgresPool
   const query = async <R>(text: string, parameters: ReadonlyArray<unknown>) => {
     try {
       const result = await client.query(text, [...parameters]);
-      if (result.command !== 'SELECT' || !READ.test(text)) wrote = true;
+      if (result.command !== 'SELECT' || !READ.test(text) || OWN_FUNCTION.test(text)) wrote = true;
       return result as unknown as PostgresQueryResult<R>;
     } catch (err) {
       wrote = true; // a failed statement may still have been part of a transaction that wrote
@@ -39,3 +41,4 @@ function tracked(client: PgModule.PoolClient, onWrite: () => void): PostgresPool
 }
 
 const READ = /^\s*select\s/i;
+const OWN_FUNCTION = /\btidings_\w+\s*\(/i;
