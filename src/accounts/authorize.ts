@@ -4,7 +4,7 @@ import type { Store } from '../store/db.js';
 import { accountById } from '../store/accounts.js';
 import { type KeyCredential, credentialByPrefix, touchApiKey } from '../store/apiKeys.js';
 import { exclusive } from '../store/precompiled.js';
-import { CredentialCache } from './credentialCache.js';
+import { type CachedKey, CredentialCache } from './credentialCache.js';
 import { keyMatches, keyPrefix } from './keys.js';
 import { endOfTurn } from '../lib/turn.js';
 
@@ -27,9 +27,14 @@ export async function operatorAccount(store: Store, id: number): Promise<Account
   return grantAccount(id);
 }
 
-export interface Authenticated {
+/** An API key that matched: its id and account. */
+export interface AuthenticatedKey {
   accountId: AccountId;
   keyId: number;
+}
+
+/** An API key that matched, with its account's queue version (for the queue's cached answer). */
+export interface Authenticated extends AuthenticatedKey {
   queueVersion: number;
 }
 
@@ -37,26 +42,42 @@ export interface Authenticated {
 export async function authenticate(store: Store, presented: string): Promise<Authenticated | null> {
   const prefix = keyPrefix(presented);
   if (prefix === null) return null;
-  const cred = await credential(store, prefix);
+  const cred = await credential(store, prefix, (cache) => cache.get(prefix));
   if (cred === null || !keyMatches(presented, cred.keyHash)) return null;
   return { accountId: grantAccount(cred.accountId), keyId: cred.keyId, queueVersion: cred.queueVersion };
+}
+
+/**
+ * authenticate without the queue's version (a save needs none): on PostgreSQL its cached form stays usable
+ * while saves move the queue.
+ */
+export async function authenticateKey(store: Store, presented: string): Promise<AuthenticatedKey | null> {
+  const prefix = keyPrefix(presented);
+  if (prefix === null) return null;
+  const cred = await credential(store, prefix, (cache) => cache.key(prefix));
+  if (cred === null || !keyMatches(presented, cred.keyHash)) return null;
+  return { accountId: grantAccount(cred.accountId), keyId: cred.keyId };
 }
 
 const caches = new WeakMap<Store, CredentialCache>();
 
 /**
- * The credential of a key prefix: on PostgreSQL from this instance's cache when it may be trusted (see
- * credentialCache.ts and store/changeFeed.ts), else from the database, as on SQLite, where every request
- * reads it (SQLite's read costs microseconds, and another process may share the file unnoticed).
+ * The credential of a key prefix: on PostgreSQL from this instance's cache when `cached` finds it there
+ * (see credentialCache.ts and store/changeFeed.ts), else from the database, as on SQLite, where every
+ * request reads it (SQLite's read costs microseconds, and another process may share the file unnoticed).
  */
-async function credential(store: Store, prefix: string): Promise<KeyCredential | null> {
+async function credential<T extends CachedKey>(
+  store: Store,
+  prefix: string,
+  cachedIn: (cache: CredentialCache) => T | undefined,
+): Promise<T | KeyCredential | null> {
   if (store.changes === null) return lookUpCredential(store, prefix);
   let cache = caches.get(store);
   if (cache === undefined) {
     cache = new CredentialCache(store.changes);
     caches.set(store, cache);
   }
-  const cached = cache.get(prefix);
+  const cached = cachedIn(cache);
   if (cached !== undefined) return endOfTurn().then(() => cached); // answered with the turn's others
 
   const mark = cache.mark();
@@ -92,6 +113,6 @@ function lookUpCredential(store: Store, prefix: string): Promise<KeyCredential |
 }
 
 /** Notes when an authenticated key was last used (informational: the caller decides how often). */
-export async function noteKeyUse(store: Store, auth: Authenticated, at: Date): Promise<void> {
+export async function noteKeyUse(store: Store, auth: AuthenticatedKey, at: Date): Promise<void> {
   await touchApiKey(store.db, auth.keyId, at.toISOString());
 }

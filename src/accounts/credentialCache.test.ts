@@ -5,6 +5,8 @@ import { credentialByPrefix } from '../store/apiKeys.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { createTestDatabase, postgresSkipReason } from '../test/databases.js';
 import { newAccount } from '../test/harness.js';
+import { addSavedUrl } from '../queue/add.js';
+import { disableAccount } from './admin.js';
 import { listKeys, revokeAnyKey } from './apiKeys.js';
 import { authenticate } from './authorize.js';
 import { CredentialCache } from './credentialCache.js';
@@ -73,5 +75,49 @@ test(
     assert.equal((await authenticate(two, account.apiKey))?.accountId, account.id);
     assert.ok((await revokeAnyKey(one, key.id))?.revoked);
     assert.equal(await authenticate(two, account.apiKey), null); // at once, no notice needed
+  },
+);
+
+test(
+  'a queue that moved forgets only the version; an account disabled forgets its keys (PostgreSQL)',
+  { skip: await postgresSkipReason() },
+  async (t) => {
+    const db = await createTestDatabase('postgres');
+    const one = openStore(db.url);
+    const two = openStore(db.url);
+    t.after(async () => {
+      await one.close();
+      await two.close();
+      await db.drop();
+    });
+    await migrateToLatest(one);
+    assert.ok(two.changes !== null);
+    await newAccount(one); // the administrator, who may not be disabled
+    const cache = new CredentialCache(two.changes);
+    await two.changes.whenSynced();
+    const account = await newAccount(one);
+    const prefix = keyPrefix(account.apiKey);
+    assert.ok(prefix !== null);
+    const read = await credentialByPrefix(two.db, prefix);
+    assert.ok(read !== null);
+    cache.put(prefix, read, cache.mark());
+    await two.changes.whenSynced();
+    assert.deepEqual(cache.get(prefix), read);
+
+    await addSavedUrl(
+      one,
+      account.id,
+      { url: 'https://e.com/moved', title: undefined, source: 'api' },
+      { limit: 10 },
+    );
+    await two.changes.whenSynced();
+    assert.equal(cache.get(prefix), undefined, 'the queue moved: its version is read again');
+    const { queueVersion, ...key } = read;
+    assert.deepEqual(cache.key(prefix), key, 'the key stays');
+    assert.ok(queueVersion >= 0);
+
+    await disableAccount(one, account.id);
+    await two.changes.whenSynced();
+    assert.equal(cache.key(prefix), undefined, 'the account was disabled: its keys are read again');
   },
 );

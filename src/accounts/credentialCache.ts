@@ -1,15 +1,23 @@
 import type { ChangeFeed, Invalidation } from '../store/changeFeed.js';
 import type { KeyCredential } from '../store/apiKeys.js';
 
+/** A live key as authentication needs it: its id, account and stored SHA-256 (never the key itself). */
+export type CachedKey = Omit<KeyCredential, 'queueVersion'>;
+
 /**
  * What authentication needs, kept in memory on PostgreSQL so that the API's steady state makes no round
- * trip: for each live key's prefix its id, account and stored SHA-256 (never the key itself), and for each
- * account its queue version. An entry is used only while the change feed is trusted (store/changeFeed.ts)
- * and is forgotten when a notice says its account or key changed; a read that a notice overlapped is not
- * kept (`changedSince`). A disabled or deleted account, or a revoked key, is then read again, and refused.
+ * trip: for each live key's prefix its id, account and stored SHA-256, and for each account its queue
+ * version. An entry is used only while the change feed is trusted for it (store/changeFeed.ts) and is
+ * forgotten when a notice says it changed: a queue that moved forgets its version; an account disabled,
+ * enabled or deleted forgets its version and its keys; a key revoked or deleted forgets that key. A read
+ * that such a notice overlapped is not kept (`changedSince`). A disabled or deleted account, or a revoked
+ * key, is then read again, and refused.
+ *
+ * A GET needs the queue's version (`get`); a save needs only the key (`key`), which stays cached while
+ * saves move the queue, on this instance or another.
  */
 export class CredentialCache {
-  private readonly keys = new Map<string, { keyId: number; accountId: number; keyHash: string }>();
+  private readonly keys = new Map<string, CachedKey>();
   private readonly versions = new Map<number, number>();
 
   constructor(
@@ -28,31 +36,43 @@ export class CredentialCache {
     return queueVersion === undefined ? undefined : { ...key, queueVersion };
   }
 
+  /** The cached key of this prefix, without its queue's version, when it may be used now. */
+  key(prefix: string): CachedKey | undefined {
+    return this.feed.trusted('keys') ? this.keys.get(prefix) : undefined;
+  }
+
   /** A mark to take before reading a credential from the database (see `put`). */
   mark(): number {
     return this.feed.mark();
   }
 
-  /** Keeps what the database answered for this prefix, unless a notice about it arrived since `mark`. */
+  /**
+   * Keeps what the database answered for this prefix: the key unless a notice about it or its account
+   * arrived since `mark`, the queue's version unless any notice about the account did.
+   */
   put(prefix: string, credential: KeyCredential | null, mark: number): void {
     if (credential === null) {
       this.keys.delete(prefix); // not live (any more): nothing negative is kept
       return;
     }
-    const { keyId, accountId, keyHash, queueVersion } = credential;
-    if (this.feed.changedSince(mark, accountId, prefix)) return;
-    setBounded(this.keys, prefix, { keyId, accountId, keyHash }, this.maxEntries);
-    setBounded(this.versions, accountId, queueVersion, this.maxEntries);
+    const { queueVersion, ...key } = credential;
+    if (this.feed.changedSince(mark, key.accountId, prefix, 'keys')) return;
+    setBounded(this.keys, prefix, key, this.maxEntries);
+    if (this.feed.changedSince(mark, key.accountId, prefix)) return;
+    setBounded(this.versions, key.accountId, queueVersion, this.maxEntries);
   }
 
   private forget(change: Invalidation | null): void {
     if (change === null) {
       this.keys.clear();
       this.versions.clear();
-    } else if (change.kind === 'account') {
-      this.versions.delete(change.id);
-    } else {
+    } else if (change.kind === 'key') {
       this.keys.delete(change.prefix);
+    } else {
+      this.versions.delete(change.id);
+      if (change.kind === 'account') {
+        for (const [prefix, key] of this.keys) if (key.accountId === change.id) this.keys.delete(prefix);
+      }
     }
   }
 }

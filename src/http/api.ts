@@ -1,5 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Authenticated, authenticate, noteKeyUse } from '../accounts/authorize.js';
+import {
+  type Authenticated,
+  type AuthenticatedKey,
+  authenticate,
+  authenticateKey,
+  noteKeyUse,
+} from '../accounts/authorize.js';
 import { ApiError } from './errors.js';
 import { type AddOutcome, addSavedUrl } from '../queue/add.js';
 import { savedUrls } from '../queue/reads.js';
@@ -53,14 +59,16 @@ const KEY_TOUCH_INTERVAL_MS = 60_000;
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   const lastTouched = new Map<number, number>();
 
-  async function authorise(
+  /** The request's key checked by `check` (authenticate, or authenticateKey when no version is needed). */
+  async function authorise<A extends AuthenticatedKey>(
     request: FastifyRequest,
     variant: Variant,
     bodyKey: string | undefined,
-  ): Promise<Authenticated> {
+    check: (store: Store, presented: string) => Promise<A | null>,
+  ): Promise<A> {
     const query = request.query as Record<string, string | string[] | undefined>;
     const raw = query[variant.keyParam] ?? (variant.keyInBody ? bodyKey : undefined);
-    const auth = typeof raw === 'string' && raw !== '' ? await authenticate(deps.store, raw) : null;
+    const auth = typeof raw === 'string' && raw !== '' ? await check(deps.store, raw) : null;
     if (auth !== null) {
       await noteUse(auth);
       return auth;
@@ -87,7 +95,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   }
 
   /** last_used_at is informational: written at most once a minute per key, never on every request. */
-  async function noteUse(auth: Authenticated): Promise<void> {
+  async function noteUse(auth: AuthenticatedKey): Promise<void> {
     const t = Date.now();
     if (t - (lastTouched.get(auth.keyId) ?? 0) < KEY_TOUCH_INTERVAL_MS) return;
     lastTouched.set(auth.keyId, t);
@@ -104,7 +112,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
 
   for (const variant of VARIANTS) {
     app.get(variant.path, async (request, reply) => {
-      const auth = await authorise(request, variant, undefined);
+      const auth = await authorise(request, variant, undefined, authenticate);
       return send(reply, 200, await queueBody(auth));
     });
 
@@ -122,7 +130,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
       async (request, reply) => {
         const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
         const params = await readBodyParams(originalContentType.get(request), body);
-        const auth = await authorise(request, variant, params.fields.get('api_key'));
+        const auth = await authorise(request, variant, params.fields.get('api_key'), authenticateKey);
         if (params.error !== undefined) throw params.error;
         const url = params.fields.get('url');
         if (url === undefined && params.ignored !== undefined) {

@@ -85,10 +85,18 @@ for (const engine of ENGINES) {
         assert.deepEqual(await urls(app2, key), expected);
         await synced(two); // and past its own write (the key's last use)
       };
-      /** Polls until the instance refuses the key; how long that took after `since`. */
-      const refusedAfter = async (app: FastifyInstance, key: string, since: number): Promise<number> => {
-        for (;;) {
-          const res = await get(app, key);
+      const post = (app: FastifyInstance, key: string, url: string) =>
+        app.inject({ method: 'POST', url: `${A}?apiKey=${key}`, payload: { url } });
+      /** Polls until the instance refuses the key (to a GET, or to a save); how long that took after `since`. */
+      const refusedAfter = async (
+        app: FastifyInstance,
+        key: string,
+        since: number,
+        method: 'GET' | 'POST' = 'GET',
+      ): Promise<number> => {
+        for (let n = 0; ; n++) {
+          const res =
+            method === 'GET' ? await get(app, key) : await post(app, key, `https://example.com/try-${n}`);
           if (res.statusCode === 401) {
             assertError(res, 401, codes.key_invalid);
             return Date.now() - since;
@@ -139,18 +147,52 @@ for (const engine of ENGINES) {
         await answersWithoutDatabase(app2, apiKey, ['https://example.com/steady']);
       });
 
-      test('a key revoked through one instance is refused by the other within 1 s', async () => {
+      test('a save checks its key from memory while saves, here or elsewhere, move the queue (PostgreSQL)', async () => {
+        const { apiKey } = await newAccount(one);
+        await warm(apiKey, []);
+        await save(app2, apiKey, 'https://example.com/moves-1'); // from memory, then its own write
+        await save(app1, apiKey, 'https://example.com/moves-2'); // another instance's: a notice
+        await synced(two);
+        if (engine === 'sqlite') return;
+        const admin = pgAdmin();
+        await admin.query('begin');
+        try {
+          // The key's table is held: a look-up of the key would wait. The save itself does not touch it.
+          await admin.query('lock table api_keys in access exclusive mode');
+          const res = await Promise.race([
+            post(app2, apiKey, 'https://example.com/moves-3'),
+            new Promise<never>((_, reject) =>
+              setTimeout(() => reject(new Error('the save waited to read its key')), 2000),
+            ),
+          ]);
+          assert.equal(res.statusCode, 200, res.body);
+        } finally {
+          await admin.query('rollback');
+        }
+        assert.deepEqual(await urls(app1, apiKey), [
+          'https://example.com/moves-1',
+          'https://example.com/moves-2',
+          'https://example.com/moves-3',
+        ]);
+      });
+
+      test('a key revoked through one instance is refused by the other within 1 s, to a save too', async () => {
         const account = await newAccount(one);
         const other = await secondKey(account.id, 'second');
         await warm(other.key, []);
+        await save(app2, other.key, 'https://example.com/kept'); // the key cached for saves
+        await synced(two);
         const start = Date.now();
         assert.ok((await revokeAnyKey(one, other.info.id))?.revoked);
+        const tookSave = await refusedAfter(app2, other.key, start, 'POST');
+        assert.ok(tookSave < 1000, `a save refused after ${tookSave} ms`);
         const took = await refusedAfter(app2, other.key, start);
         assert.ok(took < 1000, `refused after ${took} ms`);
         if (engine === 'sqlite') assert.ok(took < 100, `SQLite reads every time; took ${took} ms`);
         await synced(two);
         assertError(await get(app2, other.key), 401, codes.key_invalid);
-        assert.deepEqual(await urls(app2, account.apiKey), []); // the account's other key still works
+        // Its other key still works (saves the revoked key made before its notice came were accepted: within 1 s).
+        assert.ok((await urls(app2, account.apiKey)).includes('https://example.com/kept'));
       });
 
       test('a queue changed on one instance is served fresh by the other once notified, and at once by itself', async () => {
@@ -178,11 +220,15 @@ for (const engine of ENGINES) {
         assert.equal((await urls(app2, apiKey))[0], 'https://example.com/second');
       });
 
-      test('an account disabled through one instance is refused by the other within 1 s', async () => {
+      test('an account disabled through one instance is refused by the other within 1 s, to a save too', async () => {
         const { apiKey, id } = await newAccount(one);
         await warm(apiKey, []);
+        await save(app2, apiKey, 'https://example.com/before-disabled');
+        await synced(two);
         const start = Date.now();
         await disableAccount(one, id);
+        const tookSave = await refusedAfter(app2, apiKey, start, 'POST');
+        assert.ok(tookSave < 1000, `a save refused after ${tookSave} ms`);
         const took = await refusedAfter(app2, apiKey, start);
         assert.ok(took < 1000, `refused after ${took} ms`);
       });

@@ -8,7 +8,8 @@ import type * as PgModule from 'pg';
  * notice when (and only if) that transaction commits. This listens on a connection of its own (not from
  * the pool), and tells its subscribers what to forget:
  *
- * - `a<id>`: the account's queue version moved, or it was disabled or deleted;
+ * - `q<id>`: the account's queue moved (its queue_version; migration 0024);
+ * - `a<id>`: the account was disabled, enabled or deleted;
  * - `k<prefix>`: the API key with this prefix was revoked or deleted.
  *
  * Whether the cache may be used at all is `trusted()`. PostgreSQL delivers the notices of different
@@ -19,16 +20,25 @@ import type * as PgModule from 'pg';
  * 1. the connection is up and has resynchronised (LISTEN done, then everything cached dropped),
  * 2. a barrier sent less than LEASE_MS ago has come back: every change committed before then is known;
  * 3. that barrier was sent after this instance's own last write had committed (writeTracking.ts), so its
- *    own changes are known too: a GET after a POST's answer on the same instance is never stale.
+ *    own changes are known too: a GET after a POST's answer on the same instance is never stale. For
+ *    keys and accounts alone (`trusted('keys')`, what a save's key check needs), writes known to move
+ *    only a queue (a save's usual transaction) do not count: they change no key and no account's state.
  *
  * Otherwise callers make today's round trip. Barriers are sent only while the cache is asked for (at most
- * one in flight, a new one when the last is HEARTBEAT_MS old or older than an own write), so an instance
- * that only writes, or sits idle, sends none. A connection lost
+ * one in flight, a new one when the last is HEARTBEAT_MS old, or older than an own write that a caller
+ * needed known), so an instance that only writes, or sits idle, sends none. A connection lost
  * (or a barrier unanswered for DEAD_MS) is closed and made again, with backoff.
  */
 export const CHANNEL = 'tidings_changes';
 
-export type Invalidation = { kind: 'account'; id: number } | { kind: 'key'; prefix: string };
+export type Invalidation =
+  { kind: 'queue'; id: number } | { kind: 'account'; id: number } | { kind: 'key'; prefix: string };
+
+/** What a cache entry depends on: everything (a queue's version), or only keys and accounts' state. */
+export type Trust = 'everything' | 'keys';
+
+/** What an own write may have changed: only a queue (a save's usual transaction), or anything. */
+export type WriteKind = 'queue' | 'any';
 
 export interface ChangeFeedTimings {
   leaseMs: number;
@@ -64,6 +74,10 @@ export class ChangeFeed {
   /** Orders own writes and barriers: each takes the next number. */
   private seq = 0;
   private lastWriteSeq = 0;
+  /** The last own write that may have changed a key or an account's state (not only a queue). */
+  private lastKeyWriteSeq = 0;
+  /** A caller was refused for an own write since the barrier in flight was sent (see received). */
+  private asked = false;
   private inFlight: { seq: number; sentAt: number } | null = null;
   private confirmed = { seq: 0, sentAt: -Infinity };
   private waiters: { after: number; resolve: () => void }[] = [];
@@ -87,12 +101,18 @@ export class ChangeFeed {
     return () => this.subscribers.delete(fn);
   }
 
-  /** Whether cached keys and versions may be used now (see above); starts listening on first use. */
-  trusted(): boolean {
+  /**
+   * Whether cached entries that depend on `what` may be used now (see above); starts listening on first
+   * use. `everything`: keys, accounts and queue versions; `keys`: keys and accounts' state only.
+   */
+  trusted(what: Trust = 'everything'): boolean {
     if (this.state === 'idle') this.connect();
     if (this.state !== 'live') return false;
     const age = performance.now() - this.confirmed.sentAt;
-    const fresh = age < this.timings.leaseMs && this.confirmed.seq > this.lastWriteSeq;
+    const ownWrites = what === 'keys' ? this.lastKeyWriteSeq : this.lastWriteSeq;
+    const known = this.confirmed.seq > ownWrites;
+    if (!known) this.asked = true;
+    const fresh = age < this.timings.leaseMs && known;
     if (!fresh || age >= this.timings.heartbeatMs) this.barrier(); // which may find the connection dead
     return fresh && this.listening;
   }
@@ -111,12 +131,17 @@ export class ChangeFeed {
    * Whether an invalidation of this account or key arrived since `mark` (or too many to tell, or a
    * drop-all): then a read started before it may be stale and must not be cached.
    */
-  changedSince(mark: number, accountId: number, prefix: string): boolean {
+  changedSince(mark: number, accountId: number, prefix: string, what: Trust = 'everything'): boolean {
     if (this.allAt > mark || this.generation - mark > this.recent.length) return true;
     for (let i = this.recent.length - (this.generation - mark); i < this.recent.length; i++) {
       const c = this.recent[i];
       if (c === undefined) continue;
-      if (c.kind === 'account' ? c.id === accountId : c.prefix === prefix) return true;
+      if (
+        c.kind === 'key'
+          ? c.prefix === prefix
+          : c.id === accountId && (c.kind === 'account' || what === 'everything')
+      )
+        return true;
     }
     return false;
   }
@@ -134,9 +159,13 @@ export class ChangeFeed {
     });
   }
 
-  /** This instance wrote: its cache is not trusted until a barrier sent after now has come back. */
-  noteLocalWrite(): void {
-    this.lastWriteSeq = ++this.seq; // the next trusted() sends the barrier: none while nobody reads
+  /**
+   * This instance wrote: what the write may have changed is not trusted until a barrier sent after now
+   * has come back (the next trusted() that needs it sends the barrier: none while nobody reads).
+   */
+  noteLocalWrite(kind: WriteKind = 'any'): void {
+    this.lastWriteSeq = ++this.seq;
+    if (kind === 'any') this.lastKeyWriteSeq = this.lastWriteSeq;
   }
 
   async close(): Promise<void> {
@@ -202,6 +231,7 @@ export class ChangeFeed {
     }
     const seq = ++this.seq;
     this.inFlight = { seq, sentAt: now };
+    this.asked = false;
     client.query('select pg_notify($1, $2)', [this.syncChannel, String(seq)]).catch(() => this.lost(client));
   }
 
@@ -221,7 +251,9 @@ export class ChangeFeed {
       const done = this.waiters.filter((w) => w.after < confirmed.seq);
       this.waiters = this.waiters.filter((w) => w.after >= confirmed.seq);
       for (const w of done) w.resolve();
-      if (confirmed.seq <= this.lastWriteSeq || this.waiters.length > 0) this.barrier();
+      // Again at once only for a caller that is waiting, or was refused for an own write since: an instance
+      // that saves without being read sends no barrier per save.
+      if ((this.asked && confirmed.seq <= this.lastWriteSeq) || this.waiters.length > 0) this.barrier();
       return;
     }
     const change = parseChange(payload);
@@ -253,9 +285,10 @@ export class ChangeFeed {
 
 function parseChange(payload: string): Invalidation | null {
   const rest = payload.slice(1);
-  if (payload.startsWith('a')) {
+  if (payload.startsWith('a') || payload.startsWith('q')) {
     const id = Number(rest);
-    return Number.isSafeInteger(id) ? { kind: 'account', id } : null;
+    if (!Number.isSafeInteger(id)) return null;
+    return payload.startsWith('a') ? { kind: 'account', id } : { kind: 'queue', id };
   }
   return payload.startsWith('k') && rest !== '' ? { kind: 'key', prefix: rest } : null;
 }

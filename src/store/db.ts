@@ -173,7 +173,7 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
         );
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({
-      pool: changes === null ? pool : trackingPool(pool, () => changes.noteLocalWrite()),
+      pool: changes === null ? pool : trackingPool(pool, (kind) => changes.noteLocalWrite(kind)),
     }),
   });
   return {

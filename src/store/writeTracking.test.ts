@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { type TestDatabase, createTestDatabase, postgresSkipReason } from '../test/databases.js';
+import type { WriteKind } from './changeFeed.js';
 import { trackingPool } from './writeTracking.js';
 
 describe('trackingPool [postgres]', { skip: await postgresSkipReason() }, () => {
@@ -16,24 +17,39 @@ describe('trackingPool [postgres]', { skip: await postgresSkipReason() }, () => 
     await database.drop();
   });
 
-  test('a connection tells of a write when it goes back to the pool; a plain read does not', async () => {
-    let writes = 0;
-    const tracking = trackingPool(pool, () => writes++);
-    const run = async (text: string): Promise<number> => {
-      const before = writes;
+  test('a connection tells of a write, and its kind, when it goes back to the pool; a plain read does not', async () => {
+    const writes: WriteKind[] = [];
+    const tracking = trackingPool(pool, (kind) => writes.push(kind));
+    /** What the connection reported when it went back to the pool after the statements: none, or a kind. */
+    const run = async (...texts: string[]): Promise<WriteKind | 'none'> => {
+      const before = writes.length;
       const client = await tracking.connect();
-      await client.query(text, []);
+      for (const text of texts) await client.query(text, []);
       client.release();
-      return writes - before;
+      assert.ok(writes.length - before <= 1, 'one report at most');
+      return writes[before] ?? 'none';
     };
     await run('create table t (n int)');
     await run(
       `create function tidings_touch() returns int language sql as 'insert into t values (1) returning n'`,
     );
-    assert.equal(await run('select count(*) from t'), 0, 'a plain read');
-    assert.equal(await run('  SELECT 1'), 0, 'a plain read, whatever its case');
-    assert.equal(await run('insert into t values (2)'), 1, 'an insert');
-    assert.equal(await run('with x as (delete from t returning n) select * from x'), 1, 'a CTE that writes');
-    assert.equal(await run('select * from tidings_touch()'), 1, "a call of Tidings' own function");
+    // A stand-in with the saves' function's name: only the statement's text decides how it is reported.
+    await run(`create function tidings_enqueue_at_once() returns int language sql as 'select 1'`);
+    assert.equal(await run('select count(*) from t'), 'none', 'a plain read');
+    assert.equal(await run('  SELECT 1'), 'none', 'a plain read, whatever its case');
+    assert.equal(await run('insert into t values (2)'), 'any', 'an insert');
+    assert.equal(
+      await run('with x as (delete from t returning n) select * from x'),
+      'any',
+      'a CTE that writes',
+    );
+    assert.equal(await run('select * from tidings_touch()'), 'any', "a call of Tidings' own function");
+    assert.equal(await run('select * from tidings_enqueue_at_once()'), 'queue', "the saves' call");
+    assert.equal(
+      await run('select * from tidings_enqueue_at_once()', 'insert into t values (3)'),
+      'any',
+      "the saves' call and another write on one connection",
+    );
+    assert.equal(await run('select 1', 'select * from tidings_enqueue_at_once()'), 'queue');
   });
 });

@@ -21,6 +21,7 @@ import * as m0018 from './0018_feed_lenient.js';
 import * as m0020 from './0020_cache_notify.js';
 import * as m0021 from './0021_digest_search_batch.js';
 import * as m0023 from './0023_enqueue_at_once.js';
+import * as m0024 from './0024_notify_queue_moves.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -56,6 +57,7 @@ const modules: Record<string, MigrationModule> = {
   '0020_cache_notify': m0020,
   '0021_digest_search_batch': m0021,
   '0023_enqueue_at_once': m0023,
+  '0024_notify_queue_moves': m0024,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { authenticate } from '../../../accounts/authorize.js';
+import { authenticateKey } from '../../../accounts/authorize.js';
 import { issueKey } from '../../../accounts/apiKeys.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
@@ -45,7 +45,7 @@ export function registerSave(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     checkCsrf(request, session);
     const key = field(formOf(request), 'key')?.trim() ?? '';
-    const auth = key === '' ? null : await authenticate(deps.store, key);
+    const auth = key === '' ? null : await authenticateKey(deps.store, key);
     if (auth?.accountId !== session.accountId) {
       const error =
         'That is not one of your active keys. Paste the whole key (it starts with tdg_), or make a new one.';
