@@ -21,7 +21,9 @@
  * ceiling (of the medians, and per round). There is no bar: exit 0.
  *
  * Measured when the SQLite floor was written, on a 2-vCPU VM (BENCHMARKS.md): minimal 0.34–0.41 and
- * Tidings 0.34–0.38 of the ceiling, both ~57–73 µs of server CPU per POST, the ceiling ~17–20 µs.
+ * Tidings 0.34–0.38 of the ceiling, both ~57–73 µs of server CPU per POST, the ceiling ~17–20 µs. The
+ * PostgreSQL floor's first run (BENCH_ENGINES=postgres, load average 2.3 → 3.4 on the same VM): minimal
+ * 0.27 (rounds 0.18–0.29) at 95 µs per POST, Tidings 0.19 (rounds 0.11–0.27) at 125 µs, the ceiling 26 µs.
  *
  * Environment: BENCH_ROUNDS (5), BENCH_DURATION seconds per run (5), BENCH_CONNECTIONS (10),
  * BENCH_ENGINES (sqlite,postgres), BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres; when it
