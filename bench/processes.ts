@@ -186,16 +186,17 @@ export async function runScript<T>(
 /**
  * A fresh database for one engine, dropped at cleanup: a file in `dir` for SQLite; for PostgreSQL a new
  * database on the server of `adminUrl`, or null (with the reason printed) when that server cannot be
- * reached.
+ * reached. `tag` tells apart the databases of one process (a file name, or a database name's suffix).
  */
 export async function freshDatabase(
   engine: 'sqlite' | 'postgres',
   cleanup: Cleanup,
   dir: string,
   adminUrl: string,
+  tag = '',
 ): Promise<string | null> {
-  if (engine === 'sqlite') return join(dir, 'tidings.db');
-  const name = `tidings_bench_${process.pid}`;
+  if (engine === 'sqlite') return join(dir, `tidings${tag}.db`);
+  const name = `tidings_bench_${process.pid}${tag}`;
   const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 3000 });
   try {
     await admin.connect();

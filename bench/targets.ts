@@ -16,7 +16,8 @@ export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 const CEILING = join(ROOT, 'bench', 'ceiling.ts');
 /** The GET account's queue: GET A answers these many items. */
 export const SEED_ITEMS = 100;
-const POST_SUCCESS = '{"code":0,"message":"saved for the next digest"}';
+/** Tidings' answer to a save it queued. */
+export const POST_SUCCESS = '{"code":0,"message":"saved for the next digest"}';
 
 export interface Target {
   child: ChildProcess;
