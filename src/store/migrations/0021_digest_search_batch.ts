@@ -64,6 +64,6 @@ export const TSV = `setweight(to_tsvector('simple', ${words('title')}), 'A')
 
 /** 0017's text of a document and the characters that give it grams. */
 export const TEXT = `lower(t.title || ' ' || t.site || ' ' || t.url || ' ' || t.excerpt || ' ' || t.body)`;
-export const CLASS = UNSPACED_RANGES.map(([a, b]) => `${String.fromCodePoint(a)}-${String.fromCodePoint(b)}`).join(
-  '',
-);
+export const CLASS = UNSPACED_RANGES.map(
+  ([a, b]) => `${String.fromCodePoint(a)}-${String.fromCodePoint(b)}`,
+).join('');
