@@ -5,10 +5,11 @@ import type { Engine } from './db.js';
 import type { Database, SearchKind, Timestamp } from './schema.js';
 
 /**
- * Searching the queue and digest items of one account (migration 0015 keeps the index; nothing here
- * writes it). One query shape on both engines: the documents of the account that match, ranked (SQLite
- * FTS5 bm25, PostgreSQL ts_rank, both weighting title over site and URL over excerpt over page text),
- * then newer first. A term of a script without spaces is a substring test over the indexed text instead,
+ * Searching the queue and digest items of one account (migration 0015's triggers keep the index in step
+ * with changes; new items get their documents at the account's next search, indexNewDigestItems and
+ * indexNewQueueItems below). One query shape on both engines: the documents of the account that match,
+ * ranked (SQLite FTS5 bm25, PostgreSQL ts_rank, both weighting title over site and URL over excerpt over
+ * page text), then newer first. A term of a script without spaces is a substring test over the indexed text instead,
  * read from migration 0017's trigram index.
  */
 
@@ -132,8 +133,9 @@ async function unrankedPage(
  * Brings the account's queue documents in step before it searches: the queue items saved since its last
  * search get theirs, and a document whose item has gone meanwhile goes too. The save does not index (a
  * trigger on queue_items made an API save three times dearer: 18 → 54–73 µs a save, and bench:api's POST
- * 9,118 → 4,788 req/s); everything else (digest items, pages read, items changed or deleted) is kept in step by the
- * triggers of migration 0015. Returns how many documents were added.
+ * 9,118 → 4,788 req/s); new digest items are indexNewDigestItems's, and everything else (pages read, items
+ * changed or deleted) is kept in step by the triggers of migration 0015. Returns how many documents were
+ * added.
  */
 export async function indexNewQueueItems(db: Kysely<Database>, accountId: number): Promise<number> {
   // Read by kind (the queue documents of every account: a day's saves), not by account (every digest
