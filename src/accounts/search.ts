@@ -8,7 +8,12 @@ import { foldWhitespace } from '../lib/text.js';
 import { domainOf } from '../lib/url.js';
 import type { Store } from '../store/db.js';
 import type { SearchKind, Timestamp } from '../store/schema.js';
-import { type SearchRow, indexNewQueueItems, searchItems } from '../store/searchDocuments.js';
+import {
+  type SearchRow,
+  indexNewDigestItems,
+  indexNewQueueItems,
+  searchItems,
+} from '../store/searchDocuments.js';
 import type { AccountId } from './authorize.js';
 
 /**
@@ -81,6 +86,8 @@ export async function searchAccount(
     );
   }
   const query = parseSearchQuery(text);
+  // Digests first: their items were queued before what is queued now (documents are newest last).
+  await indexNewDigestItems(store.db, store.engine, accountId);
   await indexNewQueueItems(store.db, accountId);
   const { total, capped, rows } = await searchItems(store.db, store.engine, accountId, query, {
     offset,

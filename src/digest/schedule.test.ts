@@ -208,3 +208,15 @@ test('a server down from Tuesday to Saturday catches up with one digest, then go
   );
   assert.equal(fired[2]?.firedAt, '2026-11-28T10:05:00.000Z', 'at once on restart');
 });
+
+test('a slot found again (remembered by zone, time and day) is the same, and its Date is its own', () => {
+  const berlin = schedule('Europe/Berlin', '02:30');
+  // 29 March 2026: Berlin's clocks jump from 02:00 to 03:00, so 02:30 moves to 03:00 (01:00 UTC).
+  const first = nextSlotAfter(new Date('2026-03-28T12:00:00Z'), berlin);
+  assert.deepEqual(first, { at: new Date('2026-03-29T01:00:00.000Z'), localDate: '2026-03-29' });
+  first.at.setTime(0);
+  const again = nextSlotAfter(new Date('2026-03-28T13:00:00Z'), berlin);
+  assert.deepEqual(again, { at: new Date('2026-03-29T01:00:00.000Z'), localDate: '2026-03-29' });
+  const utc = nextSlotAfter(new Date('2026-03-28T12:00:00Z'), schedule('UTC', '02:30'));
+  assert.deepEqual(utc, { at: new Date('2026-03-29T02:30:00.000Z'), localDate: '2026-03-29' });
+});

@@ -168,6 +168,8 @@ export interface DigestsTable {
   sent_at: Timestamp | null;
   lease_owner: string | null;
   lease_until: Timestamp | null;
+  /** 1 once its items have their search documents (at the account's next search after the build), else 0. */
+  search_indexed: Generated<number>;
 }
 
 /** One item of a digest, as it was when it left the queue. */

@@ -5,10 +5,11 @@ import type { Engine } from './db.js';
 import type { Database, SearchKind, Timestamp } from './schema.js';
 
 /**
- * Searching the queue and digest items of one account (migration 0015 keeps the index; nothing here
- * writes it). One query shape on both engines: the documents of the account that match, ranked (SQLite
- * FTS5 bm25, PostgreSQL ts_rank, both weighting title over site and URL over excerpt over page text),
- * then newer first. A term of a script without spaces is a substring test over the indexed text instead,
+ * Searching the queue and digest items of one account (migration 0015's triggers keep the index in step
+ * with changes; new items get their documents at the account's next search, indexNewDigestItems and
+ * indexNewQueueItems below). One query shape on both engines: the documents of the account that match,
+ * ranked (SQLite FTS5 bm25, PostgreSQL ts_rank, both weighting title over site and URL over excerpt over
+ * page text), then newer first. A term of a script without spaces is a substring test over the indexed text instead,
  * read from migration 0017's trigram index.
  */
 
@@ -132,8 +133,9 @@ async function unrankedPage(
  * Brings the account's queue documents in step before it searches: the queue items saved since its last
  * search get theirs, and a document whose item has gone meanwhile goes too. The save does not index (a
  * trigger on queue_items made an API save three times dearer: 18 → 54–73 µs a save, and bench:api's POST
- * 9,118 → 4,788 req/s); everything else (digest items, pages read, items changed or deleted) is kept in step by the
- * triggers of migration 0015. Returns how many documents were added.
+ * 9,118 → 4,788 req/s); new digest items are indexNewDigestItems's, and everything else (pages read, items
+ * changed or deleted) is kept in step by the triggers of migration 0015. Returns how many documents were
+ * added.
  */
 export async function indexNewQueueItems(db: Kysely<Database>, accountId: number): Promise<number> {
   // Read by kind (the queue documents of every account: a day's saves), not by account (every digest
@@ -148,6 +150,42 @@ export async function indexNewQueueItems(db: Kysely<Database>, accountId: number
     ORDER BY q.id
     ON CONFLICT (kind, item_id) DO NOTHING`.execute(db);
   return Number(added.numAffectedRows ?? 0);
+}
+
+/**
+ * Brings the account's digest documents in step before it searches: the items of its digests built since
+ * its last search get theirs (a build writes nothing for search: migration 0022), the digests in id order
+ * and each digest's items in item order, as the build's trigger gave them. Each digest is then marked
+ * indexed; it was named by id, so that a digest built meanwhile waits for the next search. Running twice
+ * at once is harmless (a document that exists is skipped). Returns how many documents were added.
+ */
+export async function indexNewDigestItems(
+  db: Kysely<Database>,
+  engine: Engine,
+  accountId: number,
+): Promise<number> {
+  // The literal 0 (not a parameter) is what lets either engine read the partial index of 0022.
+  const pending = await sql<{ id: number }>`SELECT id FROM digests
+    WHERE account_id = ${accountId} AND search_indexed = 0 ORDER BY id`.execute(db);
+  const ids = pending.rows.map((r) => r.id);
+  if (ids.length === 0) return 0;
+  let added: number;
+  if (engine === 'postgres') {
+    const { rows } = await sql<{ n: number }>`SELECT search_index_digests(${ids}::int[]) AS n`.execute(db);
+    added = rows[0]?.n ?? 0;
+  } else {
+    // 0015's and 0017's triggers on search_documents fill the FTS5 tables from each inserted row.
+    const result =
+      await sql`INSERT INTO search_documents (account_id, kind, item_id, digest_id, page_id, created_at)
+      SELECT d.account_id, 'digest', i.id, i.digest_id, i.page_id, d.created_at
+      FROM digests d JOIN digest_items i ON i.digest_id = d.id
+      WHERE d.id IN (${sql.join(ids)})
+      ORDER BY i.id
+      ON CONFLICT (kind, item_id) DO NOTHING`.execute(db);
+    added = Number(result.numAffectedRows ?? 0);
+  }
+  await db.updateTable('digests').set({ search_indexed: 1 }).where('id', 'in', ids).execute();
+  return added;
 }
 
 /** The account's searchable documents: a plain indexed count, the baseline the benchmark compares with. */

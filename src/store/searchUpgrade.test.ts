@@ -118,3 +118,53 @@ for (const engine of ENGINES) {
     },
   );
 }
+
+for (const engine of ENGINES) {
+  await test(
+    `0022_digest_search_lazy keeps the digests indexed before it and leaves new ones to the next search [${engine}]`,
+    { skip: engine === 'postgres' ? pgSkip : undefined },
+    async (t) => {
+      const store = await storeMigratedTo(t, engine, '0021_digest_search_batch');
+      const at = '2026-10-01T07:00:00.000Z';
+      await sql`insert into accounts (name, email, timezone, created_at) values ('a', null, 'UTC', ${at})`.execute(
+        store.db,
+      );
+      const digest = async (day: string) =>
+        sql`insert into digests (account_id, local_date, created_at, item_count, saved_count, feed_count,
+            remaining, delivery, message_id)
+          values (1, ${day}, ${at}, 1, 1, 0, 0, 'not_emailed', ${`m${day}`})`.execute(store.db);
+      const item = async (digestId: number, title: string) =>
+        sql`insert into digest_items (digest_id, position, url, title, source, queued_at)
+          values (${digestId}, 0, ${`https://older.example/${digestId}`}, ${title}, 'api', ${at})`.execute(
+          store.db,
+        );
+      await digest('2026-09-30');
+      await item(1, 'An older gannet');
+
+      await migrateToLatest(store);
+      await digest('2026-10-01');
+      await item(2, 'A newer gannet');
+      const flags = await store.db
+        .selectFrom('digests')
+        .select(['id', 'search_indexed'])
+        .orderBy('id')
+        .execute();
+      assert.deepEqual(flags, [
+        { id: 1, search_indexed: 1 },
+        { id: 2, search_indexed: 0 },
+      ]);
+      const documents = async () =>
+        (await store.db.selectFrom('search_documents').select('item_id').orderBy('item_id').execute()).map(
+          (d) => d.item_id,
+        );
+      assert.deepEqual(await documents(), [1], "the upgrade's digest was indexed by 0021's trigger");
+      const a = await operatorAccount(store, 1);
+      const found = await searchAccount(store, a, 'gannet');
+      assert.deepEqual(
+        found.hits.map((h) => h.digestDate),
+        ['2026-10-01', '2026-09-30'],
+      );
+      assert.deepEqual(await documents(), [1, 2], 'each once');
+    },
+  );
+}

@@ -57,13 +57,13 @@ export async function up(db: Kysely<unknown>, { engine }: MigrationContext): Pro
 
 /** 0015's tsvector of a document (t is search_texts): ASCII punctuation to spaces, weighted A to D. */
 const words = (column: string) => `regexp_replace(t.${column}, '[!-/:-@\\[-\`{-~]+', ' ', 'g')`;
-const TSV = `setweight(to_tsvector('simple', ${words('title')}), 'A')
+export const TSV = `setweight(to_tsvector('simple', ${words('title')}), 'A')
           || setweight(to_tsvector('simple', ${words('site')} || ' ' || ${words('url')}), 'B')
           || setweight(to_tsvector('simple', ${words('excerpt')}), 'C')
           || setweight(to_tsvector('simple', ${words('body')}), 'D')`;
 
 /** 0017's text of a document and the characters that give it grams. */
-const TEXT = `lower(t.title || ' ' || t.site || ' ' || t.url || ' ' || t.excerpt || ' ' || t.body)`;
-const CLASS = UNSPACED_RANGES.map(([a, b]) => `${String.fromCodePoint(a)}-${String.fromCodePoint(b)}`).join(
-  '',
-);
+export const TEXT = `lower(t.title || ' ' || t.site || ' ' || t.url || ' ' || t.excerpt || ' ' || t.body)`;
+export const CLASS = UNSPACED_RANGES.map(
+  ([a, b]) => `${String.fromCodePoint(a)}-${String.fromCodePoint(b)}`,
+).join('');

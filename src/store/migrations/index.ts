@@ -20,6 +20,7 @@ import * as m0017 from './0017_search_ngrams.js';
 import * as m0018 from './0018_feed_lenient.js';
 import * as m0020 from './0020_cache_notify.js';
 import * as m0021 from './0021_digest_search_batch.js';
+import * as m0022 from './0022_digest_search_lazy.js';
 import * as m0023 from './0023_enqueue_at_once.js';
 import * as m0024 from './0024_notify_queue_moves.js';
 
@@ -56,6 +57,7 @@ const modules: Record<string, MigrationModule> = {
   '0018_feed_lenient': m0018,
   '0020_cache_notify': m0020,
   '0021_digest_search_batch': m0021,
+  '0022_digest_search_lazy': m0022,
   '0023_enqueue_at_once': m0023,
   '0024_notify_queue_moves': m0024,
 };
