@@ -7,11 +7,13 @@ import type { MigrationContext } from './index.js';
  *
  * It replaces two statements sent together: a lock of the queues and an insert guarded by CTEs that read
  * which URLs were waiting. PostgreSQL parsed and planned both on every call, about 0.5 ms of its CPU a
- * batch, more than the batch's writes. A PL/pgSQL function keeps its statements parsed, and the plan of a
- * statement with no choice to make (the INSERT over unnest) cached. The two statements whose best plan
- * depends on the tables' sizes (the accounts' lock, the look-up of waiting URLs) are planned on every call
- * (EXECUTE): a plan cached while queue_items was small would scan the whole table for every save once it
- * is large (measured: from 0.8 to 5 ms a call over 40,000 saves).
+ * batch, more than the batch's writes. A PL/pgSQL function keeps its statements parsed and their plans
+ * cached: the INSERT over unnest has no choice to make, and the lock of one account by its id is cheap
+ * either way and planned again whenever accounts is analysed (its every save updates it, so autovacuum
+ * does that often). The two statements whose plan could go badly wrong as tables grow (the lock of several
+ * accounts, a join; the look-up of waiting URLs) are planned on every call (EXECUTE): a look-up plan
+ * cached while queue_items was small scanned the whole table for every save once it was large (measured:
+ * from 0.8 to 5 ms a call over 40,000 saves).
  *
  * Steps, in one transaction (the caller's statement):
  * 1. the queues' locks, in account id order, each version advanced by its number of offers (as lockQueues);
@@ -37,9 +39,8 @@ export async function up(db: Kysely<unknown>, { engine }: MigrationContext): Pro
       renames boolean;
     BEGIN
       IF cardinality(queue_ids) = 1 THEN
-        EXECUTE 'UPDATE accounts SET queue_version = queue_version + $2 WHERE id = $1
-          RETURNING ARRAY[queue_version]'
-          INTO versions USING queue_ids[1], queue_changes[1];
+        UPDATE accounts SET queue_version = queue_version + queue_changes[1] WHERE id = queue_ids[1]
+          RETURNING ARRAY[queue_version] INTO versions;
       ELSE
         EXECUTE 'WITH locked AS MATERIALIZED (
             SELECT id FROM accounts WHERE id = ANY($1) ORDER BY id FOR UPDATE
