@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
-import { openStore } from '../store/db.js';
+import { type TestContext, test } from 'node:test';
+import type { ChangeFeed } from '../store/changeFeed.js';
+import { type Store, openStore } from '../store/db.js';
 import { credentialByPrefix } from '../store/apiKeys.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { createTestDatabase, postgresSkipReason } from '../test/databases.js';
@@ -12,22 +13,28 @@ import { authenticate } from './authorize.js';
 import { CredentialCache } from './credentialCache.js';
 import { keyPrefix } from './keys.js';
 
+/** Two instances (stores) on a fresh, migrated PostgreSQL database, and a cache on the second's feed. */
+async function twoInstances(t: TestContext): Promise<{ one: Store; two: Store; feed: ChangeFeed }> {
+  const db = await createTestDatabase('postgres');
+  const one = openStore(db.url);
+  const two = openStore(db.url);
+  t.after(async () => {
+    await one.close();
+    await two.close();
+    await db.drop();
+  });
+  await migrateToLatest(one);
+  assert.ok(two.changes !== null);
+  return { one, two, feed: two.changes };
+}
+
 test(
   'a credential read before a notice about it is not kept; one read after is (PostgreSQL)',
   { skip: await postgresSkipReason() },
   async (t) => {
-    const db = await createTestDatabase('postgres');
-    const one = openStore(db.url);
-    const two = openStore(db.url);
-    t.after(async () => {
-      await one.close();
-      await two.close();
-      await db.drop();
-    });
-    await migrateToLatest(one);
-    assert.ok(two.changes !== null);
-    const cache = new CredentialCache(two.changes);
-    await two.changes.whenSynced(); // listening
+    const { one, two, feed } = await twoInstances(t);
+    const cache = new CredentialCache(feed);
+    await feed.whenSynced(); // listening
 
     const account = await newAccount(one);
     const prefix = keyPrefix(account.apiKey);
@@ -39,7 +46,7 @@ test(
     const before = await credentialByPrefix(two.db, prefix);
     assert.ok(before !== null);
     assert.ok((await revokeAnyKey(one, key.id))?.revoked); // committed and notified while "reading"
-    await two.changes.whenSynced();
+    await feed.whenSynced();
     cache.put(prefix, before, mark);
     assert.equal(cache.get(prefix), undefined, 'a credential the revocation overlapped was kept');
 
@@ -50,7 +57,7 @@ test(
     const read = await credentialByPrefix(two.db, otherPrefix);
     assert.ok(read !== null);
     cache.put(otherPrefix, read, fresh);
-    await two.changes.whenSynced();
+    await feed.whenSynced();
     assert.deepEqual(cache.get(otherPrefix), read);
   },
 );
@@ -82,26 +89,17 @@ test(
   'a queue that moved forgets only the version; an account disabled forgets its keys (PostgreSQL)',
   { skip: await postgresSkipReason() },
   async (t) => {
-    const db = await createTestDatabase('postgres');
-    const one = openStore(db.url);
-    const two = openStore(db.url);
-    t.after(async () => {
-      await one.close();
-      await two.close();
-      await db.drop();
-    });
-    await migrateToLatest(one);
-    assert.ok(two.changes !== null);
+    const { one, two, feed } = await twoInstances(t);
     await newAccount(one); // the administrator, who may not be disabled
-    const cache = new CredentialCache(two.changes);
-    await two.changes.whenSynced();
+    const cache = new CredentialCache(feed);
+    await feed.whenSynced();
     const account = await newAccount(one);
     const prefix = keyPrefix(account.apiKey);
     assert.ok(prefix !== null);
     const read = await credentialByPrefix(two.db, prefix);
     assert.ok(read !== null);
     cache.put(prefix, read, cache.mark());
-    await two.changes.whenSynced();
+    await feed.whenSynced();
     assert.deepEqual(cache.get(prefix), read);
 
     await addSavedUrl(
@@ -110,14 +108,14 @@ test(
       { url: 'https://e.com/moved', title: undefined, source: 'api' },
       { limit: 10 },
     );
-    await two.changes.whenSynced();
+    await feed.whenSynced();
     assert.equal(cache.get(prefix), undefined, 'the queue moved: its version is read again');
     const { queueVersion, ...key } = read;
     assert.deepEqual(cache.key(prefix), key, 'the key stays');
     assert.ok(queueVersion >= 0);
 
     await disableAccount(one, account.id);
-    await two.changes.whenSynced();
+    await feed.whenSynced();
     assert.equal(cache.key(prefix), undefined, 'the account was disabled: its keys are read again');
   },
 );
