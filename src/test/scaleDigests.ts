@@ -5,6 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { type CliProcess, exitWithin, startWorker } from './process.js';
 import { type Cluster, type ScaleAccount, START_TIMEOUT_MS } from './scaleOut.js';
 
@@ -60,6 +61,11 @@ async function until(
  * Stops the cluster's worker, makes every account due, starts a worker and SIGKILLs it as soon as it has
  * built its first digest, lets its leases run out (as five minutes would), starts another one and waits
  * for every email. `queued` is each account's queue before, as read through the API.
+ *
+ * So that the kill finds a build under way however fast builds are (a worker builds its claimed accounts
+ * in a few transactions at once, which can all commit within one look at the count), another connection
+ * holds the row locks of one account's queued items until the worker is dead: the transaction that takes
+ * that queue waits, the others commit.
  */
 export async function digestsWithKill(
   cluster: Cluster,
@@ -78,15 +84,27 @@ export async function digestsWithKill(
     .where('id', 'in', ids)
     .execute();
 
+  const held = ids.find((id) => (queued.get(id)?.length ?? 0) > 0);
+  if (held === undefined) throw new Error('no account has a queue to take');
+  const holder = new pg.Client({ connectionString: cluster.databaseUrl });
+  await holder.connect();
   const started = performance.now();
   const env = { databaseUrl: cluster.databaseUrl, env: cluster.workerEnv, timeoutMs: START_TIMEOUT_MS };
-  const doomed = await startWorker(env);
-  // Asked often: a worker that builds several digests per transaction must still be caught mid-build.
-  await until('the first digest', async () => (await count(cluster, 'digests')) >= 1, timeoutMs, 2);
-  doomed.child.kill('SIGKILL');
-  const killMs = performance.now() - started;
-  await doomed.exited;
-  const builtAtKill = await count(cluster, 'digests');
+  let builtAtKill: number;
+  let killMs: number;
+  try {
+    await holder.query('begin');
+    await holder.query('select id from queue_items where account_id = $1 for update', [held]);
+    const doomed = await startWorker(env);
+    await until('the first digest', async () => (await count(cluster, 'digests')) >= 1, timeoutMs, 2);
+    doomed.child.kill('SIGKILL');
+    killMs = performance.now() - started;
+    await doomed.exited;
+    builtAtKill = await count(cluster, 'digests');
+  } finally {
+    await holder.query('rollback').catch(() => undefined);
+    await holder.end();
+  }
   const leased = await db
     .updateTable('accounts')
     .set({ digest_lease_until: new Date(Date.now() - 1000).toISOString() })
