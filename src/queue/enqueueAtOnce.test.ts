@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import pg from 'pg';
 import { lockQueue } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
@@ -29,8 +29,12 @@ async function versionOf(store: Store, accountId: number): Promise<number> {
   return row.queue_version;
 }
 
-/** Counts the store's one-statement save transactions (calls of migration 0023's function). */
-const countTrips = (store: Store): { count: number } => countStatements(store, 'tidings_enqueue_at_once');
+/** Counts the store's one-statement save transactions (calls of migration 0023's function) until t ends. */
+function countTrips(t: TestContext, store: Store): { count: number } {
+  const counter = countStatements(store, 'tidings_enqueue_at_once');
+  t.after(() => counter.stop());
+  return counter;
+}
 
 /** enqueueMany in a transaction of its own, the bounds recorded as the writer records them. */
 async function inTransaction(
@@ -66,9 +70,9 @@ await describeEachEngine('enqueueManyAtOnce', (ctx) => {
     return;
   }
 
-  test('not before the queue bound is known; then new URLs in one trip, deduplicated within the batch', async () => {
+  test('not before the queue bound is known; then new URLs in one trip, deduplicated within the batch', async (t) => {
     const store = ctx.store();
-    const count = countTrips(store);
+    const count = countTrips(t, store);
     const { id } = await newAccount(store);
     const bounds = new LengthBounds();
     assert.equal(
@@ -132,9 +136,9 @@ await describeEachEngine('enqueueManyAtOnce', (ctx) => {
     ]);
   });
 
-  test('not when the bound says the limit could be reached: the transaction refuses exactly', async () => {
+  test('not when the bound says the limit could be reached: the transaction refuses exactly', async (t) => {
     const store = ctx.store();
-    const count = countTrips(store);
+    const count = countTrips(t, store);
     const { id } = await newAccount(store);
     const bounds = new LengthBounds();
     await inTransaction(store, id, [offer('https://e.com/1', undefined, 3)], bounds);
@@ -149,9 +153,9 @@ await describeEachEngine('enqueueManyAtOnce', (ctx) => {
     assert.equal((await savedUrlsByAccount(store.db, id)).length, 3);
   });
 
-  test('several accounts in one call: each queue locked, advanced and written', async () => {
+  test('several accounts in one call: each queue locked, advanced and written', async (t) => {
     const store = ctx.store();
-    const count = countTrips(store);
+    const count = countTrips(t, store);
     const a = await newAccount(store);
     const b = await newAccount(store);
     const bounds = new LengthBounds();

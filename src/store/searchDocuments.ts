@@ -9,8 +9,8 @@ import type { Database, SearchKind, Timestamp } from './schema.js';
  * with changes; new items get their documents at the account's next search, indexNewDigestItems and
  * indexNewQueueItems below). One query shape on both engines: the documents of the account that match,
  * ranked (SQLite FTS5 bm25, PostgreSQL ts_rank, both weighting title over site and URL over excerpt over
- * page text), then newer first. A term of a script without spaces is a substring test over the indexed text instead,
- * read from migration 0017's trigram index.
+ * page text), then newer first. A term of a script without spaces is a substring test over the indexed
+ * text instead, read from migration 0017's trigram index.
  */
 
 /** What a hit shows: the item as stored, its page's words, its digest. Highlighting is the caller's. */
@@ -171,7 +171,8 @@ export async function indexNewDigestItems(
   if (ids.length === 0) return 0;
   let added: number;
   if (engine === 'postgres') {
-    const { rows } = await sql<{ n: number }>`SELECT search_index_digests(${ids}::int[]) AS n`.execute(db);
+    // A tidings_ function: store/writeTracking.ts counts its call as the write it is.
+    const { rows } = await sql<{ n: number }>`SELECT tidings_index_digests(${ids}::int[]) AS n`.execute(db);
     added = rows[0]?.n ?? 0;
   } else {
     // 0015's and 0017's triggers on search_documents fill the FTS5 tables from each inserted row.

@@ -13,7 +13,7 @@ import { CLASS, TEXT, TSV } from './0021_digest_search_batch.js';
  *   1. A partial index finds an account's digests still to index, which every search asks first.
  * - The INSERT triggers of digest_items go (SQLite 0015's row trigger, PostgreSQL 0021's statement
  *   trigger); the UPDATE and DELETE ones stay: they touch or delete a document where there is one.
- * - PostgreSQL: search_index_digests(digest ids) inserts the documents of those digests' items, tsvector
+ * - PostgreSQL: tidings_index_digests(digest ids) inserts the documents of those digests' items, tsvector
  *   and grams computed in that statement as 0021's trigger did (the same expressions), skipping those that
  *   exist; returns how many it inserted. On SQLite the caller inserts the rows and 0015's and 0017's
  *   triggers on search_documents fill the FTS5 tables, as they did.
@@ -33,7 +33,7 @@ export async function up(db: Kysely<unknown>, { engine }: MigrationContext): Pro
   }
   await sql`DROP TRIGGER search_digest_items_insert ON digest_items`.execute(db);
   await sql`DROP FUNCTION search_digest_items_insert()`.execute(db);
-  await sql`CREATE FUNCTION search_index_digests(digest_ids integer[]) RETURNS integer LANGUAGE sql AS $$
+  await sql`CREATE FUNCTION tidings_index_digests(digest_ids integer[]) RETURNS integer LANGUAGE sql AS $$
     WITH added AS (
       INSERT INTO search_documents (account_id, kind, item_id, digest_id, page_id, created_at, tsv, grams)
       SELECT d.account_id, 'digest', i.id, i.digest_id, i.page_id, d.created_at, ${sql.raw(TSV)},
