@@ -13,8 +13,9 @@
  *   and indexes, one transaction per batch); on PostgreSQL bench/floor-server-pg.ts (pg, one statement per
  *   batch, on a fresh database of its own that `tidings account create` migrated to Tidings' schema, so
  *   that its NOTIFYs reach no Tidings process);
- * - Tidings itself (built, `node dist/cli/main.js serve`, default log level, logs to /dev/null) on a fresh
- *   SQLite file or a fresh PostgreSQL database (bench/processes.ts freshDatabase, dropped afterwards).
+ * - Tidings itself (built, `node dist/cli/main.js serve`, default log level, logs to /dev/null, no
+ *   in-process workers: TIDINGS_WORKER=false) on a fresh SQLite file or a fresh PostgreSQL database
+ *   (bench/processes.ts freshDatabase, dropped afterwards).
  * Runs alternate ceiling / minimal / Tidings for several rounds after a warm-up of each; printed are req/s,
  * the server's CPU time per request (utime + stime of its process, from /proc/PID/stat, over the run; on
  * PostgreSQL the database server's own CPU is not in it) and the ratios minimal / ceiling and Tidings /

@@ -1,8 +1,9 @@
 /**
  * API benchmark: `npm run bench:api`. Tidings (built, `node dist/cli/main.js serve`, default log level,
- * logs to /dev/null) against a bare node:http "ceiling" that answers the same bytes, on SQLite and
- * PostgreSQL, alternating ceiling / Tidings runs for several rounds. Prints req/s, p99 and the ratio to
- * the ceiling (medians of the rounds) and exits 1 when a bar is missed. See BENCHMARKS.md.
+ * logs to /dev/null, TIDINGS_WORKER=false: targets.ts serveEnv says why) against a bare node:http
+ * "ceiling" that answers the same bytes, on SQLite and PostgreSQL, alternating ceiling / Tidings runs for
+ * several rounds. Prints req/s, p99 and the ratio to the ceiling (medians of the rounds) and exits 1 when
+ * a bar is missed. See BENCHMARKS.md.
  *
  * Environment: BENCH_ROUNDS (3), BENCH_DURATION seconds per run (5), BENCH_CONNECTIONS (10),
  * BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres), BENCH_ENGINES (sqlite,postgres),

@@ -36,7 +36,7 @@ export async function measureThroughput(
   plan: RoundsPlan,
   maxInstances = 3,
 ): Promise<ThroughputRow[]> {
-  const env = serveEnv(databaseUrl, { TIDINGS_WORKER: 'false' });
+  const env = serveEnv(databaseUrl);
   // The CLI migrates the database before any instance starts, so they do not race to.
   const getKey = await createAccount(cleanup, env, 'bench-scale-get');
   const postKey = await createAccount(cleanup, env, 'bench-scale-post');
