@@ -45,6 +45,27 @@ test('form bodies: plus and percent decoding in the declared charset; repeated f
   assert.match(badUtf8.ignored ?? '', /not valid utf-8/);
 });
 
+test('form percent-decoding: an encoded plus stays a plus, a broken escape stays as written', async () => {
+  const title = async (raw: string): Promise<string | undefined> =>
+    (await read('application/x-www-form-urlencoded', `title=${raw}`)).fields.get('title');
+  assert.equal(await title('1%2B1+%3D+2'), '1+1 = 2');
+  assert.equal(await title('caf%c3%A9'), 'café');
+  assert.equal(await title('100%'), '100%');
+  assert.equal(await title('%4'), '%4');
+  assert.equal(await title('%zz%4g'), '%zz%4g');
+  assert.equal(await title('%%41'), '%A');
+  assert.equal(await title('plain'), 'plain');
+  assert.equal(await title(''), '');
+  // The common Content-Types, looked up rather than parsed, read as the same types parsed would.
+  for (const type of [
+    'application/x-www-form-urlencoded;charset=UTF-8',
+    'application/x-www-form-urlencoded; charset=utf-8',
+  ]) {
+    assert.equal((await read(type, 'title=caf%C3%A9')).fields.get('title'), 'café');
+  }
+  assert.equal((await read('application/json; charset=utf-8', '{"url":"u"}')).fields.get('url'), 'u');
+});
+
 test('a body that is not UTF-8 under a UTF-8 JSON type is ignored, not mangled', async () => {
   const r = await read(
     'application/json',

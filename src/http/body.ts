@@ -30,24 +30,49 @@ export async function readBodyParams(contentType: string | undefined, body: Buff
   if (body.length === 0) return { fields: new Map() };
   if (contentType === undefined || contentType.trim() === '')
     return ignored('the request has no Content-Type');
-  let mime: MIMEType;
-  try {
-    mime = new MIMEType(contentType);
-  } catch {
-    return ignored('the Content-Type header is not a valid media type');
-  }
-  const charset = mime.params.get('charset') ?? 'utf-8';
-  const essence = mime.essence;
+  const media = COMMON_TYPES.get(contentType) ?? parseMediaType(contentType);
+  if (media === null) return ignored('the Content-Type header is not a valid media type');
+  const { essence, charset } = media;
   if (essence === 'application/json' || essence.endsWith('+json')) return readJson(decode(body, charset));
   if (essence === 'application/x-www-form-urlencoded') return readForm(body, charset);
   if (essence === 'multipart/form-data') return readMultipart(contentType, body);
   return ignored(`the Content-Type ${essence} is not one the API reads (use JSON, form or multipart)`);
 }
 
+interface MediaType {
+  essence: string;
+  charset: string;
+}
+
+/** A Content-Type's essence and charset (UTF-8 unless given), or null when it is not a valid media type. */
+function parseMediaType(contentType: string): MediaType | null {
+  try {
+    const mime = new MIMEType(contentType);
+    return { essence: mime.essence, charset: mime.params.get('charset') ?? 'utf-8' };
+  } catch {
+    return null;
+  }
+}
+
+/** The Content-Types clients send nearly always, parsed once (what parseMediaType makes of each). */
+const COMMON_TYPES: ReadonlyMap<string, MediaType> = new Map(
+  [
+    'application/x-www-form-urlencoded',
+    'application/x-www-form-urlencoded; charset=utf-8',
+    'application/x-www-form-urlencoded;charset=UTF-8',
+    'application/json',
+    'application/json; charset=utf-8',
+  ].map((t) => [t, parseMediaType(t) ?? { essence: t, charset: 'utf-8' }]),
+);
+
 type Decoded = { text: string } | { failure: BodyParams };
 
 /** Decodes text in a charset: strictly for UTF-8, with iconv-lite for legacy ones. */
 type Charset = (bytes: Buffer) => string;
+
+/** Strict UTF-8 (throws on a malformed sequence); a decoder keeps no state between whole-buffer calls. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const decodeUtf8: Charset = (bytes) => UTF8.decode(bytes);
 
 /**
  * Node 20's TextDecoder decodes windows-1252 (and its alias iso-8859-1) as ISO-8859-1, turning € and
@@ -55,10 +80,7 @@ type Charset = (bytes: Buffer) => string;
  */
 function charsetDecoder(charset: string): Charset | BodyParams {
   const name = charset.trim().toLowerCase();
-  if (name === 'utf-8' || name === 'utf8' || name === 'unicode-1-1-utf-8') {
-    const strict = new TextDecoder('utf-8', { fatal: true });
-    return (bytes) => strict.decode(bytes);
-  }
+  if (name === 'utf-8' || name === 'utf8' || name === 'unicode-1-1-utf-8') return decodeUtf8;
   if (!iconv.encodingExists(name)) return malformed(`unsupported charset: ${charset.slice(0, 40)}`);
   return (bytes) => iconv.decode(bytes, name);
 }
@@ -120,23 +142,32 @@ function readForm(body: Buffer, charset: string): BodyParams {
 
 /** application/x-www-form-urlencoded byte decoding: '+' is a space, %XX a byte, anything else as is. */
 function percentDecode(s: string): Buffer {
-  const bytes = Buffer.from(s.replace(/\+/g, ' '), 'latin1');
+  const bytes = Buffer.from(s, 'latin1');
+  if (!s.includes('%') && !s.includes('+')) return bytes;
   const out = Buffer.allocUnsafe(bytes.length);
   let n = 0;
   for (let i = 0; i < bytes.length; i++) {
     const b = bytes[i] ?? 0;
-    if (b === 0x25 && isHex(bytes[i + 1]) && isHex(bytes[i + 2])) {
-      out[n++] = parseInt(String.fromCharCode(bytes[i + 1] ?? 0, bytes[i + 2] ?? 0), 16);
+    const hi = b === 0x25 ? hexValue(bytes[i + 1]) : -1;
+    const lo = hi === -1 ? -1 : hexValue(bytes[i + 2]);
+    if (lo !== -1) {
+      out[n++] = hi * 16 + lo;
       i += 2;
     } else {
-      out[n++] = b;
+      out[n++] = b === 0x2b ? 0x20 : b;
     }
   }
   return out.subarray(0, n);
 }
 
-const isHex = (b: number | undefined): boolean =>
-  b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66));
+/** A hex digit's value, or -1 (also for no byte at all). */
+function hexValue(b: number | undefined): number {
+  if (b === undefined) return -1;
+  if (b >= 0x30 && b <= 0x39) return b - 0x30;
+  if (b >= 0x41 && b <= 0x46) return b - 0x37;
+  if (b >= 0x61 && b <= 0x66) return b - 0x57;
+  return -1;
+}
 
 function readMultipart(contentType: string, body: Buffer): Promise<BodyParams> {
   return new Promise((resolve) => {
