@@ -52,4 +52,38 @@ describe('trackingPool [postgres]', { skip: await postgresSkipReason() }, () => 
     );
     assert.equal(await run('select 1', 'select * from tidings_enqueue_at_once()'), 'queue');
   });
+
+  test("the saves' call is a named statement, sent unnamed from then on when the server has lost it", async () => {
+    const tracking = trackingPool(pool, () => undefined);
+    const client = await tracking.connect();
+    try {
+      await client.query('create table saved (n int)', []);
+      await client.query(
+        `create function tidings_enqueue_at_once(n int) returns int language sql
+           as 'insert into saved values (n) returning n'`,
+        [],
+      );
+      const call = 'select * from tidings_enqueue_at_once($1)';
+      const prepared = async (): Promise<string[]> =>
+        (
+          await client.query<{ statement: string }>('select statement from pg_prepared_statements', [])
+        ).rows.map((r) => r.statement);
+      assert.deepEqual((await client.query(call, [1])).rows, [{ tidings_enqueue_at_once: 1 }]);
+      assert.ok((await prepared()).includes(call), 'prepared on the connection');
+      await client.query(call, [2]);
+      // What a pooler in transaction mode does to a client: its next statement reaches a server
+      // connection that never saw the Parse. The call still runs, once.
+      await client.query('deallocate all', []);
+      assert.deepEqual((await client.query(call, [3])).rows, [{ tidings_enqueue_at_once: 3 }]);
+      await client.query(call, [4]);
+      assert.deepEqual(await prepared(), [], 'unnamed from then on');
+      const { rows } = await client.query<{ n: number }>('select n from saved order by n', []);
+      assert.deepEqual(
+        rows.map((r) => r.n),
+        [1, 2, 3, 4],
+      );
+    } finally {
+      client.release();
+    }
+  });
 });
