@@ -147,6 +147,7 @@ const TITLED_WAITING = 'TDW01';
  * skipped), and the skipped ones read with their items, as createQueueItemsReadingWaiting does. Null
  * when the versions were not those expected (only the versions were written), or when a row whose
  * `titled` is true was waiting (nothing was written): the caller must then plan from what it reads.
+ * `db` is the store's pool, never a transaction: the call is one (store/writeTracking.ts may send it twice).
  */
 export async function createQueueItemsAtOnce(
   db: Kysely<Database>,

@@ -23,7 +23,8 @@ import type { WriteKind } from './changeFeed.js';
  * 0023), so a generic plan costs nothing. Behind a pooler in transaction mode that does not keep prepared
  * statements (PgBouncer before 1.21, or with max_prepared_statements = 0) the server answers that the
  * statement does not exist (26000) or already does (42P05): nothing ran, so the call is sent again unnamed,
- * and so is every later one of the pool.
+ * and so is every later one of the pool. (The call is always a transaction of its own, createQueueItemsAtOnce
+ * on the pool, so no transaction is left aborted by the first attempt.)
  */
 export function trackingPool(pool: PgModule.Pool, onWrite: (kind: WriteKind) => void): PostgresPool {
   const names: Naming = { on: true, byText: new Map() };
