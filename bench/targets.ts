@@ -42,8 +42,8 @@ export const postA = (bases: string[], key: string): Options => ({
  * The environment of a benchmarked `tidings serve` (or CLI command) on databaseUrl. The instance serves
  * only HTTP (TIDINGS_WORKER=false, as the scale-out instances of docs/operating.md): the page reader
  * inside it would otherwise start reading the saved links 30 s after start, inside whichever run came
- * then, and halve that run's throughput for 10–15 s (measured: POST A from 11,300 to 4,300–6,500 req/s),
- * so a ratio depended on where that pass fell. The background work is measured by its own benches.
+ * then, and halve that run's throughput for 10–15 s (measured: POST A from 10,100–11,600 to 4,100–7,200
+ * req/s), so a ratio depended on where that pass fell. The background work is measured by its own benches.
  */
 export function serveEnv(databaseUrl: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
