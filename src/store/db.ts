@@ -173,7 +173,8 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
         );
   const db = new Kysely<Database>({
     dialect: new PostgresDialect({
-      pool: changes === null ? pool : trackingPool(pool, (kind) => changes.noteLocalWrite(kind)),
+      // Always wrapped: the saves' call is named there whether or not a change feed hears of writes.
+      pool: trackingPool(pool, (kind) => changes?.noteLocalWrite(kind)),
     }),
   });
   return {
