@@ -1,4 +1,11 @@
 import type { Generated } from 'kysely';
+import type {
+  DigestActionTokensTable,
+  DigestItemsTable,
+  DigestTokensTable,
+  DigestsTable,
+  UnsubscribeTokensTable,
+} from './schemaDigests.js';
 
 /** Timestamps are ISO 8601 UTC strings (`2026-11-22T07:00:00.000Z`): identical on both engines and sortable. */
 export type Timestamp = string;
@@ -122,7 +129,15 @@ export interface SubscriptionsTable {
   /** Why the last skipped item was not queued, in plain words; null until one is. */
   last_skip_reason: string | null;
   last_skipped_at: Timestamp | null;
+  /** How many of the feed's entries a digest shows: null the default, -1 all, 0 only "+N more" (0025). */
+  per_digest: Generated<number | null>;
+  /** 'high' feeds are placed first; 'low' ones are only counted unless there is room (0025). */
+  priority: Generated<FeedPriority>;
+  /** "Mute for a week": until then a digest only counts the feed's items; null when not muted (0025). */
+  muted_until: Generated<Timestamp | null>;
 }
+
+export type FeedPriority = 'high' | 'normal' | 'low';
 
 export interface FeedItemsTable {
   id: Generated<number>;
@@ -135,62 +150,6 @@ export interface FeedItemsTable {
   published_at: Timestamp | null;
   first_seen_at: Timestamp;
   /** The item's own image (media:thumbnail, JSON Feed image, an image enclosure), absolute http(s). */
-  image_url: Generated<string | null>;
-}
-
-/**
- * Where a digest's email stands. `pending`: to be sent at `next_attempt_at`; `sending`: a worker holds the
- * lease; `sent`; `failed`: given up (a permanent refusal, or still failing 24 h on); `not_emailed`: the
- * account has email off or no address; `no_smtp`: this instance had no SMTP configured when it was built.
- */
-export type DeliveryState = 'pending' | 'sending' | 'sent' | 'failed' | 'not_emailed' | 'no_smtp';
-
-export interface DigestsTable {
-  id: Generated<number>;
-  account_id: number;
-  /** The scheduled day in the account's zone, YYYY-MM-DD: at most one digest per account and day. */
-  local_date: string;
-  created_at: Timestamp;
-  item_count: number;
-  /** Of those, saved through the API (counted at the build). */
-  saved_count: number;
-  /** The feeds the others came from (counted at the build, as the digest groups them). */
-  feed_count: number;
-  /** Items still waiting in the queue once this digest took its maximum. */
-  remaining: number;
-  delivery: DeliveryState;
-  /** Delivery attempts started (counted when claimed, so a crash mid-send counts). */
-  attempts: Generated<number>;
-  next_attempt_at: Timestamp | null;
-  last_error: string | null;
-  /** The Message-ID every attempt sends: a retry is the same message to the receiving side. */
-  message_id: string;
-  sent_at: Timestamp | null;
-  lease_owner: string | null;
-  lease_until: Timestamp | null;
-  /** 1 once its items have their search documents (at the account's next search after the build), else 0. */
-  search_indexed: Generated<number>;
-}
-
-/** One item of a digest, as it was when it left the queue. */
-export interface DigestItemsTable {
-  id: Generated<number>;
-  digest_id: number;
-  /** 0-based, the queue's order (oldest first). */
-  position: number;
-  url: string;
-  title: string;
-  source: QueueSource;
-  feed_id: number | null;
-  /** The reader's name for the feed when the digest was built (subscription title, else the feed's). */
-  feed_title: string | null;
-  summary: string | null;
-  published_at: Timestamp | null;
-  /** When the item entered the queue. */
-  queued_at: Timestamp;
-  /** The page read for this item, when it had one as it left the queue. */
-  page_id: Generated<number | null>;
-  /** A feed item's own image, as it was queued. */
   image_url: Generated<string | null>;
 }
 
@@ -246,29 +205,6 @@ export interface PagesTable {
   reading_minutes: Generated<number>;
   media_type: string | null;
   byte_length: number | null;
-  created_at: Timestamp;
-}
-
-/**
- * The private token of an account's digest URLs (web page, Atom feed). Stored as it is, unlike API keys:
- * emails built later must carry it in their links. Read-only; replaced to revoke.
- */
-export interface DigestTokensTable {
-  account_id: number;
-  /** 43 characters of base64url: 256 random bits. */
-  token: string;
-  /** Hex SHA-256 of the token: what a presented token is looked up by (then compared in constant time). */
-  token_hash: string;
-  /** When this token was made (first use or the last rotation). */
-  created_at: Timestamp;
-}
-
-/** A private one-click unsubscribe link of one email (see migration 0016): only its hash is kept. */
-export interface UnsubscribeTokensTable {
-  /** Hex SHA-256 of the token (43 characters of base64url: 256 random bits). */
-  token_hash: string;
-  account_id: number;
-  /** When the email carrying it was sent; tokens older than a year are pruned. */
   created_at: Timestamp;
 }
 
@@ -371,6 +307,15 @@ export interface SearchDocumentsTable {
   created_at: Timestamp;
 }
 
+export type {
+  DeliveryState,
+  DigestActionTokensTable,
+  DigestItemsTable,
+  DigestSection,
+  DigestTokensTable,
+  DigestsTable,
+  UnsubscribeTokensTable,
+} from './schemaDigests.js';
 export interface MetaTable {
   key: string;
   value: string;
@@ -388,6 +333,7 @@ export interface Database {
   digest_items: DigestItemsTable;
   digest_tokens: DigestTokensTable;
   unsubscribe_tokens: UnsubscribeTokensTable;
+  digest_action_tokens: DigestActionTokensTable;
   web_sessions: WebSessionsTable;
   pages: PagesTable;
   account_passwords: AccountPasswordsTable;
