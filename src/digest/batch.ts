@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { LeaseLost } from '../lib/workers.js';
-import { type Taken, oldestWaitingOf, takeItemsOf } from '../queue/take.js';
+import { takeItemsOf, waitingOf } from '../queue/take.js';
 import type { LockedAccount } from '../store/accounts.js';
 import { type AccountDigestPass, lockAccounts, recordDigestPasses } from '../store/accountSchedule.js';
-import { createItemsOfDigests } from '../store/digestItems.js';
+import { createItemsOfDigests, recentShownOfAccounts } from '../store/digestItems.js';
 import { createDigests, digestByDate, digestDaysOfAccounts, nextDigestIds } from '../store/digests.js';
 import type { Database, DeliveryState } from '../store/schema.js';
 import type { BuildOutcome } from './build.js';
@@ -17,6 +17,7 @@ import {
   nextSlotToRun,
   scheduleOf,
 } from './schedule.js';
+import { type Choice, chooseDigest } from './choose/choose.js';
 import { ensureDigestTokens } from './token.js';
 import { emailPaused } from './unsubscribe.js';
 import { tallyOf } from './view.js';
@@ -67,18 +68,19 @@ export async function buildBatch(
   }
   await readDays(trx, planned, now);
   const pending = planned.filter((p) => p.outcome === undefined);
-  const taken = await oldestWaitingOf(
+  const chosen = await chooseDigests(
     trx,
-    pending.map((p) => p.account.id),
+    pending.map((p) => p.account),
+    now,
   );
   const building = pending.filter((p) => {
-    const { items } = taken.get(p.account.id) ?? { items: [] };
+    const { placed } = chosen.get(p.account.id) ?? EMPTY_CHOICE;
     const skipEmpty = mode.kind === 'now' || p.account.digest_skip_empty;
-    if (items.length === 0 && skipEmpty)
+    if (placed.length === 0 && skipEmpty)
       p.outcome = { status: 'empty', accountId: p.account.id, localDate: p.localDate };
     return p.outcome === undefined;
   });
-  await writeDigests(trx, deps, building, taken, now);
+  await writeDigests(trx, deps, building, chosen, now);
   const passes: AccountDigestPass[] = planned.map((p) => {
     const outcome = p.outcome ?? { status: 'error', accountId: p.account.id, message: 'not built' };
     outcomes.set(p.account.id, outcome);
@@ -96,6 +98,41 @@ export async function buildBatch(
   if (mode.kind === 'scheduled' && lost.length > 0) throw new LeaseLost();
   return accountIds.map(
     (accountId) => outcomes.get(accountId) ?? { status: 'error', accountId, message: 'not built' },
+  );
+}
+
+const EMPTY_CHOICE: Choice = { placed: [], carried: 0, entries: 0 };
+
+/** How many of an account's latest digests a story must not have been delivered in to be shown as new. */
+const RECENT_DIGESTS = 3;
+
+/** What each account's digest takes and how it lays it out (choose/choose.ts), from two reads for the batch. */
+async function chooseDigests(
+  trx: Kysely<Database>,
+  accounts: readonly LockedAccount[],
+  now: Date,
+): Promise<Map<number, Choice>> {
+  const ids = accounts.map((a) => a.id);
+  const waiting = await waitingOf(trx, ids);
+  const recent = await recentShownOfAccounts(trx, ids, RECENT_DIGESTS);
+  return new Map(
+    accounts.map((account) => {
+      const before = recent.get(account.id) ?? { previousAt: null, shown: [] };
+      const choice = chooseDigest({
+        waiting: waiting.get(account.id) ?? [],
+        maxItems: account.digest_max_items,
+        delivered: before.shown.map((d) => ({
+          digestId: d.digest_id,
+          url: d.url,
+          title: d.title,
+          canonicalUrl: d.canonical_url,
+          at: Date.parse(d.published_at ?? d.queued_at),
+        })),
+        previousAt: before.previousAt,
+        now,
+      });
+      return [account.id, choice];
+    }),
   );
 }
 
@@ -131,7 +168,7 @@ async function writeDigests(
   trx: Kysely<Database>,
   deps: DigestDeps,
   building: Planned[],
-  taken: Map<number, Taken>,
+  chosen: Map<number, Choice>,
   now: Date,
 ): Promise<void> {
   if (building.length === 0) return;
@@ -142,8 +179,8 @@ async function writeDigests(
     trx,
     building.map((p, i) => {
       const id = ids[i] ?? 0;
-      const { items, remaining } = taken.get(p.account.id) ?? { items: [], remaining: 0 };
-      const rows = digestRows(items);
+      const choice = chosen.get(p.account.id) ?? EMPTY_CHOICE;
+      const rows = digestRows(choice);
       rowsOf.set(p.account.id, rows);
       const tally = tallyOf(rows);
       const delivery = deliveryAtBuild(deps, p.account);
@@ -152,10 +189,11 @@ async function writeDigests(
         accountId: p.account.id,
         localDate: p.localDate,
         createdAt,
-        itemCount: items.length,
+        itemCount: rows.length,
         savedCount: tally.saved,
         feedCount: tally.feeds,
-        remaining,
+        remaining: choice.carried,
+        shownCount: choice.entries,
         delivery,
         nextAttemptAt: delivery === 'pending' ? createdAt : null,
         messageId: digestMessageId({ id, created_at: createdAt }, deps.mailFrom ?? messageDomain(deps)),
@@ -167,14 +205,14 @@ async function writeDigests(
   for (const p of building) {
     const digestId = digestOf.get(p.account.id);
     if (digestId !== undefined) {
-      const { items, remaining } = taken.get(p.account.id) ?? { items: [], remaining: 0 };
+      const choice = chosen.get(p.account.id) ?? EMPTY_CHOICE;
       p.outcome = {
         status: 'built',
         accountId: p.account.id,
         digestId,
         localDate: p.localDate,
-        items: items.length,
-        remaining,
+        items: choice.placed.length,
+        remaining: choice.carried,
       };
       built.push(p);
       continue;
@@ -201,13 +239,13 @@ async function writeDigests(
   await takeItemsOf(
     trx,
     accountIds,
-    built.flatMap((p) => taken.get(p.account.id)?.items ?? []),
+    built.flatMap((p) => (chosen.get(p.account.id)?.placed ?? []).map((placed) => placed.item)),
   );
 }
 
-/** A digest's items as written: the queued items in queue order, each with what its rendering shows. */
-function digestRows(items: Taken['items']) {
-  return items.map((item, position) => ({
+/** A digest's items as written: in the order the choice laid them out, each with what its rendering shows. */
+function digestRows(choice: Choice) {
+  return choice.placed.map(({ item, section, shown, storyOf, seenIn }, position) => ({
     position,
     url: item.url,
     title: item.title,
@@ -219,6 +257,10 @@ function digestRows(items: Taken['items']) {
     queued_at: item.created_at,
     page_id: item.page_id,
     image_url: item.image_url,
+    section,
+    shown: shown ? 1 : 0,
+    story_of: storyOf,
+    seen_in: seenIn,
   }));
 }
 

@@ -7,7 +7,7 @@ import { EMAIL_ITEMS } from './limits.js';
 import { type LoadedDigest, loadClaimedDigests } from './load.js';
 import { MailError, type MailMessage, type Mailer } from './mail.js';
 import { digestSubject } from './render/common.js';
-import { renderEmailHtml } from './render/html.js';
+import { fitEmail } from './render/fit.js';
 import { renderText } from './render/text.js';
 import { emailPaused, mintUnsubscribeTokens, unsubscribeUrl } from './unsubscribe.js';
 
@@ -186,11 +186,11 @@ async function deliverOne(
     );
   }
   const unsubscribe = unsubscribeUrl(deps.baseUrl, token);
-  const view = { ...loaded.view, links: { ...loaded.view.links, unsubscribe } };
+  const { view, html } = fitEmail({ ...loaded.view, links: { ...loaded.view.links, unsubscribe } });
   const message: MailMessage = {
     to,
     subject: digestSubject(view),
-    html: renderEmailHtml(view),
+    html,
     text: renderText(view),
     messageId: digest.message_id,
     unsubscribeUrl: unsubscribe,

@@ -4,7 +4,7 @@ import {
   type DigestItem,
   digestItemsRange,
   firstDigestItems,
-  firstItemsOfDigests,
+  shownItemsOfDigests,
 } from '../store/digestItems.js';
 import { type Digest, digestById, digestsPage } from '../store/digests.js';
 import { pageCardsByIds } from '../store/pageReads.js';
@@ -57,8 +57,10 @@ export async function loadDigest(
 }
 
 /**
- * loadDigest for a batch of claimed digests (a worker's emails): each with its first `first` items, in a
- * handful of statements for the whole batch. A digest whose account is gone is absent.
+ * loadDigest for a batch of claimed digests (a worker's emails): each with what its email shows (the
+ * entries and their other sources, and each feed's count of the rest; a digest built before migration 0025,
+ * its first `first` items), in a handful of statements for the whole batch. A digest whose account is
+ * gone is absent.
  */
 export async function loadClaimedDigests(
   db: Kysely<Database>,
@@ -69,7 +71,7 @@ export async function loadClaimedDigests(
   const accountIds = [...new Set(digests.map((d) => d.account_id))];
   const accounts = new Map((await accountsByIds(db, accountIds)).map((a) => [a.id, a]));
   const present = digests.filter((d) => accounts.has(d.account_id));
-  const items = await firstItemsOfDigests(
+  const shown = await shownItemsOfDigests(
     db,
     accountIds,
     present.map((d) => d.id),
@@ -78,16 +80,18 @@ export async function loadClaimedDigests(
   const tokens = await digestTokensOf(db, accountIds);
   const pages = await pageCardsByIds(
     db,
-    [...items.values()].flatMap((list) => list.map((i) => i.page_id)),
+    [...shown.values()].flatMap(({ items }) => items.map((i) => i.page_id)),
   );
   const loaded = new Map<number, LoadedDigest>();
   for (const digest of present) {
     const account = accounts.get(digest.account_id);
     if (account === undefined) continue;
+    const { items, collapsed } = shown.get(digest.id) ?? { items: [], collapsed: [] };
     const view = digestView({
       account,
       digest,
-      items: items.get(digest.id) ?? [],
+      items,
+      collapsed,
       baseUrl,
       token: tokens.get(digest.account_id) ?? null,
       pages,

@@ -1,4 +1,5 @@
 import nodemailer from 'nodemailer';
+import { encode as qpEncode, wrap as qpWrap } from 'nodemailer/lib/qp';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import type { Config } from '../config.js';
 import { parseMailbox } from '../lib/email.js';
@@ -258,4 +259,27 @@ function errnoOf(err: unknown, depth = 0): string | null {
   const m = SYSTEM_CODE.exec(err instanceof Error ? err.message : '');
   if (m?.[1] !== undefined) return m[1];
   return 'cause' in err ? errnoOf(err.cause, depth + 1) : null;
+}
+
+/**
+ * The bytes a text part takes as nodemailer sends it: 7bit when it is plain ASCII with short lines, else
+ * quoted-printable or base64, chosen by nodemailer's own rule (more Latin letters than other bytes: QP).
+ * What Gmail's 102 KB clip counts is the message as received, so the email is measured encoded.
+ */
+export function encodedTextBytes(text: string): number {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  // eslint-disable-next-line no-control-regex
+  const ascii = !/[^\x09\x0a\x0d\x20-\x7e]/.test(text);
+  if (ascii && !text.split(/\r?\n/).some((line) => line.length > 76)) return bytes;
+  let latin = 0;
+  let other = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code <= 0x08 || code === 0x0b || code === 0x0c || (code >= 0x0e && code <= 0x1f) || code >= 0x80)
+      other++;
+    else if ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) latin++;
+  }
+  if (other < latin) return qpWrap(qpEncode(text)).length;
+  const encoded = Math.ceil(bytes / 3) * 4;
+  return encoded + Math.ceil(encoded / 76) * 2;
 }

@@ -23,7 +23,7 @@ test('groups: "Saved" first in queue order, then feeds by title, each feed newes
       ['Zeta <script>alert("z")</script> news'],
     ],
   );
-  assert.deepEqual(view.counts, { items: 6, saved: 2, fromFeeds: 4, feeds: 3, stillQueued: 5 });
+  assert.deepEqual(view.counts, { items: 6, saved: 2, fromFeeds: 4, feeds: 3, stillQueued: 5, entries: 6 });
 });
 
 test('groups: no "Saved" group without saved links; removed feeds group by their last name; undated last', () => {

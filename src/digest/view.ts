@@ -10,6 +10,7 @@ import {
 import { foldWhitespace, truncate } from '../lib/text.js';
 import { domainOf } from '../lib/url.js';
 import { dayLabel, timeLabel } from './labels.js';
+import { type CollapsedGroup, type LaidOutRow, feedGroupOf, laidOutGroups, legacyGroups } from './layout.js';
 import { DIGEST_PAGE_ITEMS } from './limits.js';
 import { zoneOrUtc } from './zone.js';
 
@@ -37,6 +38,8 @@ export interface DigestView {
    * "Saved" (from the API) first when there is any, then one group per feed, ordered by title.
    */
   groups: DigestGroup[];
+  /** Entries an email left out to stay under its size limit (render/fit.ts); 0 otherwise. */
+  cut: number;
   /** Which of the digest's items the groups hold: 1-based positions, inclusive (`last` < `first`: none). */
   shown: { first: number; last: number };
   /** The page of the digest's web page the shown items start on, among how many, and the links to its neighbours. */
@@ -64,15 +67,21 @@ export interface DigestCounts {
   feeds: number;
   /** Items left in the queue for the next digest (over the account's maximum). */
   stillQueued: number;
+  /** Entries the email shows (every item, for a digest built before migration 0025). */
+  entries: number;
 }
 
 export interface DigestGroup {
-  kind: 'saved' | 'feed';
-  /** "Saved", or the feed's name as the reader knows it. */
+  kind: 'saved' | 'top' | 'feed';
+  /** "Saved", "Top stories", or the feed's name as the reader knows it. */
   title: string;
-  /** The feed's id; null for "Saved" and for items whose feed was since removed. */
+  /** The feed's id; null for "Saved", "Top stories" and items whose feed was since removed. */
   feedId: number | null;
   items: DigestItemView[];
+  /** In an email: the feed's entries it only counts ("+N more from"), and where the web page lists them. */
+  more: { count: number; href: string } | null;
+  /** The email's private links "Fewer from this feed", "More…", "Mute for a week"; null without them. */
+  actions: { fewer: string; more: string; mute: string } | null;
 }
 
 export interface DigestItemView {
@@ -104,6 +113,18 @@ export interface DigestItemView {
    * the feed's summary; "" when there is neither.
    */
   excerpt: string;
+  /** The story's other sources (another feed's item of it): the feed's name and its own link. */
+  alsoIn: { title: string; href: string | null }[];
+  /** The digest item's id (the e-mail's "Keep for tomorrow" names it); null in fixtures without one. */
+  itemId: number | null;
+  /** On the web page: the item is one the email only counted. */
+  counted: boolean;
+  /** 1-based place in the digest: the web page's anchor `#item-N`. */
+  number: number;
+  /** The email's private "Keep for tomorrow" link; null without one (set by load.ts). */
+  keepHref: string | null;
+  /** The earlier digest that delivered its story, when it is not new. */
+  seenIn: number | null;
 }
 
 export interface DigestLinks {
@@ -143,9 +164,22 @@ export interface DigestRow {
   created_at: string;
   /** Items still waiting in the queue once this digest took its maximum. */
   remaining: number;
+  /** Entries its email shows (migration 0025); null or absent for digests built before. */
+  shown_count?: number | null;
 }
 
 export interface DigestItemRow {
+  /** digest_items.id; absent in fixtures. */
+  id?: number;
+  /** Its place in the digest, 0-based; absent in fixtures (then its index among the rows given). */
+  position?: number;
+  /** Where the build placed it (migration 0025); null or absent for digests built before. */
+  section?: 'saved' | 'top' | 'feed' | null;
+  /** 0: the email only counts it. */
+  shown?: number;
+  /** Another source of a story: the position of its entry. */
+  story_of?: number | null;
+  seen_in?: number | null;
   url: string;
   title: string;
   source: 'api' | 'feed';
@@ -179,6 +213,8 @@ export interface DigestViewInput {
   tally?: DigestTally;
   /** The position in the digest of the first of `items` (0, unless they are a later page). */
   offset?: number;
+  /** An email's view: the feeds' entries it only counts (store/digestItems.ts shownItemsOfDigests). */
+  collapsed?: readonly CollapsedGroup[];
 }
 
 export const EXCERPT_LIMIT = 300;
@@ -221,8 +257,6 @@ export function digestPageUrl(web: string, page: number): string {
 export function digestView(input: DigestViewInput): DigestView {
   const { account, digest } = input;
   const timezone = zoneOrUtc(account.timezone);
-  const saved: DigestItemView[] = [];
-  const feeds = new Map<string, { title: string; feedId: number | null; rows: RankedItem[] }>();
   const links = digestLinks(input.baseUrl, digest.id, input.token);
   const shown: ItemContext = {
     timezone,
@@ -231,36 +265,23 @@ export function digestView(input: DigestViewInput): DigestView {
     cleanLinks: account.clean_links ?? true,
     readHref: (pageId) => readingLink(input.baseUrl, pageId, input.token),
   };
-  input.items.forEach((row, index) => {
-    const item = itemView(row, shown);
-    if (row.source === 'api') {
-      saved.push(item);
-      return;
-    }
-    const { key, title } = feedGroupOf(row);
-    let group = feeds.get(key);
-    if (group === undefined) {
-      group = { title, feedId: row.feed_id, rows: [] };
-      feeds.set(key, group);
-    }
-    group.rows.push({ item, at: Date.parse(row.published_at ?? row.queued_at), index });
-  });
-  const feedGroups: DigestGroup[] = [...feeds.values()]
-    .sort((a, b) => compareTitles(a.title, b.title) || (a.feedId ?? Infinity) - (b.feedId ?? Infinity))
-    .map((g) => ({
-      kind: 'feed',
-      title: g.title,
-      feedId: g.feedId,
-      items: g.rows.sort(newestFirst).map((r) => r.item),
-    }));
-  const groups: DigestGroup[] =
-    saved.length > 0
-      ? [{ kind: 'saved', title: 'Saved', feedId: null, items: saved }, ...feedGroups]
-      : feedGroups;
-  const tally = input.tally ?? tallyOf(input.items);
   const offset = input.offset ?? 0;
+  const rows: LaidOutRow[] = input.items.map((row, index) => {
+    const position = row.position ?? offset + index;
+    return { row, item: { ...itemView(row, shown), number: position + 1 }, position };
+  });
+  const laidOut = input.items.some((r) => r.section !== null && r.section !== undefined);
+  const pageOf = (position: number): number => Math.floor(position / DIGEST_PAGE_ITEMS) + 1;
+  const groups = laidOut
+    ? laidOutGroups(
+        rows,
+        input.collapsed ?? [],
+        (p) => `${digestPageUrl(links.web, pageOf(p))}#item-${p + 1}`,
+      )
+    : legacyGroups(rows);
+  const tally = input.tally ?? tallyOf(input.items);
   const pages = Math.max(1, Math.ceil(tally.items / DIGEST_PAGE_ITEMS));
-  const page = Math.floor(offset / DIGEST_PAGE_ITEMS) + 1;
+  const page = pageOf(offset);
   return {
     id: digest.id,
     account: { id: account.id, name: account.name, timezone },
@@ -274,8 +295,10 @@ export function digestView(input: DigestViewInput): DigestView {
       fromFeeds: tally.items - tally.saved,
       feeds: tally.feeds,
       stillQueued: Math.max(0, digest.remaining),
+      entries: digest.shown_count ?? tally.items,
     },
     groups,
+    cut: 0,
     shown: { first: offset + 1, last: offset + input.items.length },
     page: {
       number: page,
@@ -285,12 +308,6 @@ export function digestView(input: DigestViewInput): DigestView {
     },
     links,
   };
-}
-
-/** The feed group an item from a feed is shown in: its feed, else (a feed since removed) the name it had. */
-function feedGroupOf(row: Pick<DigestItemRow, 'feed_id' | 'feed_title'>): { key: string; title: string } {
-  const title = foldWhitespace(row.feed_title ?? '') || 'Other feeds';
-  return { key: row.feed_id === null ? `title:${title}` : `id:${row.feed_id}`, title };
 }
 
 /** What a digest holds: its items, those saved, and the feeds (as the view groups them) of the others. */
@@ -311,24 +328,6 @@ export function tallyOf(
     else feeds.add(feedGroupOf(row).key);
   }
   return { items: items.length, saved, feeds: feeds.size };
-}
-
-interface RankedItem {
-  item: DigestItemView;
-  /** Milliseconds; NaN when the row's times do not parse. */
-  at: number;
-  index: number;
-}
-
-function newestFirst(a: RankedItem, b: RankedItem): number {
-  const at = (Number.isNaN(b.at) ? -Infinity : b.at) - (Number.isNaN(a.at) ? -Infinity : a.at);
-  return (Number.isNaN(at) ? 0 : at) || a.index - b.index;
-}
-
-const titleCollator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
-
-function compareTitles(a: string, b: string): number {
-  return titleCollator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 /** The private link of a page's reading view; null without a token (nothing could open it). */
@@ -364,6 +363,12 @@ function itemView(row: DigestItemRow, shown: ItemContext): DigestItemView {
     published,
     publishedLabel: published === null ? null : timeLabel(published, shown.timezone),
     excerpt: description === null ? '' : excerptOfText(description),
+    alsoIn: [],
+    number: 0,
+    keepHref: null,
+    itemId: row.id ?? null,
+    counted: row.shown === 0,
+    seenIn: row.seen_in ?? null,
   };
 }
 

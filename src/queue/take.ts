@@ -1,50 +1,35 @@
 import type { Kysely } from 'kysely';
-import {
-  type QueuedItem,
-  deleteQueueItemsOfAccounts,
-  oldestQueueItemsOfAccounts,
-} from '../store/queueItems.js';
+import { type WaitingItem, deleteQueueItemsOfAccounts, waitingItemsOfAccounts } from '../store/queueItems.js';
 import type { Database } from '../store/schema.js';
+
+export type { WaitingItem } from '../store/queueItems.js';
 
 /**
  * What a digest takes from a queue, in the transaction that builds it. The caller holds the account's
  * row lock (digest/batch.ts takes them with lockAccounts, as every queue writer takes it first) and advances
  * the queue's version when it records the build, so that cached GET answers of the API are not served again.
  */
-export interface Taken {
-  /** The oldest `limit` items, oldest first, each with the reader's name for its feed. */
-  items: QueuedItem[];
-  /** How many items stay waiting for the next digest. */
-  remaining: number;
-}
 
 /**
- * The oldest items of several accounts' queues, each up to its account's maximum number of items per
- * digest, and how many would stay behind them, in one statement; every account given has its entry.
+ * Most items one build reads of a queue (its oldest). Past it a queue is a backlog that drains over the
+ * next digests; a build's memory and time stay bounded whatever TIDINGS_QUEUE_LIMIT allows.
  */
-export async function oldestWaitingOf(
+export const MAX_ITEMS_READ = 10_000;
+
+/** Everything waiting in several accounts' queues (up to MAX_ITEMS_READ each), oldest first; one statement. */
+export async function waitingOf(
   trx: Kysely<Database>,
   accountIds: readonly number[],
-): Promise<Map<number, Taken>> {
-  const queued = await oldestQueueItemsOfAccounts(trx, accountIds);
-  return new Map(
-    accountIds.map((id) => {
-      const q = queued.get(id);
-      return [
-        id,
-        q === undefined
-          ? { items: [], remaining: 0 }
-          : { items: q.items, remaining: q.length - q.items.length },
-      ];
-    }),
-  );
+): Promise<Map<number, WaitingItem[]>> {
+  const queued = await waitingItemsOfAccounts(trx, accountIds, MAX_ITEMS_READ);
+  return new Map(accountIds.map((id) => [id, queued.get(id)?.items ?? []]));
 }
 
 /** Takes the given items out of their accounts' queues (they went into digests). */
 export async function takeItemsOf(
   trx: Kysely<Database>,
   accountIds: readonly number[],
-  items: readonly QueuedItem[],
+  items: readonly { id: number }[],
 ): Promise<void> {
   await deleteQueueItemsOfAccounts(
     trx,

@@ -14,6 +14,8 @@ export interface NewDigest {
   savedCount: number;
   feedCount: number;
   remaining: number;
+  /** Entries the email shows (migration 0025); null: every item (as digests built before it). */
+  shownCount?: number | null;
   delivery: DeliveryState;
   nextAttemptAt: Timestamp | null;
   /** The stable Message-ID every attempt to email the digest sends. */
@@ -53,6 +55,7 @@ export async function createDigests(
         saved_count: d.savedCount,
         feed_count: d.feedCount,
         remaining: d.remaining,
+        shown_count: d.shownCount ?? null,
         delivery: d.delivery,
         next_attempt_at: d.nextAttemptAt,
         message_id: d.messageId,

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Database, QueueSource } from './schema.js';
+import type { Database, FeedPriority, QueueSource } from './schema.js';
 import { now } from './db.js';
 import { precompile } from './precompiled.js';
 
@@ -186,29 +186,32 @@ export async function deleteQueueItems(
   return deleteQueueItemsOfAccounts(db, [accountId], itemIds);
 }
 
-/** What each of several accounts' next digest takes from its queue, and the whole queue's length. */
-export interface OldestQueued {
-  items: QueuedItem[];
-  length: number;
+/** A waiting item as a digest build reads it: the item, its page's canonical URL and its feed's share. */
+export interface WaitingItem extends QueuedItem {
+  /** The read page's canonical URL (same site only), else null. */
+  canonical_url: string | null;
+  /** The subscription's share of a digest (migration 0025); null for saved links. */
+  per_digest: number | null;
+  priority: FeedPriority | null;
+  muted_until: string | null;
 }
 
 /**
- * What the next digests of several accounts take (a batch of builds): each one's oldest queued items, up
- * to its own maximum (digest_max_items), oldest first, with the length of its whole queue; one statement.
- * Accounts with an empty queue are absent.
+ * What the next digests of several accounts choose from (a batch of builds): each one's waiting items,
+ * oldest first, at most `limit` of each account (its oldest), in one statement; with the queue's whole
+ * length. Accounts with an empty queue are absent.
  */
-export async function oldestQueueItemsOfAccounts(
+export async function waitingItemsOfAccounts(
   db: Kysely<Database>,
   accountIds: readonly number[],
-): Promise<Map<number, OldestQueued>> {
-  const byAccount = new Map<number, OldestQueued>();
+  limit: number,
+): Promise<Map<number, { items: WaitingItem[]; length: number }>> {
+  const byAccount = new Map<number, { items: WaitingItem[]; length: number }>();
   if (accountIds.length === 0) return byAccount;
   const ranked = db
     .selectFrom('queue_items as r')
-    .innerJoin('accounts as a', 'a.id', 'r.account_id')
     .select((eb) => [
       'r.id',
-      'a.digest_max_items as max_items',
       eb.fn
         .agg<number | string>('row_number', [])
         .over((ob) => ob.partitionBy('r.account_id').orderBy('r.id'))
@@ -222,8 +225,16 @@ export async function oldestQueueItemsOfAccounts(
     .as('w');
   const rows = await queuedItems(db)
     .innerJoin(ranked, 'w.id', 'q.id')
-    .select(['q.account_id', 'w.length'])
-    .whereRef('w.rank', '<=', 'w.max_items')
+    .leftJoin('pages as p', 'p.id', 'q.page_id')
+    .select([
+      'q.account_id',
+      'w.length',
+      'p.canonical_url',
+      's.per_digest',
+      's.priority',
+      's.muted_until',
+    ])
+    .where('w.rank', '<=', limit)
     .orderBy('q.account_id')
     .orderBy('q.id')
     .execute();

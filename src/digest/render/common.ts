@@ -29,15 +29,55 @@ export function countsLine(view: DigestView): string {
   return line;
 }
 
+/** Whether the view's digest was laid out by its build (migration 0025): entries, top stories, "+N more". */
+export function laidOut(view: DigestView): boolean {
+  return (
+    view.groups.some((g) => g.kind === 'top' || g.more !== null) || view.counts.entries !== view.counts.items
+  );
+}
+
 /** Items of the digest after those the view shows: the email and an Atom entry show only its first ones. */
 export function itemsAfter(view: DigestView): number {
-  return Math.max(0, view.counts.items - view.shown.last);
+  if (view.cut > 0) return view.cut;
+  return laidOut(view) ? 0 : Math.max(0, view.counts.items - view.shown.last);
 }
 
 /** "…and 9900 more links." under a digest shown in part; "" when it is shown to its end. */
 export function moreLine(view: DigestView): string {
   const after = itemsAfter(view);
-  return after === 0 ? '' : `…and ${plural(after, 'more link', 'more links')}.`;
+  if (after === 0) return '';
+  return view.cut > 0
+    ? `…and ${plural(after, 'more entry', 'more entries')}, cut to keep this email whole.`
+    : `…and ${plural(after, 'more link', 'more links')}.`;
+}
+
+/** Words read a minute when skimming a digest's entries, and seconds spent deciding on each. */
+const WORDS_A_MINUTE = 230;
+const SECONDS_AN_ENTRY = 4;
+
+/** The minutes the entries a view shows take to read: their titles and summaries, and a moment each. */
+export function readingMinutes(view: DigestView, excerptLimit: number): number {
+  let words = 0;
+  let entries = 0;
+  for (const g of view.groups) {
+    for (const i of g.items) {
+      entries++;
+      words += wordCount(i.title) + wordCount(i.excerpt.slice(0, excerptLimit));
+    }
+  }
+  if (entries === 0) return 0;
+  return Math.max(1, Math.round(words / WORDS_A_MINUTE + (entries * SECONDS_AN_ENTRY) / 60));
+}
+
+function wordCount(text: string): number {
+  return text.split(/\s+/).filter((w) => w !== '').length;
+}
+
+/** "48 entries · about 12 minutes to read", for the header of an email laid out by its build. */
+export function entriesLine(view: DigestView, excerptLimit: number): string {
+  const shown = view.groups.reduce((n, g) => n + g.items.length, 0);
+  const minutes = readingMinutes(view, excerptLimit);
+  return `${plural(shown, 'entry', 'entries')} · about ${plural(minutes, 'minute')} to read`;
 }
 
 /** "Links 201–400 of 10000", for a page of a digest's web page. */

@@ -1,6 +1,15 @@
 import { type LeadImage, thumbnailSize } from '../../lib/display.js';
-import type { DigestGroup, DigestItemView, DigestView } from '../view.js';
-import { countsLine, digestSubject, esc, moreLine, preheaderText, shownLine } from './common.js';
+import { type DigestGroup, type DigestItemView, type DigestView, excerptOfText } from '../view.js';
+import {
+  countsLine,
+  digestSubject,
+  entriesLine,
+  esc,
+  laidOut,
+  moreLine,
+  preheaderText,
+  shownLine,
+} from './common.js';
 
 /*
  * One body markup serves the email, the web page and the Atom entries. Mail clients keep little CSS:
@@ -61,9 +70,9 @@ export function digestBodyHtml(view: DigestView, variant: BodyVariant): string {
   const around = variant === 'web' ? [digestsNav(view)] : [];
   const rows = [
     ...around,
-    header(view),
+    header(view, variant),
     ...pages,
-    ...view.groups.map(group),
+    ...view.groups.map((g) => group(g, variant)),
     ...pages,
     ...more,
     ...around,
@@ -126,25 +135,49 @@ ${digestBodyHtml(view, variant)}
 </table>`;
 }
 
-function header(view: DigestView): string {
+/** An email's summaries are one line on a phone (about this many characters); the web page shows more. */
+export const EMAIL_EXCERPT = 140;
+
+function header(view: DigestView, variant: BodyVariant): string {
+  const entries =
+    variant === 'email' && laidOut(view)
+      ? `\n<p class="td-muted" style="margin:2px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.muted};">${esc(entriesLine(view, EMAIL_EXCERPT))}</p>`
+      : '';
   return `<tr><td class="td-pad" style="padding:28px 32px 8px 32px;">
 <p class="td-muted" style="margin:0 0 4px 0;font-size:13px;line-height:18px;letter-spacing:0.04em;text-transform:uppercase;color:${COLORS.muted};">Tidings</p>
 <h1 class="td-text" style="margin:0;font-size:24px;line-height:30px;font-weight:700;color:${COLORS.text};">${esc(view.dateLabel)}</h1>
-<p class="td-muted" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.muted};">${esc(countsLine(view))}</p>
+<p class="td-muted" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.muted};">${esc(countsLine(view))}</p>${entries}
 </td></tr>`;
 }
 
-function group(g: DigestGroup): string {
+function group(g: DigestGroup, variant: BodyVariant): string {
   const heading = `<tr><td class="td-pad" style="padding:24px 32px 4px 32px;">
 <h2 class="td-muted" dir="auto" style="margin:0;font-size:13px;line-height:18px;font-weight:700;letter-spacing:0.04em;text-transform:uppercase;color:${COLORS.muted};">${esc(g.title)}</h2>
 </td></tr>`;
-  return [heading, ...g.items.map(item)].join('\n');
+  const small = `margin:0;font-size:14px;line-height:20px;color:${COLORS.muted};`;
+  const more =
+    g.more === null || variant === 'web'
+      ? []
+      : [
+          `<tr><td class="td-pad" style="padding:8px 32px;"><p class="td-muted" dir="auto" style="${small}">${link(g.more.href, esc(`+${g.more.count} more from ${g.title}`))}</p></td></tr>`,
+        ];
+  const actions =
+    g.actions === null
+      ? []
+      : [
+          `<tr><td class="td-pad" style="padding:4px 32px 0 32px;"><p class="td-muted" style="${small}font-size:13px;">${[
+            link(g.actions.fewer, 'Fewer from this feed'),
+            link(g.actions.more, 'More from this feed'),
+            link(g.actions.mute, 'Mute for a week'),
+          ].join(' &nbsp;·&nbsp; ')}</p></td></tr>`,
+        ];
+  return [heading, ...g.items.map((i) => item(i, variant)), ...more, ...actions].join('\n');
 }
 
 /** Thumbnails fit a square this many pixels wide, in a cell of fixed width beside the text. */
 export const THUMBNAIL_BOX = 96;
 
-function item(i: DigestItemView): string {
+function item(i: DigestItemView, variant: BodyVariant): string {
   const titleStyle = `font-size:17px;line-height:24px;font-weight:600;color:${COLORS.link};text-decoration:none;`;
   const title =
     i.href === null
@@ -155,16 +188,33 @@ function item(i: DigestItemView): string {
     meta.length === 0
       ? ''
       : `\n<p class="td-muted" style="margin:2px 0 0 0;font-size:13px;line-height:18px;color:${COLORS.muted};">${meta.join(' · ')}</p>`;
+  const summary = variant === 'email' ? excerptOfText(i.excerpt, EMAIL_EXCERPT) : i.excerpt;
   const excerpt =
-    i.excerpt === ''
+    summary === ''
       ? ''
-      : `\n<p class="td-text" dir="auto" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.text};">${esc(i.excerpt)}</p>`;
+      : `\n<p class="td-text" dir="auto" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.text};">${esc(summary)}</p>`;
+  const small = `margin:6px 0 0 0;font-size:14px;line-height:20px;color:${COLORS.muted};`;
+  const also =
+    i.alsoIn.length === 0
+      ? ''
+      : `\n<p class="td-muted" dir="auto" style="${small}">Also in: ${i.alsoIn
+          .map((a) => (a.href === null ? esc(a.title) : link(a.href, esc(a.title))))
+          .join(', ')}</p>`;
+  const seen =
+    i.seenIn === null || variant === 'email'
+      ? ''
+      : `\n<p class="td-muted" style="${small}">Already in an earlier digest</p>`;
+  const keep =
+    i.keepHref === null
+      ? ''
+      : `\n<p class="td-muted" style="${small}">${link(i.keepHref, 'Keep for tomorrow')}</p>`;
   const read =
     i.readHref === null
       ? ''
       : `\n<p style="margin:6px 0 0 0;font-size:14px;line-height:20px;"><a class="td-link" href="${esc(i.readHref)}" style="color:${COLORS.link};text-decoration:underline;">Read it here</a></p>`;
-  const text = `${title}${metaLine}${excerpt}${read}`;
-  return `<tr><td class="td-pad" style="padding:12px 32px;">
+  const text = `${title}${metaLine}${excerpt}${also}${seen}${read}${keep}`;
+  const anchor = variant === 'web' && i.number > 0 ? ` id="item-${i.number}"` : '';
+  return `<tr${anchor}><td class="td-pad" style="padding:12px 32px;">
 <div class="td-rule" style="border-top:1px solid ${COLORS.rule};padding-top:12px;word-wrap:break-word;overflow-wrap:anywhere;">
 ${i.image === null ? text : withThumbnail(i, i.image, text)}
 </div>

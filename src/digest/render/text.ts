@@ -1,6 +1,8 @@
 import { codePoints } from '../../lib/text.js';
 import type { DigestView } from '../view.js';
-import { countsLine, moreLine } from './common.js';
+import { countsLine, entriesLine, laidOut, moreLine } from './common.js';
+import { EMAIL_EXCERPT } from './html.js';
+import { excerptOfText } from '../view.js';
 
 /** Width plain-text digests wrap at. */
 export const TEXT_WIDTH = 72;
@@ -13,6 +15,7 @@ export function renderText(view: DigestView): string {
   const out: string[] = [];
   out.push(...wrap(`Tidings — ${view.dateLabel}`, TEXT_WIDTH));
   out.push(...wrap(countsLine(view), TEXT_WIDTH));
+  if (laidOut(view)) out.push(...wrap(entriesLine(view, EMAIL_EXCERPT), TEXT_WIDTH));
   for (const group of view.groups) {
     const heading = wrap(group.title.toUpperCase(), TEXT_WIDTH);
     out.push('', ...heading, '='.repeat(Math.min(TEXT_WIDTH, Math.max(...heading.map((l) => l.length)))), '');
@@ -22,10 +25,24 @@ export function renderText(view: DigestView): string {
         (s): s is string => s !== null && s !== '',
       );
       if (meta.length > 0) out.push(...wrap(meta.join(' · '), TEXT_WIDTH, '  ', '  '));
-      if (item.excerpt !== '') out.push(...wrap(item.excerpt, TEXT_WIDTH, '  ', '  '));
+      const summary = excerptOfText(item.excerpt, EMAIL_EXCERPT);
+      if (summary !== '') out.push(...wrap(summary, TEXT_WIDTH, '  ', '  '));
       if (item.href !== null) out.push(`  ${item.href}`);
+      // One line, never wrapped: other tools read the sources of an entry from it.
+      if (item.alsoIn.length > 0)
+        out.push(
+          `Also in: ${item.alsoIn.map((a) => (a.href === null ? a.title : `${a.title} <${a.href}>`)).join(', ')}`,
+        );
       if (item.readHref !== null) out.push(`  Read it here: ${item.readHref}`);
+      if (item.keepHref !== null) out.push(`  Keep for tomorrow: ${item.keepHref}`);
       out.push('');
+    }
+    if (group.more !== null)
+      out.push(`+${group.more.count} more from ${group.title}: ${group.more.href}`, '');
+    if (group.actions !== null) {
+      out.push(`  Fewer from this feed: ${group.actions.fewer}`);
+      out.push(`  More from this feed: ${group.actions.more}`);
+      out.push(`  Mute for a week: ${group.actions.mute}`, '');
     }
   }
   const more = moreLine(view);

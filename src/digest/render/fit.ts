@@ -1,0 +1,48 @@
+import { encodedTextBytes } from '../mail.js';
+import type { DigestView } from '../view.js';
+import { renderEmailHtml } from './html.js';
+
+/*
+ * An email that is never clipped (issue 24): Gmail shows a message's first 102 KB of HTML and hides the
+ * rest behind "View entire message". The email is cut by size, not by count: when its HTML part, measured
+ * as sent (encoded), passes EMAIL_HTML_BUDGET, the last entries go (the saved links and top stories come
+ * first, so they stay), and the email ends with how many were left out and a link to the web page.
+ */
+
+/** Bytes of encoded HTML an email may take: under Gmail's clip (102 KB), with room for headers' variance. */
+export const EMAIL_HTML_BUDGET = 100 * 1000;
+
+/** The view shortened to its first `keep` entries (in the order shown), `cut` counting those left out. */
+function firstEntries(view: DigestView, keep: number): DigestView {
+  let left = keep;
+  let cut = view.cut;
+  const groups = view.groups.flatMap((g) => {
+    const items = g.items.slice(0, Math.max(0, left));
+    cut += g.items.length - items.length;
+    left -= items.length;
+    if (items.length === 0 && (left <= 0 || g.more === null)) return [];
+    return [{ ...g, items }];
+  });
+  return { ...view, groups, cut };
+}
+
+/** The email's view and HTML, with as many entries as fit within `budget` encoded bytes. */
+export function fitEmail(view: DigestView, budget = EMAIL_HTML_BUDGET): { view: DigestView; html: string } {
+  const html = renderEmailHtml(view);
+  if (encodedTextBytes(html) <= budget) return { view, html };
+  const total = view.groups.reduce((n, g) => n + g.items.length, 0);
+  // The most entries that fit: bounded search over the count (each try renders the email once).
+  let low = 0;
+  let high = total - 1;
+  let best = { view: firstEntries(view, 0), html: renderEmailHtml(firstEntries(view, 0)) };
+  while (low <= high) {
+    const mid = Math.floor((low + high) / 2);
+    const tried = firstEntries(view, mid);
+    const triedHtml = renderEmailHtml(tried);
+    if (encodedTextBytes(triedHtml) <= budget) {
+      best = { view: tried, html: triedHtml };
+      low = mid + 1;
+    } else high = mid - 1;
+  }
+  return best;
+}
