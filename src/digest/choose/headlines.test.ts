@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { headlineOf, sameStory } from './headlines.js';
+import { pageKeyOf } from './pageKey.js';
+
+const same = (a: string, b: string): boolean => sameStory(headlineOf(a), headlineOf(b));
+
+test('headlines of one story match across wording, word forms and languages', () => {
+  assert.ok(
+    same('Fed raises interest rates by half a point', 'Federal Reserve raises interest rates half point'),
+  );
+  assert.ok(
+    same(
+      'Apple unveils new iPhone 17 with longer battery',
+      'New iPhone 17 unveiled by Apple: longer battery life',
+    ),
+  );
+  assert.ok(same('Der Bundestag beschließt neues Heizungsgesetz', 'Bundestag beschließt das Heizungsgesetz'));
+  assert.ok(same('La France gagne la finale de la Coupe Davis', 'Coupe Davis : la France gagne sa finale'));
+  assert.ok(
+    same('BREAKING: Storm hits coast', 'Breaking — storm hits coast'),
+    'the same headline once normalised',
+  );
+});
+
+test('different stories do not match, even on the same subject', () => {
+  assert.ok(!same('Fed raises interest rates by half a point', 'Fed holds interest rates steady in March'));
+  assert.ok(!same('Apple stock falls after earnings', 'Rain expected across the north tomorrow'));
+  assert.ok(!same('Live: election results', 'Live: football results'), 'fewer than three significant words');
+});
+
+test('one page under several links: tracking and referral parameters, www., a trailing slash', () => {
+  const key = pageKeyOf('https://news.example/story/42');
+  assert.equal(pageKeyOf('http://www.news.example/story/42/?ref=rss'), key);
+  assert.equal(pageKeyOf('https://news.example/story/42?utm_source=feed&utm_medium=rss#top'), key);
+  assert.notEqual(
+    pageKeyOf('https://news.example/story/42?page=2'),
+    key,
+    'a parameter that chooses the page',
+  );
+  assert.equal(pageKeyOf('javascript:alert(1)'), null);
+});
