@@ -25,7 +25,8 @@ import { stopwords as swedishStops } from '@orama/stopwords/swedish';
 
 /*
  * Whether two headlines tell one story (NewsBlur's rule, issue 24): the same headline once normalised, or
- * at least MIN_SHARED significant words in common that make up at least MIN_OVERLAP of the shorter one's.
+ * at least MIN_SHARED significant words in common that make up at least MIN_OVERLAP of the shorter one's,
+ * each having at least MIN_WORDS.
  * A significant word is a word of the headline that is not a stop word of its language, stemmed in that
  * language (Snowball stemmers and stop-word lists from @orama/stemmers and @orama/stopwords). A headline's
  * language is the supported one whose stop words it uses most (English when none): headlines are too
@@ -34,6 +35,11 @@ import { stopwords as swedishStops } from '@orama/stopwords/swedish';
 
 /** Significant words two headlines must share, at least. */
 export const MIN_SHARED = 3;
+/**
+ * Significant words each headline needs for its words to be compared (NewsBlur's FUZZY_MIN_WORDS): short
+ * templated titles ("Episode 12 notes", "Quiet 3 post 1") share three words without telling one story.
+ */
+export const MIN_WORDS = 5;
 /** Of the shorter headline's significant words, the share that must be in the other. */
 export const MIN_OVERLAP = 0.6;
 
@@ -112,7 +118,7 @@ export function headlineOf(title: string): Headline {
 export function sameStory(a: Headline, b: Headline): boolean {
   if (a.normalised !== '' && a.normalised === b.normalised) return true;
   const [small, large] = a.words.size <= b.words.size ? [a.words, b.words] : [b.words, a.words];
-  if (small.size < MIN_SHARED) return false;
+  if (small.size < MIN_WORDS) return false;
   let shared = 0;
   for (const w of small) if (large.has(w)) shared++;
   return shared >= MIN_SHARED && shared / small.size >= MIN_OVERLAP;
