@@ -63,6 +63,10 @@ async function read(
   if (result.kind !== 'ok') return recordFailure(deps, page, owner, failureOf(result));
   const got = await extract({ body: result.body, contentType: result.contentType, url: result.finalUrl });
   if (got.refused !== null) {
+    deps.log.warn(
+      { pageId: page.id, url: page.url, reason: got.refused },
+      'a saved page is past a reading limit',
+    );
     // Past a limit: the same page would be again. Failed for good, with the reason.
     const status = result.status;
     return recordFailure(deps, page, owner, {
