@@ -16,7 +16,7 @@ export interface ReaderDeps {
   random?: () => number;
   /**
    * Threads that extract pages while this one fetches and records (articles/extractPool.ts); 0 or absent:
-   * extraction runs in this thread.
+   * one. Extraction never runs in this thread.
    */
   extractThreads?: number;
   /** Where page reads are counted; nothing is counted without it. */

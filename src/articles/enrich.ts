@@ -10,7 +10,7 @@ import {
 } from '../store/pages.js';
 import { type ReaderDeps, readerTime } from './deps.js';
 import { ExtractPool } from './extractPool.js';
-import { type PageOutcome, readPage } from './reader.js';
+import { type Extractor, type PageOutcome, readPage } from './reader.js';
 
 export interface EnrichOptions {
   /** Pages fetched at once by this process. */
@@ -29,12 +29,6 @@ export const DEFAULT_ENRICH_OPTIONS: EnrichOptions = {
   leaseMs: 5 * 60_000,
   batchSize: 500,
 };
-
-/**
- * Pages claimed at once from which a pass extracts them in threads (deps.extractThreads): starting a
- * thread costs more than extracting a few pages, so a pass over a handful of new links stays in this one.
- */
-const MIN_PAGES_FOR_THREADS = 16;
 
 /** A page is fetched only while its lease has this much left: a whole fetch (30 s) and its extraction. */
 const LEASE_MARGIN_MS = 60_000;
@@ -92,8 +86,12 @@ export async function enrichOnce(
   const perHost = new KeyedSemaphore(o.perHost);
   const margin = Math.min(LEASE_MARGIN_MS, o.leaseMs / 2);
   let givenBack = 0;
-  const threads = deps.extractThreads ?? 0;
-  let pool: ExtractPool | null = null;
+  // Extraction never runs in this thread (it serves requests too): at least one thread, started with the
+  // first page fetched.
+  const pool = new ExtractPool(Math.max(1, deps.extractThreads ?? 1), (err) => {
+    deps.log.warn({ err }, 'a page extraction thread ended');
+  });
+  const extract: Extractor = (input) => pool.extract(input);
   const read = async (page: PageRow): Promise<void> => {
     // A page that waited for its host until its lease nearly ran out is given back unfetched: another
     // worker may take it over, and fetching it then would ask its server twice.
@@ -101,7 +99,7 @@ export async function enrichOnce(
     if (stopped() || late) {
       givenBack++;
       await releasePage(deps.store.db, page.id, owner);
-    } else tally(summary, await readOne(deps, page, owner, pool));
+    } else tally(summary, await readOne(deps, page, owner, extract));
   };
   try {
     while (!stopped()) {
@@ -114,8 +112,6 @@ export async function enrichOnce(
         ...account,
       });
       if (batch.length === 0) break;
-      if (pool === null && threads > 0 && batch.length >= MIN_PAGES_FOR_THREADS)
-        pool = new ExtractPool(threads, (err) => deps.log.warn({ err }, 'a page extraction thread ended'));
       givenBack = 0;
       await Promise.all(
         batch.map((page) => global.run(() => perHost.run(hostOf(page.url), () => read(page)))),
@@ -124,7 +120,7 @@ export async function enrichOnce(
       if (givenBack === batch.length) break;
     }
   } finally {
-    await pool?.close();
+    await pool.close();
   }
   if (!stopped()) summary.forgotten = await deleteUnusedPages(deps.store.db, o.batchSize);
   return summary;
@@ -135,12 +131,10 @@ async function readOne(
   deps: ReaderDeps,
   page: PageRow,
   owner: string,
-  pool: ExtractPool | null,
+  extract: Extractor,
 ): Promise<PageOutcome> {
   try {
-    const outcome = await (pool === null
-      ? readPage(deps, page, owner)
-      : readPage(deps, page, owner, (i) => pool.extract(i)));
+    const outcome = await readPage(deps, page, owner, extract);
     deps.log.debug({ pageId: page.id, url: page.url, ...outcome }, 'page read');
     return outcome;
   } catch (err) {

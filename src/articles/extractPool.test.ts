@@ -7,7 +7,8 @@ import { describeEachEngine, newAccount } from '../test/harness.js';
 import { PAGE_TEST_HOST, pageOf, saveUrl, testReaderDeps } from '../test/pageFixtures.js';
 import { enrichOnce } from './enrich.js';
 import { extractPage } from './extract.js';
-import { ExtractPool } from './extractPool.js';
+import { ExtractPool, THREAD_LIMITS } from './extractPool.js';
+import { LIMIT_REASONS, MAX_ELEMENTS, MAX_NESTING } from './limits.js';
 
 const page = (n: number): { body: Uint8Array; contentType: string; url: string } => ({
   body: new TextEncoder().encode(
@@ -16,6 +17,12 @@ const page = (n: number): { body: Uint8Array; contentType: string; url: string }
   ),
   contentType: 'text/html; charset=utf-8',
   url: `https://example.com/story/${n}`,
+});
+
+const html = (markup: string): { body: Uint8Array; contentType: string; url: string } => ({
+  body: new TextEncoder().encode(`<!doctype html><html><head><title>Heavy</title></head><body>${markup}`),
+  contentType: 'text/html',
+  url: 'https://example.com/heavy',
 });
 
 describe('extraction threads', () => {
@@ -30,31 +37,73 @@ describe('extraction threads', () => {
         pages.map((p) => extractPage(p)),
       );
       assert.equal(got[3]?.title, 'Page 3');
-      assert.deepEqual(deaths, [], 'the threads ran (a pool whose threads fail extracts in this one)');
+      assert.deepEqual(deaths, [], 'no thread ended');
     } finally {
       await pool.close();
     }
   });
 
-  it('a page whose thread dies is extracted by another, still once', async () => {
-    const deaths: unknown[] = [];
-    const pool = new ExtractPool(1, (err) => deaths.push(err));
+  it('a page whose thread crashes is extracted by a fresh one, still once', async () => {
+    const ended: unknown[] = [];
+    const pool = new ExtractPool(1, (err) => ended.push(err));
     try {
+      await pool.extract(page(0)); // the thread is started and ready: the next page is handed at once
+      const threads = (pool as unknown as { threads: { worker: Worker; task: unknown }[] }).threads;
       const pending = [pool.extract(page(1)), pool.extract(page(2))];
-      const threads = (pool as unknown as { threads: { worker: Worker }[] }).threads;
+      assert.notEqual(threads[0]?.task ?? null, null, 'page 1 is in the thread');
       await threads[0]?.worker.terminate();
       const got = await Promise.all(pending);
       assert.deepEqual(got, [extractPage(page(1)), extractPage(page(2))]);
       assert.deepEqual(await pool.extract(page(3)), extractPage(page(3)));
-      assert.equal(deaths.length, 1, 'one thread ended: the one terminated');
+      assert.equal(ended.length, 1, 'one thread ended: the one terminated');
     } finally {
       await pool.close();
     }
   });
+
+  it('a page past its time limit has its thread ended and is refused; the next page is read', async () => {
+    const ended: unknown[] = [];
+    const pool = new ExtractPool(1, (err) => ended.push(err), { ...THREAD_LIMITS, timeMs: 300 });
+    try {
+      // Under the nesting limit, but each of a million unmatched end tags makes the parser search its
+      // stack of 990 elements: many seconds of work.
+      const slow = html(`${'<div>'.repeat(MAX_NESTING - 10)}${'</x>'.repeat(1_000_000)}`);
+      const [refused, next] = await Promise.all([pool.extract(slow), pool.extract(page(1))]);
+      assert.equal(refused.refused, LIMIT_REASONS.time(300));
+      assert.equal(refused.byteLength, slow.body.byteLength);
+      assert.deepEqual(next, extractPage(page(1)));
+      assert.equal(ended.length, 1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('a page past its memory limit ends its thread, not the process, and is refused', async () => {
+    const ended: unknown[] = [];
+    const pool = new ExtractPool(1, (err) => ended.push(err), { timeMs: 60_000, oldMb: 16, youngMb: 2 });
+    try {
+      // Within the element limit, but its DOM takes about 50 MB.
+      const big = html(`<ul>${'<li>item <b>bold</b></li>'.repeat(MAX_ELEMENTS / 2 - 10)}</ul>`);
+      const [refused, next] = await Promise.all([pool.extract(big), pool.extract(page(2))]);
+      assert.equal(refused.refused, LIMIT_REASONS.memory(16));
+      assert.deepEqual(next, extractPage(page(2)));
+      assert.equal((ended[0] as { code?: string }).code, 'ERR_WORKER_OUT_OF_MEMORY');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('never extracts in this thread: a closed pool refuses', async () => {
+    const pool = new ExtractPool(1);
+    const pending = pool.extract(page(1));
+    await pool.close();
+    await assert.rejects(pending, /stopped before this page was extracted/);
+    await assert.rejects(pool.extract(page(2)), /closed/);
+  });
 });
 
 await describeEachEngine('the page reader with extraction threads', (ctx) => {
-  const PAGES = 20; // over MIN_PAGES_FOR_THREADS, so that the pass starts its threads
+  const PAGES = 20;
   const server = useFeedServer(PAGE_TEST_HOST, (s) => {
     for (let n = 0; n < PAGES; n++) {
       s.route(`/threaded/${n}`, (_req, res) => {
@@ -72,7 +121,7 @@ await describeEachEngine('the page reader with extraction threads', (ctx) => {
     const log = pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) });
     const summary = await enrichOnce({ ...testReaderDeps(store), log, extractThreads: 2 });
     assert.deepEqual([summary.pages, summary.read, summary.failed], [PAGES, PAGES, 0]);
-    assert.deepEqual(warnings, [], 'no thread ended early (a pool whose threads fail extracts here)');
+    assert.deepEqual(warnings, [], 'no thread ended early');
     for (const [n, url] of urls.entries()) {
       const row = await pageOf(store, account.id, url);
       const here = extractPage({ ...page(n), url });

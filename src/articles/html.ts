@@ -2,8 +2,8 @@ import { htmlToText, truncate } from '../lib/text.js';
 import { capHtml } from './capHtml.js';
 import { httpUrl, LIMITS, plain } from './clean.js';
 import { decodeHtml } from './decode.js';
-import { MAX_DEPTH, markupDepth } from './depth.js';
 import type { DomDocument, HtmlParser } from './dom.js';
+import { READABLE_DEPTH, scanMarkup } from './limits.js';
 import { readMetadata } from './metadata.js';
 import { readableContent } from './readable.js';
 import { sanitizeArticle } from './sanitize.js';
@@ -49,7 +49,10 @@ function firstParagraph(html: string): string | null {
   return first;
 }
 
-/** Metadata and reader text of an HTML page, parsed with `parse`. */
+/**
+ * Metadata and reader text of an HTML page, parsed with `parse`; or, for markup past a limit of
+ * articles/limits.ts (found by a scan before parsing), nothing but the reason in `refused`.
+ */
 export function extractHtml(
   body: Uint8Array,
   type: { mediaType: string | null; charset: string | null },
@@ -60,10 +63,12 @@ export function extractHtml(
   const extract = emptyExtract('html', type.mediaType, body.byteLength);
   const decoded = decodeHtml(body, type.charset).text;
   const source = decoded.length > MAX_PARSE_CHARS ? decoded.slice(0, MAX_PARSE_CHARS) : decoded;
+  const scan = scanMarkup(source);
+  if (scan.refused !== null) return { ...extract, refused: scan.refused };
   const doc = parse(source, pageUrl);
   const base = baseOf(doc, pageUrl);
   const meta = readMetadata(doc, base, pageUrl);
-  const readable = markupDepth(source, MAX_DEPTH) > MAX_DEPTH ? null : readableContent(doc, base);
+  const readable = scan.depth > READABLE_DEPTH ? null : readableContent(doc, base);
   const sanitized = readable === null ? '' : sanitizeArticle(readable.html, base);
   const capped = capHtml(sanitized, MAX_HTML_CHARS).html;
   const text = htmlToText(capped);

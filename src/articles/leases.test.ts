@@ -6,6 +6,7 @@ import { useFeedServer, waitFor } from '../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { PAGE_TEST_HOST, pageOf, saveUrl, testClock, testReaderDeps } from '../test/pageFixtures.js';
 import { enrichOnce } from './enrich.js';
+import { extractPage } from './extract.js';
 import { readPage } from './reader.js';
 import { startPageReader } from './worker.js';
 
@@ -73,12 +74,15 @@ await describeEachEngine('page reader leases', (ctx) => {
     assert.equal(fast?.id, slow.id);
     assert.equal(fast.attempts, 2);
 
-    assert.deepEqual(await readPage(testReaderDeps(store, { now: clock.now }), slow, 'slow'), {
+    assert.deepEqual(await readPage(testReaderDeps(store, { now: clock.now }), slow, 'slow', extractPage), {
       status: 'lease_lost',
     });
     let page = await pageOf(store, account.id, url);
     assert.deepEqual([page.state, page.title, page.lease_owner], ['pending', null, 'fast']);
-    assert.equal((await readPage(testReaderDeps(store, { now: clock.now }), fast, 'fast')).status, 'read');
+    assert.equal(
+      (await readPage(testReaderDeps(store, { now: clock.now }), fast, 'fast', extractPage)).status,
+      'read',
+    );
     page = await pageOf(store, account.id, url);
     assert.deepEqual([page.state, page.title, page.lease_owner], ['read', 'Taken', null]);
   });

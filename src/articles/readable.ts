@@ -1,14 +1,9 @@
 import { Readability } from '@mozilla/readability';
 import type { DomDocument } from './dom.js';
+import { MAX_ELEMENTS } from './limits.js';
 
 /** What Readability's types call a Document: any DOM of articles/dom.ts is one for its purposes. */
 type ReadabilityDocument = ConstructorParameters<typeof Readability>[0];
-
-/**
- * Readability refuses documents with more elements than this (it would take seconds on one); the page's
- * metadata is kept and it gets no text.
- */
-const MAX_ELEMENTS = 60_000;
 
 /**
  * The main text of a page as Readability finds it (unsanitised HTML: articles/sanitize.ts comes next), and
@@ -25,7 +20,7 @@ export function readableContent(
     // resolves every link again anyway, so this only changes how fast.
     Object.defineProperty(doc, 'baseURI', { value: base ?? undefined, configurable: true });
     const article = new Readability(doc as unknown as ReadabilityDocument, {
-      maxElemsToParse: MAX_ELEMENTS,
+      maxElemsToParse: MAX_ELEMENTS, // the scan before parsing refuses more; a second guard
       disableJSONLD: true,
       keepClasses: true, // the sanitiser drops every class; Readability need not walk them first
     }).parse();

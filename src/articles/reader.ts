@@ -2,7 +2,7 @@ import type { FetchError, FetchResult } from '../fetch/fetch.js';
 import { stopwatch } from '../lib/metrics.js';
 import { type PageRow, recordPageFailure, recordPageRead } from '../store/pages.js';
 import { type ReaderDeps, readerTime } from './deps.js';
-import { type ExtractInput, type PageExtract, extractPage } from './extract.js';
+import type { ExtractInput, PageExtract } from './extract.js';
 import { fetchPage } from './fetchPage.js';
 import { MAX_PAGE_ATTEMPTS, isTemporary, nextAttemptAt } from './retry.js';
 
@@ -16,16 +16,17 @@ export type PageOutcome =
   | { status: 'lease_lost' };
 
 /**
- * The whole reading of one page that `owner` holds a lease on: fetch → extract (with `extract`: in this
- * thread, or articles/extractPool.ts) → record. Never throws for
- * anything a page or its server does: that ends as the page's recorded error. Each outcome is written in
- * one statement, under the lease, so a crash leaves the page as claimed (retried when the lease expires).
+ * The whole reading of one page that `owner` holds a lease on: fetch → extract (with `extract`: a thread
+ * of articles/extractPool.ts) → record. Never throws for anything a page or its server does: that ends as
+ * the page's recorded error; a page past a limit of articles/limits.ts fails for good. Each outcome is
+ * written in one statement, under the lease, so a crash leaves the page as claimed (retried when the
+ * lease expires).
  */
 export async function readPage(
   deps: ReaderDeps,
   page: PageRow,
   owner: string,
-  extract: Extractor = extractPage,
+  extract: Extractor,
 ): Promise<PageOutcome> {
   const elapsed = stopwatch();
   let outcome: PageOutcome | undefined;
@@ -39,8 +40,8 @@ export async function readPage(
   }
 }
 
-/** Extraction of a fetched page: extractPage in this thread, or a thread of articles/extractPool.ts. */
-type Extractor = (input: ExtractInput) => PageExtract | Promise<PageExtract>;
+/** Extraction of a fetched page: a thread of articles/extractPool.ts (extractPage in tests of this one). */
+export type Extractor = (input: ExtractInput) => PageExtract | Promise<PageExtract>;
 
 async function read(
   deps: ReaderDeps,
@@ -61,6 +62,20 @@ async function read(
   const result = await fetchPage(page.url, deps.fetch);
   if (result.kind !== 'ok') return recordFailure(deps, page, owner, failureOf(result));
   const got = await extract({ body: result.body, contentType: result.contentType, url: result.finalUrl });
+  if (got.refused !== null) {
+    deps.log.warn(
+      { pageId: page.id, url: page.url, reason: got.refused },
+      'a saved page is past a reading limit',
+    );
+    // Past a limit: the same page would be again. Failed for good, with the reason.
+    const status = result.status;
+    return recordFailure(deps, page, owner, {
+      message: got.refused,
+      temporary: false,
+      status,
+      retryAfter: null,
+    });
+  }
   const recorded = await recordPageRead(deps.store.db, page.id, owner, {
     fetchedAt: readerTime(deps).toISOString(),
     httpStatus: result.status,

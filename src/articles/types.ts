@@ -14,6 +14,11 @@ export interface PageExtract extends PageMetadata {
   mediaType: string | null;
   /** The size of the body as received. */
   byteLength: number;
+  /**
+   * Why nothing was read: the page went past a limit of articles/limits.ts (its nesting or element count,
+   * or the time or memory its extraction took), in plain words; the page is then failed. Null otherwise.
+   */
+  refused: string | null;
 }
 
 export interface ExtractInput {
@@ -47,5 +52,6 @@ export function emptyExtract(
     readingMinutes: 0,
     mediaType,
     byteLength,
+    refused: null,
   };
 }

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { capHtml } from './capHtml.js';
 import { isoTime, languageTag, plain } from './clean.js';
 import { decodeHtml, encodingFor, metaCharset } from './decode.js';
-import { markupDepth } from './depth.js';
+import { LIMIT_REASONS, MAX_ELEMENTS, MAX_NESTING, scanMarkup } from './limits.js';
 import { sanitizeArticle } from './sanitize.js';
 import { stripSiteSuffix } from './title.js';
 import { countWords, readingMinutes } from './words.js';
@@ -70,9 +70,27 @@ test('the HTML cap cuts after a whole block and closes what is open', () => {
   assert.deepEqual(capHtml(`<p>${'x'.repeat(100)}</p>`, 50), { html: '', cut: true });
 });
 
-test('markup depth, words and reading time', () => {
-  assert.equal(markupDepth('<div><div></div><span><a href="#">x</a></span></div>', 400), 3);
-  assert.ok(markupDepth('<div>'.repeat(10_000), 400) > 400);
+test('the markup scan: depth and elements as the parser sees them, stopped at the first past a limit', () => {
+  assert.deepEqual(scanMarkup('<div><div></div><span><a href="#">x</a></span></div><br>'), {
+    depth: 3,
+    elements: 5,
+    refused: null,
+  });
+  // Implied end tags, as htmlparser2 (under linkedom) applies them: list items and paragraphs do not nest.
+  assert.equal(scanMarkup(`<ul>${'<li>item'.repeat(5000)}</ul>${'<p>text'.repeat(5000)}`).depth, 2);
+  assert.equal(scanMarkup('<!-- <div><div><div> -->&lt;div&gt;<script>"<div><div>"</script>').depth, 1);
+  const deep = scanMarkup('<div>'.repeat(1_000_000));
+  assert.deepEqual(deep, {
+    depth: MAX_NESTING + 1,
+    elements: MAX_NESTING + 1,
+    refused: LIMIT_REASONS.nesting,
+  });
+  const flat = scanMarkup('<br>'.repeat(MAX_ELEMENTS * 2));
+  assert.deepEqual(flat, { depth: 1, elements: MAX_ELEMENTS + 1, refused: LIMIT_REASONS.elements });
+  assert.equal(scanMarkup('<br>'.repeat(MAX_ELEMENTS)).refused, null);
+});
+
+test('words and reading time', () => {
   assert.equal(countWords(' one two, — three 4 … '), 4);
   assert.deepEqual([readingMinutes(0), readingMinutes(10), readingMinutes(690)], [0, 1, 3]);
 });
