@@ -19,6 +19,35 @@ export interface StoryText {
   versions: { title: string; summary: string }[];
 }
 
+import {
+  ACTIONS,
+  AGENCIES,
+  APPLIANCES,
+  BLOG_OPENERS,
+  BLOG_TOPICS,
+  CASES,
+  COMPANIES,
+  COURTS,
+  CUPS,
+  DESTINATIONS,
+  FILLERS,
+  FINDINGS,
+  GADGETS,
+  INSTITUTES,
+  MISSIONS,
+  OBJECTS,
+  PEOPLE,
+  PLACES,
+  POINTS,
+  PRODUCTS,
+  ROLES,
+  STORMS,
+  SUBJECTS,
+  TAILS,
+  TEAMS,
+  WORKERS,
+} from './digest-quality-words.js';
+
 type Slots = Record<string, string>;
 
 interface Kind {
@@ -29,68 +58,6 @@ interface Kind {
   summaries: string[];
 }
 
-const PEOPLE = [
-  'Okafor',
-  'Lindqvist',
-  'Moreau',
-  'Tanaka',
-  'Alvarez',
-  'Kowalski',
-  'Haddad',
-  'Brennan',
-  'Petrov',
-  'Nakamura',
-  'Osei',
-  'Fischer',
-  'Castellanos',
-  'Mbeki',
-  'Ruiz',
-  'Johansson',
-  'Karimi',
-  'Delacroix',
-  'Varga',
-  'Sørensen',
-];
-const PLACES = [
-  'Lisbon',
-  'Valparaíso',
-  'Osaka',
-  'Nairobi',
-  'Manitoba',
-  'Tasmania',
-  'Sicily',
-  'Anatolia',
-  'Bavaria',
-  'Quebec',
-  'Mindanao',
-  'Patagonia',
-  'Gujarat',
-  'Andalusia',
-  'Lagos',
-  'Hokkaido',
-  'Cork',
-  'Tbilisi',
-  'Montevideo',
-  'Crete',
-];
-const COMPANIES = [
-  'Norvik',
-  'Helix Dynamics',
-  'Brightwater',
-  'Castellan Motors',
-  'Aurum Pharma',
-  'Kestrel Air',
-  'Quanta Foods',
-  'Meridian Bank',
-  'Solace Energy',
-  'Tessellate',
-  'Orbis Telecom',
-  'Pinecrest Retail',
-  'Vantor Chips',
-  'Larkspur Media',
-  'Ironbridge Steel',
-  'Cobalt Mobility',
-];
 const BANKS = [
   { short: 'Fed', long: 'Federal Reserve' },
   { short: 'ECB', long: 'European Central Bank' },
@@ -99,88 +66,6 @@ const BANKS = [
   { short: 'RBA', long: 'Reserve Bank of Australia' },
   { short: 'SNB', long: 'Swiss National Bank' },
 ];
-const WORKERS = [
-  'rail workers',
-  'nurses',
-  'teachers',
-  'dock workers',
-  'airline pilots',
-  'bus drivers',
-  'postal staff',
-];
-const STORMS = [
-  'Agatha',
-  'Bertrand',
-  'Celine',
-  'Dorian',
-  'Elowen',
-  'Fergus',
-  'Greta',
-  'Hamish',
-  'Imogen',
-  'Jasper',
-];
-const COURTS = ['Supreme Court', 'High Court', 'Court of Appeal', 'EU General Court', 'Constitutional Court'];
-const CASES = ['privacy', 'antitrust', 'patent', 'tax', 'labour', 'data-sharing', 'pricing'];
-const AGENCIES = ['NASA', 'ESA', 'SpaceX', 'ISRO', 'JAXA', 'Rocket Lab'];
-const MISSIONS = [
-  'Helios',
-  'Meridian',
-  'Odyssey',
-  'Perseid',
-  'Tempest',
-  'Aurora',
-  'Lodestar',
-  'Vesper',
-  'Caravel',
-];
-const DESTINATIONS = ['the Moon', 'Mars', 'Europa', 'Venus', 'asteroid Psyche', 'Titan', 'Mercury'];
-const TEAMS = [
-  'Porto',
-  'Ajax',
-  'Celtic',
-  'Benfica',
-  'Galatasaray',
-  'Feyenoord',
-  'Sevilla',
-  'Napoli',
-  'Lyon',
-  'Leipzig',
-  'Dortmund',
-  'Marseille',
-  'Villarreal',
-  'Brugge',
-];
-const CUPS = ['Super Cup', 'Continental Cup', 'Champions Shield', 'Nations Trophy', 'Atlantic Cup'];
-const PRODUCTS = ['Pulse', 'Nimbus', 'Vertex', 'Lumen', 'Echo', 'Arc', 'Halo', 'Forge', 'Drift', 'Prism'];
-const GADGETS = ['phone', 'laptop', 'headset', 'e-bike', 'smartwatch', 'tablet', 'camera'];
-const APPLIANCES = ['heater', 'power bank', 'air fryer', 'scooter', 'dishwasher', 'kettle', 'hoverboard'];
-const INSTITUTES = [
-  'Caltech',
-  'ETH Zurich',
-  'Kyoto University',
-  'the Max Planck Institute',
-  'Oxford',
-  'CERN',
-  'KAUST',
-];
-const FINDINGS = [
-  'a new antibiotic in soil bacteria',
-  'water ice beneath a lunar crater',
-  'the oldest known cave painting',
-  'a gene linked to longevity',
-  'a frog species that glows',
-  'a room-temperature magnet',
-  'a 3,000-year-old shipwreck',
-];
-const ROLES = [
-  'finance minister',
-  'health minister',
-  'chief executive',
-  'central bank governor',
-  'party leader',
-];
-const POINTS = ['quarter', 'half', 'three-quarter'];
 
 const KINDS: Kind[] = [
   {
@@ -359,7 +244,7 @@ const KINDS: Kind[] = [
       'Scientists at {inst} discover {finding}',
       '{inst} researchers find {finding}',
       'Breakthrough as team reports {finding}',
-      '{finding}: what the {inst} study shows',
+      '{finding}: what the study from {inst} shows',
     ],
     summaries: [
       'A team at {inst} reports {finding}, a result other groups will now try to reproduce.',
@@ -408,149 +293,13 @@ export function bigStories(p: Pick, count: number): StoryText[] {
       kind: kind.name,
       versions: order.map(({ t, j }) => ({
         title: capitalise(fill(t, slots)),
-        summary: `${fill(kind.summaries[j % 2] ?? '', slots)} ${fill(kind.summaries[(j + 1) % 2] ?? '', slots)}`,
+        // Two sites of four open with the same sentence (wire copy); each goes on in its own words.
+        summary: `${fill(kind.summaries[j % 2] ?? '', slots)} ${p.one(FILLERS)}`,
       })),
     });
   }
   return stories;
 }
-
-const SUBJECTS = [
-  'City council',
-  'Hospital trust',
-  'Local brewery',
-  'Regional airport',
-  'Museum',
-  'Water utility',
-  'University',
-  'Farmers',
-  'Bookshop chain',
-  'Ferry operator',
-  'Housing charity',
-  'Zoo',
-  'Orchestra',
-  'Tech start-up',
-  'Fishing fleet',
-  'Library service',
-  'Cycling club',
-  'Police force',
-  'Wine growers',
-  'Film festival',
-  'Vineyard',
-  'Bakery',
-  'School board',
-  'Energy co-op',
-  'Tram network',
-  'Theatre',
-  'Park rangers',
-  'Bus company',
-];
-const ACTIONS = [
-  'unveils plan for',
-  'delays',
-  'wins funding for',
-  'scraps',
-  'opens',
-  'consults residents on',
-  'doubles',
-  'rethinks',
-  'celebrates',
-  'warns over',
-  'sells',
-  'revives',
-  'cuts back',
-  'expands',
-  'tests',
-  'bans',
-  'restores',
-  'apologises for',
-  'pauses',
-  'invests in',
-];
-const OBJECTS = [
-  'riverside walkway',
-  'night buses',
-  'rooftop gardens',
-  'weekend market',
-  'solar canopy',
-  'heritage trail',
-  'parking charges',
-  'flood barrier',
-  'youth orchestra',
-  'electric ferries',
-  'seed bank',
-  'cycle lanes',
-  'oyster beds',
-  'observatory',
-  'food hall',
-  'reading rooms',
-  'wildflower meadows',
-  'wind turbines',
-  'cinema nights',
-  'bike hire scheme',
-  'sea wall',
-  'apprenticeships',
-  'lighthouse tours',
-  'allotments',
-];
-const TAILS = [
-  '',
-  '',
-  '',
-  ' after complaints',
-  ' despite costs',
-  ' for summer',
-  ' in surprise move',
-  ' amid protests',
-  ' ahead of schedule',
-  ' at last',
-  ' for the first time',
-  ' after review',
-];
-const BLOG_OPENERS = [
-  'Notes on',
-  'Why I stopped using',
-  'A week with',
-  'What I learned building',
-  'Revisiting',
-  'In praise of',
-  'Against',
-  'A field guide to',
-  'Small wins with',
-  'The case for',
-  'Debugging',
-  'Rethinking',
-];
-const BLOG_TOPICS = [
-  'SQLite in production',
-  'sourdough starters',
-  'mechanical keyboards',
-  'static site generators',
-  'home espresso',
-  'Rust lifetimes',
-  'film cameras',
-  'slow travel',
-  'type-safe SQL',
-  'backyard astronomy',
-  'houseplants',
-  'self-hosted email',
-  'long-distance walking',
-  'Postgres indexes',
-  'garden birds',
-  'analogue synths',
-  'bread ovens',
-  'watercolour',
-  'feed readers',
-  'vintage bicycles',
-];
-const FILLERS = [
-  'Details were set out in a statement on Tuesday.',
-  'Residents have until the end of the month to comment.',
-  'The announcement follows months of debate.',
-  'Critics say the timing is poor; supporters disagree.',
-  'More details are expected later this week.',
-  'A spokesperson said the decision was not taken lightly.',
-];
 
 /** A headline and summary for an item that is no big story: news and daily sites' fare, or a blog post. */
 export function ordinaryItem(p: Pick, blog: boolean): { title: string; summary: string } {
@@ -563,5 +312,7 @@ export function ordinaryItem(p: Pick, blog: boolean): { title: string; summary: 
   }
   const subject = p.one(SUBJECTS);
   const title = `${p.one(PLACES)} ${subject.toLowerCase()} ${p.one(ACTIONS)} ${p.one(OBJECTS)}${p.one(TAILS)}`;
-  return { title, summary: `${title}. ${p.one(FILLERS)} ${p.one(FILLERS)}` };
+  const first = p.int(0, FILLERS.length - 1);
+  const second = (first + p.int(1, FILLERS.length - 1)) % FILLERS.length;
+  return { title, summary: `${title}. ${FILLERS[first] ?? ''} ${FILLERS[second] ?? ''}` };
 }

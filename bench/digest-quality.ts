@@ -18,10 +18,14 @@
  *
  * An entry is a digest_items row with shown = 1 and story_of null (migration 0025); each entry's link is
  * also looked for in the e-mail's text part (mismatches are printed). Exits 0 when every target is met on
- * every day, 1 when one is missed, 2 when the benchmark itself failed. The database (a fresh one, dropped
+ * every day, 1 when one is missed, 2 when the benchmark itself failed; the per-day figures are also written
+ * to .bench/digest-quality-ENGINE.json. The database (a fresh one, dropped
  * after), the servers and the temporary files are removed whatever happens. See BENCHMARKS.md.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Engine } from '../src/store/db.js';
 import { type DayFigures, figuresOf, percentile } from './digest-quality-measure.js';
 import { DAY, makeScenario } from './digest-quality-scenario.js';
@@ -29,6 +33,7 @@ import { simulate } from './digest-quality-sim.js';
 import { runBench } from './processes.js';
 import { fmt, load, log } from './report.js';
 
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Monday 2 March 2026, 00:00 UTC: day 0 (the simulation's clock; the data's dates follow it). */
 const START = Date.UTC(2026, 2, 2);
 /** Days before this one are the warm-up: the figures are of days FIRST_DAY to N. */
@@ -204,7 +209,16 @@ async function main(): Promise<number> {
     log(`- ${t.what}: ${t.figure} (target ${t.target}) ${t.pass ? 'PASS' : 'MISS'}`);
   }
   const mismatches = figures.reduce((a, d) => a + d.textMismatches, 0);
+  mkdirSync(join(ROOT, '.bench'), { recursive: true });
+  const file = join(ROOT, '.bench', `digest-quality-${o.engine}.json`);
+  const perDay = figures.map(({ ages, ...d }) => ({
+    ...d,
+    ageP50: percentile(ages, 50),
+    ageP90: percentile(ages, 90),
+  }));
+  writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), ...o, perDay }, null, 2)}\n`);
   log(`- entries whose link is not in the e-mail's text part: ${mismatches} (checked, not a target)`);
+  log(`\nper-day figures written to ${file}`);
   log(`\nload average at the end: ${load()}`);
   log(ok ? '\nAll targets met.' : '\nFAIL: a target was missed.');
   return ok ? 0 : 1;
