@@ -3,7 +3,7 @@
  * configuration read as `tidings serve` reads it (private networks allowed, for the loopback sites), the
  * server's store (migrated), the real HTTP server in process (the API's saves, the digest's web pages), the
  * real poller (src/feeds/poller.ts) fetching the loopback sites, the real digest build and delivery
- * (src/digest/build.ts, deliver.ts) to a real SMTP server. The clock moves in steps of 10 minutes: at each,
+ * (src/digest/worker.ts's pass: build.ts, deliver.ts) to a real SMTP server. The clock moves in steps of 10 minutes: at each,
  * due feeds are polled, the morning's saves are posted, and due digests are built and delivered, as the
  * worker would. After each build, the digest's rows, its e-mail and its web pages are captured.
  */
@@ -12,9 +12,8 @@ import { createAccountWithKey } from '../src/accounts/service.js';
 import { parseSettings } from '../src/accounts/settings.js';
 import { startServerStore } from '../src/cli/database.js';
 import { loadConfig } from '../src/config.js';
-import { buildDueDigests } from '../src/digest/build.js';
-import { deliverDueDigests } from '../src/digest/deliver.js';
 import { digestDeps } from '../src/digest/deps.js';
+import { runDigestPass } from '../src/digest/worker.js';
 import { feedDeps } from '../src/feeds/deps.js';
 import { pollOnce } from '../src/feeds/poller.js';
 import { subscribe } from '../src/feeds/subscribe/subscribe.js';
@@ -98,6 +97,7 @@ export async function simulate(
     let previousBuild = clock.t;
     let queueBefore = await queueLength(store, account.id);
     let polls = 0;
+    let dueAt = await digestDueAt(store, account.id);
     while (clock.t < end) {
       clock.t += STEP;
       await pollOnce(feeds);
@@ -106,11 +106,14 @@ export async function simulate(
         const save = pending.shift();
         if (save !== undefined) await postSave(base, apiKey, save);
       }
-      const outcomes = await buildDueDigests(digests);
-      const broken = outcomes.find((o) => o.status === 'error' || o.status === 'lease_lost');
+      // The digest worker's pass (every 30 s in `tidings worker`), run when the account's digest is due:
+      // the passes in between find nothing to build or send.
+      if (clock.t < dueAt) continue;
+      const { builds, deliveries } = await runDigestPass(digests);
+      dueAt = await digestDueAt(store, account.id);
+      const broken = builds.find((o) => o.status === 'error' || o.status === 'lease_lost');
       if (broken !== undefined) throw new Error(`a digest build failed: ${JSON.stringify(broken)}`);
-      const built = outcomes.filter((o) => o.status === 'built');
-      const deliveries = await deliverDueDigests(digests);
+      const built = builds.filter((o) => o.status === 'built');
       const unsent = deliveries.find((o) => o.status !== 'sent');
       if (unsent !== undefined) throw new Error(`a digest was not e-mailed: ${JSON.stringify(unsent)}`);
       const sent = deliveries.length;
@@ -139,6 +142,17 @@ export async function simulate(
   } finally {
     for (const step of undo.reverse()) await step().catch(() => undefined);
   }
+}
+
+/** When the account's next digest is due (ms), as the schedule stored it. */
+async function digestDueAt(store: Store, accountId: number): Promise<number> {
+  const row = await store.db
+    .selectFrom('accounts')
+    .select('digest_due_at')
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  if (row.digest_due_at === null) throw new Error('the account has no digest scheduled');
+  return Date.parse(row.digest_due_at);
 }
 
 async function queueLength(store: Store, accountId: number): Promise<number> {
