@@ -39,6 +39,8 @@ export interface DayFigures {
   savedInEmail: number;
   /** Hours from publication to the build, of the e-mail's feed entries. */
   ages: number[];
+  /** The same of every feed item that arrived since the previous digest: a digest of what is new. */
+  arrivedAges: number[];
   top3: number;
   entries: number;
   repeats: number;
@@ -139,6 +141,12 @@ export async function figuresOf(scenario: Scenario, days: DayCapture[], arrived:
     for (const page of d.webPages) for (const h of hrefsOf(page)) web.add(h);
     const published = items.filter((i) => i.published > d.previousBuild && i.published <= d.builtAt);
     const fetched = published.filter((i) => (arrived.get(i.id) ?? Infinity) <= d.builtAt);
+    const arrivedAges = items
+      .filter((i) => {
+        const at = arrived.get(i.id);
+        return at !== undefined && at > d.previousBuild && at <= d.builtAt;
+      })
+      .map((i) => (d.builtAt - i.published) / HOUR);
     const { text } = await simpleParser(d.raw);
     const textLinks = linksOf(text ?? '');
     const lines = (text ?? '').split('\n').map((l) => l.trim());
@@ -147,6 +155,7 @@ export async function figuresOf(scenario: Scenario, days: DayCapture[], arrived:
       saves: saves.length,
       savedInEmail: saves.filter((s) => entryKeys.has(urlKey(s.url))).length,
       ages,
+      arrivedAges,
       top3: entries.length === 0 ? 0 : (100 * top3) / entries.length,
       entries: entries.length,
       repeats,
