@@ -3,12 +3,14 @@
  * that are not Tidings' own: the items of the real feeds in ../shared/corpora/miniflux (news sites, blogs,
  * in English, French, Russian and Urdu), read with Tidings' parser. A feed's items are different stories,
  * so every pair of its headlines that matches is a false match: the script prints how many pairs there
- * were, how many matched, and each match, per file. It skips cleanly where the corpora are absent.
+ * were, how many matched, and each match, per file; then the pairs across feeds, where a match may be true
+ * (one post in two formats, one story told by two sites). Rarity (headlines.ts rarityOf) is counted over
+ * each file's headlines, and over all of them across feeds. It skips cleanly where the corpora are absent.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { headlineOf, sameStory } from '../src/digest/choose/headlines.js';
+import { headlineOf, rarityOf, sameStory, sharesNames } from '../src/digest/choose/headlines.js';
 import { parseFeed } from '../src/feeds/parse/parse.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,6 +30,7 @@ for (const file of readdirSync(folder)
   const feed = parseFeed(readFileSync(join(folder, file)));
   const titles = [...new Set(feed.items.map((i) => i.title).filter((t) => t.trim() !== ''))];
   const headlines = titles.map((t) => headlineOf(t));
+  const rare = rarityOf(headlines);
   everyHeadline.push(...titles.map((title) => ({ file, title })));
   let filePairs = 0;
   const matches: string[] = [];
@@ -36,7 +39,7 @@ for (const file of readdirSync(folder)
       filePairs++;
       const ha = headlines[a];
       const hb = headlines[b];
-      if (ha !== undefined && hb !== undefined && sameStory(ha, hb))
+      if (ha !== undefined && hb !== undefined && (sameStory(ha, hb, rare) || sharesNames(ha, hb, rare)))
         matches.push(`  "${titles[a]}" ~ "${titles[b]}"`);
     }
   }
@@ -47,13 +50,17 @@ for (const file of readdirSync(folder)
 }
 // Across feeds too: the digest joins items of different feeds, so every pair of two files' headlines counts.
 const pooled = everyHeadline.map((h) => ({ ...h, headline: headlineOf(h.title) }));
+const pooledRare = rarityOf(pooled.map((p) => p.headline));
 for (let a = 0; a < pooled.length; a++) {
   for (let b = a + 1; b < pooled.length; b++) {
     const ha = pooled[a];
     const hb = pooled[b];
     if (ha === undefined || hb === undefined || ha.file === hb.file) continue;
     pairs++;
-    if (sameStory(ha.headline, hb.headline)) {
+    if (
+      sameStory(ha.headline, hb.headline, pooledRare) ||
+      sharesNames(ha.headline, hb.headline, pooledRare)
+    ) {
       matched++;
       console.log(`  across feeds: "${ha.title}" ~ "${hb.title}"`);
     }

@@ -54,8 +54,9 @@ export function laidOutGroups(
   for (const { row, item, position } of rows) {
     const lead = row.story_of === null || row.story_of === undefined ? undefined : entries.get(row.story_of);
     if (lead !== undefined) {
-      // Another source of a story whose entry this view shows: named on the entry's "Also in:" line.
-      if (row.shown !== 0) lead.alsoIn.push({ title: feedGroupOf(row).title, href: item.href });
+      // Another source of a story whose entry this view shows: named on the entry's "Also in:" line (an
+      // email reads only the sources it names; the web page lists every one).
+      lead.alsoIn.push({ title: feedGroupOf(row).title, href: item.href });
       continue;
     }
     entries.set(position, item);

@@ -1,6 +1,7 @@
 import { perDigestOf } from '../../lib/digestShare.js';
 import type { WaitingItem } from '../../queue/take.js';
 import type { DigestSection, FeedPriority } from '../../store/schema.js';
+import { headlineOf, rarityOf } from './headlines.js';
 import { type DeliveredItem, type StoryItem, deliveredBefore, deliveredIndex, storiesOf } from './stories.js';
 
 /*
@@ -12,7 +13,7 @@ import { type DeliveredItem, type StoryItem, deliveredBefore, deliveredIndex, st
  *    line. A saved link is its story's entry; else the item of the highest-priority feed, then the first
  *    published. A feed story an earlier digest (of the last three) delivered is not new: only counted.
  * 4. Top stories: up to TOP_STORIES stories that two or more feeds carry, most feeds first, open the feed
- *    part.
+ *    part; each counts against the share of the feed whose item is its entry.
  * 5. Then a group per feed, high-priority feeds first, then by name. Each shows its fresh entries (published
  *    since the last digest, FRESH_SLACK_MS before it, or in the last FRESH_MS) up to its share: `per_digest`
  *    (DEFAULT_PER_DIGEST unless chosen; `all` shows all, 0 none), given out one entry per feed a round so
@@ -97,9 +98,15 @@ export function chooseDigest(input: ChooseInput): Choice {
   const freshSince = Math.min(now - FRESH_MS, Number.isNaN(previous) ? Infinity : previous - FRESH_SLACK_MS);
   const stories = storiesOfItems(taken, now);
   const delivered = deliveredIndex(input.delivered);
+  const rare = rarityOf([...delivered.map((d) => d.headline), ...taken.map((i) => headlineOf(i.title))]);
   for (const story of stories) {
     story.fresh = story.members.some((m) => m.source === 'api' || timeOf(m, now) >= freshSince);
-    if (story.lead.source !== 'api') story.seenIn = deliveredBefore(storyItemOf(story.lead, now), delivered);
+    if (story.lead.source === 'api') continue;
+    // Delivered before when any of its items was: coverage of one story grows over the days.
+    for (const m of story.members) {
+      const seen = deliveredBefore(storyItemOf(m, now), delivered, rare);
+      if (seen !== null && (story.seenIn === null || seen > story.seenIn)) story.seenIn = seen;
+    }
   }
   const savedStories = stories.filter((s) => s.lead.source === 'api');
   for (const s of savedStories) {
@@ -111,12 +118,28 @@ export function chooseDigest(input: ChooseInput): Choice {
     .filter((s) => s.feeds.size >= 2 && s.fresh && s.seenIn === null && !allMuted(s, now))
     .sort((a, b) => b.feeds.size - a.feeds.size || b.at - a.at)
     .slice(0, TOP_STORIES);
+  const topLeads = new Map<number, number>();
   for (const s of top) {
     s.section = 'top';
     s.shown = true;
+    // Its entry: a source of the highest priority whose feed leads the fewest top stories yet, so that
+    // the top of the email is not one site's.
+    const best = PRIORITY_RANK[priorityOf(s.lead)];
+    const candidates = s.members.filter((m) => m.source !== 'api' && PRIORITY_RANK[priorityOf(m)] === best);
+    candidates.sort(
+      (a, b) =>
+        (topLeads.get(a.feed_id ?? 0) ?? 0) - (topLeads.get(b.feed_id ?? 0) ?? 0) || leadOrder(a, b, now),
+    );
+    s.lead = candidates[0] ?? s.lead;
+    s.at = timeOf(s.lead, now);
+    if (s.lead.feed_id !== null) topLeads.set(s.lead.feed_id, (topLeads.get(s.lead.feed_id) ?? 0) + 1);
   }
   const groups = feedGroups(feedStories.filter((s) => s.section !== 'top'));
-  shareOut(groups, savedStories.length + top.length, now);
+  // A top story's entry is its feed's: it counts against that feed's share.
+  const led = new Map<number, number>();
+  for (const s of top)
+    if (s.lead.feed_id !== null) led.set(s.lead.feed_id, (led.get(s.lead.feed_id) ?? 0) + 1);
+  shareOut(groups, savedStories.length + top.length, now, led);
   const placed: Placed[] = [];
   const place = (story: Story): void => {
     const lead = placed.length;
@@ -154,6 +177,7 @@ function storyItemOf(item: WaitingItem, now: number): StoryItem {
     saved: item.source === 'api',
     canonicalUrl: item.canonical_url,
     at: timeOf(item, now),
+    summary: item.summary,
   };
 }
 
@@ -244,12 +268,18 @@ function entryOrder(a: Story, b: Story): number {
 }
 
 /** Marks the entries each feed shows: shares given out a round at a time, as described above. */
-function shareOut(groups: readonly FeedGroup[], used: number, now: number): void {
+function shareOut(
+  groups: readonly FeedGroup[],
+  used: number,
+  now: number,
+  led: ReadonlyMap<number, number>,
+): void {
   let budget = ENTRY_BUDGET - used;
   const open = groups.map((g) => {
     const share = mutedAt(g.lead, now) ? 0 : perDigestOf(g.lead.per_digest ?? null);
     const candidates = g.stories.filter((s) => s.fresh && s.seenIn === null);
-    return { g, share, candidates, given: 0 };
+    const top = g.lead.feed_id === null ? 0 : (led.get(g.lead.feed_id) ?? 0);
+    return { g, share, candidates, given: 0, top };
   });
   // Feeds set to `all` show every fresh entry, whatever the budget: the reader asked for them.
   for (const o of open) {
@@ -264,7 +294,7 @@ function shareOut(groups: readonly FeedGroup[], used: number, now: number): void
       progress = false;
       for (const o of tier) {
         if (budget <= 0) break;
-        if (o.share === 'all' || o.given >= o.share || o.given >= o.candidates.length) continue;
+        if (o.share === 'all' || o.given + o.top >= o.share || o.given >= o.candidates.length) continue;
         const s = o.candidates[o.given];
         if (s !== undefined) s.shown = true;
         o.given++;
