@@ -242,3 +242,14 @@ test('the per-account backoff: five free, then 1, 2, 4, 8 minutes, never more th
   holds.succeeded(key);
   assert.equal(holds.reserve([key]), 0);
 });
+
+test('the per-account counts stay bounded under a flood of identifiers, forgetting the oldest', () => {
+  const t = 0;
+  const holds = new PasswordHolds(() => t, { ...PASSWORD_HOLD_POLICY, free: 1, maxKeys: 100 });
+  assert.equal(holds.reserve(['identifier:first']), 0);
+  assert.ok(holds.reserve(['identifier:first']) > 0, 'held after its one free attempt');
+  for (let i = 0; i < 1000; i++) holds.reserve([`identifier:flood ${i}`]);
+  // The flood pushed the oldest out: the first identifier starts afresh rather than memory growing.
+  assert.equal(holds.reserve(['identifier:first']), 0);
+  assert.ok(holds.reserve(['identifier:flood 999']) > 0, 'the newest are still held');
+});
