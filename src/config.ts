@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { parseMailbox } from './lib/email.js';
@@ -7,6 +8,57 @@ const booleanFromEnv = z
     error: 'expected true or false',
   })
   .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
+
+/**
+ * Which proxies' X-Forwarded-For to believe (TIDINGS_TRUST_PROXY; docs/operating.md, "Behind a reverse
+ * proxy"): false, the socket's address is the client's; a number of proxy hops in front of Tidings (`true`
+ * is 1: the right-most entry is the client's); or the proxies' own addresses and CIDRs.
+ */
+export type TrustProxy = false | number | readonly string[];
+
+/** The most proxy hops TIDINGS_TRUST_PROXY may count (no real chain is longer). */
+const MAX_PROXY_HOPS = 20;
+/** proxy-addr's names for the usual ranges, accepted in a list. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+const TRUST_PROXY_EXPECTED = `expected false, true (one proxy: the right-most X-Forwarded-For entry is the client's), a number of proxies (1 to ${MAX_PROXY_HOPS}), or a comma-separated list of the proxies' addresses or CIDRs such as 127.0.0.1,10.0.0.0/8,::1`;
+
+/** One entry of a TIDINGS_TRUST_PROXY list: an address, an address/prefix, or a range's name; else why not. */
+function proxyEntryProblem(entry: string): string | null {
+  if (PROXY_RANGE_NAMES.has(entry)) return null;
+  const slash = entry.indexOf('/');
+  const address = slash === -1 ? entry : entry.slice(0, slash);
+  const family = isIP(address);
+  if (family === 0) return `"${entry}" is not an IP address or CIDR`;
+  if (slash === -1) return null;
+  const prefix = entry.slice(slash + 1);
+  const max = family === 4 ? 32 : 128;
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) < 1 || Number(prefix) > max) {
+    return `"${entry}" has a prefix length outside 1 to ${max}`;
+  }
+  return null;
+}
+
+const trustProxyFromEnv = z.string().transform((raw, ctx): TrustProxy => {
+  const value = raw.trim().toLowerCase();
+  if (['false', 'no', 'off', '0'].includes(value)) return false;
+  if (['true', 'yes', 'on'].includes(value)) return 1;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops <= MAX_PROXY_HOPS) return hops;
+    ctx.addIssue({ code: 'custom', message: `${value} hops is too many; ${TRUST_PROXY_EXPECTED}` });
+    return z.NEVER;
+  }
+  const entries = value.split(',').map((e) => e.trim());
+  const problem = entries
+    .map((e) => (e === '' ? 'an empty entry' : proxyEntryProblem(e)))
+    .find((p): p is string => p !== null);
+  if (problem !== undefined) {
+    ctx.addIssue({ code: 'custom', message: `${problem}; ${TRUST_PROXY_EXPECTED}` });
+    return z.NEVER;
+  }
+  return entries;
+});
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -38,7 +90,7 @@ export const configSchema = z.object({
   LOG_LEVEL: logLevel.default('info'),
   TIDINGS_WORKER: booleanFromEnv.default(true),
   TIDINGS_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  TIDINGS_TRUST_PROXY: booleanFromEnv.default(false),
+  TIDINGS_TRUST_PROXY: trustProxyFromEnv.optional(),
   TIDINGS_QUEUE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   TIDINGS_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_SUBSCRIPTIONS),
   TIDINGS_MAX_OPML_OUTLINES: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_OPML_OUTLINES),
@@ -111,7 +163,8 @@ export interface Config {
   worker: boolean;
   /** Public base URL, used in printed curl lines and links; defaults to http://HOST:PORT. */
   baseUrl: string;
-  trustProxy: boolean;
+  /** Whose X-Forwarded-For is believed for the client's address (see TrustProxy); false: nobody's. */
+  trustProxy: TrustProxy;
   queueLimit: number;
   /** The most feeds one account may follow (subscribing and importing refuse beyond it). */
   maxSubscriptions: number;
@@ -217,7 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     logLevel: c.LOG_LEVEL,
     worker: c.TIDINGS_WORKER,
     baseUrl: (c.TIDINGS_BASE_URL ?? `http://${hostForUrl}:${c.PORT}`).replace(/\/+$/, ''),
-    trustProxy: c.TIDINGS_TRUST_PROXY,
+    trustProxy: c.TIDINGS_TRUST_PROXY ?? false,
     queueLimit: c.TIDINGS_QUEUE_LIMIT,
     maxSubscriptions: c.TIDINGS_MAX_SUBSCRIPTIONS,
     maxOpmlOutlines: c.TIDINGS_MAX_OPML_OUTLINES,

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import {
   type PublicKeyCredentialCreationOptionsJSON,
   type PublicKeyCredentialRequestOptionsJSON,
@@ -34,6 +35,17 @@ export interface RelyingParty {
 export function relyingParty(baseUrl: string): RelyingParty {
   const url = new URL(baseUrl);
   return { id: url.hostname, origin: url.origin, name: 'Tidings' };
+}
+
+/**
+ * Why a browser cannot use passkeys at this base URL, or null when it can: WebAuthn needs a secure context
+ * (https, or http on localhost) and a domain name as the relying party's id (never an IP address).
+ */
+export function passkeyProblem(baseUrl: string): 'ip_address' | 'plain_http' | null {
+  const url = new URL(baseUrl);
+  if (isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0) return 'ip_address';
+  const local = url.hostname === 'localhost' || url.hostname.endsWith('.localhost');
+  return url.protocol === 'https:' || local ? null : 'plain_http';
 }
 
 /** How long a ceremony may take, from the options to the answer. */

@@ -9,6 +9,7 @@ import {
 } from '../store/accountPasswords.js';
 import { deletePasswordSessions } from '../store/webSessions.js';
 import { type AccountId, grantAccount } from './authorize.js';
+import { type PasswordHolds, accountHoldKey, identifierHoldKey } from './passwordHolds.js';
 import { dummyHash, hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwordHash.js';
 
 /**
@@ -27,20 +28,36 @@ export interface PasswordSignIn {
   method: 'password';
 }
 
+/** Password sign-in of the account (or identifier) is held for this long: no password was checked. */
+export interface PasswordHeld {
+  heldSeconds: number;
+}
+
 /**
  * The account whose e-mail address or name is `identifier` and whose password this is; null otherwise.
  * Whatever the reason (no such account, no password, a wrong one), it costs at least one scrypt
- * verification, so that the answer's time does not tell whether the identifier exists.
+ * verification, so that the answer's time does not tell whether the identifier exists. With `holds`, the
+ * attempt is first counted against the accounts the identifier names (or the identifier itself when it
+ * names none) and refused unchecked while they are held (passwordHolds.ts).
  */
 export async function signInWithPassword(
   store: Store,
   identifier: string,
   password: string,
   now: Date,
-): Promise<PasswordSignIn | null> {
+  holds?: PasswordHolds,
+): Promise<PasswordSignIn | PasswordHeld | null> {
   const id = identifier.trim();
   const tooBig = id === '' || id.length > IDENTIFIER_MAX || passwordTooBig(password);
   const candidates = tooBig ? [] : await passwordCandidates(store.db, id, MAX_CANDIDATES);
+  if (holds !== undefined) {
+    const keys =
+      candidates.length > 0
+        ? candidates.map((c) => accountHoldKey(c.accountId))
+        : [identifierHoldKey(id.slice(0, IDENTIFIER_MAX))];
+    const heldSeconds = holds.reserve(keys);
+    if (heldSeconds > 0) return { heldSeconds };
+  }
   let checked = 0;
   for (const c of candidates) {
     if (c.passwordHash === null) continue;
@@ -49,6 +66,7 @@ export async function signInWithPassword(
       if (needsRehash(c.passwordHash)) {
         await savePasswordHash(store.db, c.accountId, await hashPassword(password), now.toISOString());
       }
+      holds?.succeeded(accountHoldKey(c.accountId));
       return { accountId: grantAccount(c.accountId), method: 'password' };
     }
   }

@@ -8,7 +8,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { TrustProxy } from '../config.js';
 import { ApiError } from './errors.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../store/db.js';
@@ -16,6 +16,7 @@ import { API_METHODS, isApiPath, registerApi } from './api.js';
 import { registerDigestRoutes } from './digests.js';
 import { fromKind, sendErrorResponse, toErrorResponse } from './errors.js';
 import { registerHealth } from './health.js';
+import { trustProxyOption } from './clientAddress.js';
 import { InvalidKeyLimiter } from './invalidKeyLimiter.js';
 import { RequestLogController } from './logging.js';
 import { registerOpenApi } from './openapi.js';
@@ -28,7 +29,7 @@ const API_METHOD_SET = new Set(API_METHODS.split(', '));
 
 export interface ServerDeps {
   /** The web app also reads the SMTP and feed settings when given (see WebConfig). */
-  config: Pick<Config, 'trustProxy'> & WebConfig;
+  config: { trustProxy: TrustProxy | true } & WebConfig;
   store: Store;
   logger: Logger;
   /** For tests: a limiter with an injected clock. */
@@ -49,7 +50,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     loggerInstance: logger,
     logController: new RequestLogController(logger),
     bodyLimit: BODY_LIMIT,
-    trustProxy: deps.config.trustProxy,
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     requestTimeout: 30_000,
     connectionTimeout: 60_000,

@@ -250,15 +250,60 @@ await describeEachEngine('web app: passwords', (ctx) => {
     const src = /<script src="(\/static\/passkeys\.[0-9a-f]{12}\.js)" defer><\/script>/.exec(res.body)?.[1];
     assert.ok(src !== undefined, 'the page loads the passkey script');
     assert.doesNotMatch(res.body.replace(/<script src="[^"]+" defer><\/script>/, ''), /<script|\son[a-z]+=/i);
-    for (const text of ['Sign in with a passkey', 'Sign in with password', 'Sign in with key']) {
+    for (const text of ['Sign in with password', 'Sign in with key'])
       assert.ok(res.body.includes(text), text);
-    }
+    // This server's address is an IP address, where no browser offers passkeys: the page says so instead.
+    assert.ok(!res.body.includes('Sign in with a passkey'));
+    assert.match(
+      res.body,
+      /Passkeys cannot be used here: a browser offers them only at an address with a name/,
+    );
     const script = await client.get(src);
     assert.equal(script.statusCode, 200);
     assert.equal(script.headers['content-type'], 'text/javascript; charset=utf-8');
     assert.equal(script.headers['cache-control'], 'public, max-age=31536000, immutable');
     assert.match(script.body, /navigator\.credentials\.get/);
   });
+});
+
+/**
+ * The sign-in page leads with what can work at its address (issue 25, the newcomer's list): the passkey
+ * first where a browser can use one, else the password, with the reason passkeys are not offered.
+ */
+await describeEachEngine('web app: the sign-in page leads with what works here', (ctx) => {
+  const cases = [
+    { baseUrl: 'https://tidings.example.org', passkeys: null },
+    { baseUrl: 'http://localhost:8080', passkeys: null },
+    {
+      baseUrl: 'http://tidings.example.org:8080',
+      passkeys: /only over https \(or on localhost\), and Tidings is at/,
+    },
+    { baseUrl: 'http://192.168.1.20:8080', passkeys: /only at an address with a name, and Tidings is at/ },
+    { baseUrl: 'https://[2001:db8::1]', passkeys: /only at an address with a name/ },
+  ] as const;
+  for (const { baseUrl, passkeys } of cases) {
+    test(`at ${baseUrl}: ${passkeys === null ? 'the passkey first' : 'the password first, and why no passkeys'}`, async () => {
+      const app = webServer(ctx.store(), { baseUrl });
+      try {
+        const body = (await new WebClient(app, '10.17.0.1').get('/sign-in')).body;
+        const password = body.indexOf('With your password');
+        const key = body.indexOf('With an API key');
+        assert.ok(password > 0 && key > password, 'the password, then the key');
+        if (passkeys === null) {
+          const passkey = body.indexOf('Sign in with a passkey');
+          assert.ok(passkey > 0 && passkey < password, 'the passkey form comes first');
+          assert.ok(!body.includes('Passkeys cannot be used here'));
+        } else {
+          assert.ok(!body.includes('Sign in with a passkey'));
+          assert.match(body, passkeys);
+          assert.ok(body.indexOf('Passkeys cannot be used here') > key, 'the reason comes after the forms');
+          assert.ok(body.includes(`<code>${baseUrl}</code>`));
+        }
+      } finally {
+        await app.close();
+      }
+    });
+  }
 });
 
 /** The default server (no injected limiter) has the same routes: a smoke check of the wiring. */

@@ -1,6 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../../../accounts/authorize.js';
-import { passkeySignInOptions, relyingParty, signInWithPasskey } from '../../../accounts/passkeys.js';
+import {
+  passkeyProblem,
+  passkeySignInOptions,
+  relyingParty,
+  signInWithPasskey,
+} from '../../../accounts/passkeys.js';
+import { PasswordHolds } from '../../../accounts/passwordHolds.js';
 import { signInWithPassword } from '../../../accounts/passwords.js';
 import { type SessionGrant, closeSession, openSession } from '../../../accounts/sessions.js';
 import {
@@ -14,6 +20,7 @@ import {
   seeOther,
   sessionOf,
 } from '../context.js';
+import { InvalidKeyLimiter } from '../../invalidKeyLimiter.js';
 import { PASSKEY_PAGE_HEADERS } from '../passkeyScript.js';
 import {
   checkedFormToken,
@@ -43,17 +50,25 @@ const FORM_TOKEN_SECONDS = 12 * 60 * 60;
 export const PASSWORD_REFUSED =
   'That email address or account name and password do not match. Check both and try again; a password is set under Settings, Sign-in.';
 
+/** Passkey sign-in options one address may ask for in a minute (each keeps a challenge for 5 minutes). */
+export const PASSKEY_OPTIONS_PER_MINUTE = 20;
+
 const FORM_EXPIRED = 'The sign-in form had expired. It is fresh again now: please try once more.';
 
 /**
  * Sign in with an API key, a password or a passkey; sign out. The sign-in forms have no session to bind a
  * CSRF token to, so they use a double-submit token: a random value in an HttpOnly cookie and in the form,
  * which must match (a page on another site can neither read the cookie nor set it). The same cookie binds
- * a passkey sign-in's challenge. Failed attempts of every method count against one limit per address.
+ * a passkey sign-in's challenge. Attempts of every method count against one limit per address, each
+ * counted before it is checked and given back when it succeeds; passwords also against a limit per
+ * account (accounts/passwordHolds.ts), which holds password sign-in only. The limits are per process.
  */
 export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
   const secure = (): boolean => isSecure(deps.config.baseUrl);
   const limiter = deps.signInLimiter;
+  const clock = (): number => deps.now().getTime();
+  const holds = new PasswordHolds(clock);
+  const optionsLimiter = new InvalidKeyLimiter(PASSKEY_OPTIONS_PER_MINUTE, 60_000, 100_000, clock);
 
   function renderForm(
     request: FastifyRequest,
@@ -62,8 +77,15 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
     form: SignInForm,
   ): FastifyReply {
     const token = issueFormToken(request, reply, secure(), signInCookieName(secure()), FORM_TOKEN_SECONDS);
-    return sendPage(reply, status, signInPage(token, form), PASSKEY_PAGE_HEADERS);
+    const { baseUrl } = deps.config;
+    const body = signInPage(token, form, { baseUrl, passkeyProblem: passkeyProblem(baseUrl) });
+    return sendPage(reply, status, body, PASSKEY_PAGE_HEADERS);
   }
+
+  const heldMessage = (seconds: number): string => {
+    const minutes = Math.ceil(seconds / 60);
+    return `Password sign-in for this account is paused for ${minutes} minute${minutes === 1 ? '' : 's'} after several wrong passwords. A passkey or an API key still signs you in now.`;
+  };
 
   const tooManyMessage = (seconds: number): string => {
     const minutes = Math.ceil(seconds / 60);
@@ -71,11 +93,12 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
   };
 
   /**
-   * What every sign-in POST checks first: the address is not over its limit, and the form's token is the
-   * cookie's. Returns the reply already sent when not, else the cookie's token.
+   * What every sign-in POST does first: counts the attempt against the address (refused with 429, unchecked,
+   * when it is over its limit) and checks that the form's token is the cookie's. Returns the reply already
+   * sent when not, else the cookie's token; the attempt stays counted unless `succeeded` gives it back.
    */
   function admit(request: FastifyRequest, reply: FastifyReply, form: SignInForm): FastifyReply | string {
-    const wait = limiter.retryAfter(request.ip);
+    const wait = limiter.reserve(request.ip);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
       return renderForm(request, reply, 429, { ...form, error: tooManyMessage(wait) });
@@ -85,23 +108,32 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
       signInCookieName(secure()),
       field(formOf(request), '_csrf'),
     );
-    if (cookieToken === null) return renderForm(request, reply, 403, { ...form, error: FORM_EXPIRED });
+    if (cookieToken === null) {
+      limiter.giveBack(request.ip); // nothing was checked
+      return renderForm(request, reply, 403, { ...form, error: FORM_EXPIRED });
+    }
     return cookieToken;
   }
 
-  /** A failed attempt: counted; the form again with `error`, or 429 once the address is over the limit. */
+  /** A failed attempt (already counted by `admit`): the form again with `error`. */
   function refuse(
     request: FastifyRequest,
     reply: FastifyReply,
     form: SignInForm,
     error: string,
   ): FastifyReply {
-    const seconds = limiter.recordFailure(request.ip);
-    if (seconds > 0) {
-      reply.header('retry-after', String(seconds));
-      return renderForm(request, reply, 429, { ...form, error: tooManyMessage(seconds) });
-    }
     return renderForm(request, reply, 401, { ...form, error });
+  }
+
+  /** A sign-in that worked: its attempt is given back to the address, and the session opened. */
+  function succeeded(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    grant: SessionGrant,
+    next: string | null,
+  ): Promise<FastifyReply> {
+    limiter.giveBack(request.ip);
+    return finish(request, reply, grant, next);
   }
 
   async function finish(
@@ -139,7 +171,7 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
           : 'That key is not valid. Check that you copied all of it (it starts with tdg_ and is 80 characters long); a revoked key no longer works.';
       return refuse(request, reply, { next }, error);
     }
-    return finish(request, reply, auth, next);
+    return succeeded(request, reply, auth, next);
   });
 
   scope.post('/sign-in/password', async (request, reply) => {
@@ -152,9 +184,15 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
     if (identifier.trim() === '' || password === '') {
       return refuse(request, reply, state, 'Enter your email address or account name, and your password.');
     }
-    const signedIn = await signInWithPassword(deps.store, identifier, password, deps.now());
+    const signedIn = await signInWithPassword(deps.store, identifier, password, deps.now(), holds);
     if (signedIn === null) return refuse(request, reply, state, PASSWORD_REFUSED);
-    return finish(request, reply, signedIn, state.next);
+    if ('heldSeconds' in signedIn) {
+      // No password was checked: the address keeps its attempt for its keys and passkeys.
+      limiter.giveBack(request.ip);
+      reply.header('retry-after', String(signedIn.heldSeconds));
+      return renderForm(request, reply, 429, { ...state, error: heldMessage(signedIn.heldSeconds) });
+    }
+    return succeeded(request, reply, signedIn, state.next);
   });
 
   /** The options for navigator.credentials.get(), as JSON for the page's script. */
@@ -170,6 +208,13 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
     if (wait > 0) {
       reply.header('retry-after', String(wait));
       return json(429, { code: 'too_many_sign_ins', message: tooManyMessage(wait) });
+    }
+    // Each answer keeps a challenge (a row) for minutes: an address may ask for a few a minute.
+    const asked = optionsLimiter.reserve(request.ip);
+    if (asked > 0) {
+      reply.header('retry-after', String(asked));
+      const message = `Too many passkey requests from your network. Try again in ${asked} second${asked === 1 ? '' : 's'}.`;
+      return json(429, { code: 'too_many_requests', message });
     }
     const cookieToken = checkedFormToken(
       request,
@@ -198,7 +243,7 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
         'That passkey did not sign you in: it may belong to another site or have been deleted, or the request took too long. Try again, or use your password or a key.';
       return refuse(request, reply, state, error);
     }
-    return finish(request, reply, signedIn, state.next);
+    return succeeded(request, reply, signedIn, state.next);
   });
 
   scope.post('/sign-out', async (request, reply) => {

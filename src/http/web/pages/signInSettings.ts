@@ -82,7 +82,11 @@ export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): v
     return show(reply, session, refusal.status, { error: refusal.message });
   }
 
-  /** Changing the password needs the current one: wrong guesses count as failed sign-ins. */
+  /**
+   * Changing the password needs the current one: each try counts as a sign-in attempt of the address,
+   * counted before the password is checked (so that tries sent at once cannot pass the limit) and given
+   * back when it was right or nothing was checked.
+   */
   async function withCurrentPassword(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -90,7 +94,7 @@ export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): v
     change: () => Promise<PasswordChange>,
     done: string,
   ): Promise<FastifyReply> {
-    const wait = limiter.retryAfter(request.ip);
+    const wait = limiter.reserve(request.ip);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
       const error = 'Too many failed password attempts from your network. Try again later.';
@@ -100,12 +104,13 @@ export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): v
     try {
       outcome = await change();
     } catch (err) {
+      limiter.giveBack(request.ip);
       return refused(reply, session, err);
     }
     if (outcome === 'wrong_password') {
-      limiter.recordFailure(request.ip);
       return show(reply, session, 403, { error: 'The current password is not right, so nothing changed.' });
     }
+    limiter.giveBack(request.ip);
     return seeOther(reply, `${PATH}?notice=${done}`);
   }
 
