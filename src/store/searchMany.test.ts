@@ -13,7 +13,13 @@ import { parseSearchQuery } from '../lib/searchQuery.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import type { Store } from './db.js';
 import type { Database } from './schema.js';
-import { indexNewQueueItems, searchItems } from './searchDocuments.js';
+import {
+  SQLITE_INDEX_BATCH,
+  indexNewItems,
+  indexNewQueueItems,
+  searchDocumentCount,
+  searchItems,
+} from './searchDocuments.js';
 
 const SIXTEEN = '東京大阪日本語中文字新聞記事天気';
 const QUERY = Array.from(SIXTEEN).join(' ');
@@ -138,6 +144,23 @@ await describeEachEngine('search over many hits', (ctx) => {
       searching = false;
       assert.equal(found.total, ITEMS);
       assert.ok(turns > 0, 'the event loop turned while the search ran');
+    });
+
+    test('SQLite indexes new items a batch at a time, letting the event loop turn between batches', async () => {
+      const store = ctx.store();
+      const a = await newAccount(store);
+      await seed(store, a.id, ITEMS);
+      let turns = 0;
+      let indexing = true;
+      const tick = (): void => {
+        turns++;
+        if (indexing) setImmediate(tick);
+      };
+      setImmediate(tick);
+      await indexNewItems(store.db, store.engine, a.id);
+      indexing = false;
+      assert.equal(await searchDocumentCount(store.db, a.id), ITEMS, 'every item indexed');
+      assert.ok(turns >= Math.floor(ITEMS / SQLITE_INDEX_BATCH) - 1, `the event loop turned ${turns} times`);
     });
   }
 });
