@@ -32,6 +32,7 @@ function mountTmpfs(): string | undefined {
     encoding: 'utf8',
   });
   if (mounted.status === 0) return undefined;
+  rmSync(mountPoint, { recursive: true, force: true });
   const why = (mounted.error?.message ?? mounted.stderr).trim();
   const reason = `cannot mount a tmpfs (needs root or CAP_SYS_ADMIN): ${why}`;
   if (process.env.CI === 'true') throw new Error(`${reason}; CI=true requires it`);
