@@ -20,9 +20,12 @@
  *
  * Bar: p95 under 50 ms on SQLite for every query kind, the substring terms of scripts without spaces
  * (Chinese/Japanese of 1 to 4 characters, Thai, mixed with a word) included; those run
- * BENCH_SEARCH_SUBSTRING_RUNS times (BENCH_SEARCH_RUNS unless set). Exits 0 when met, 1 when missed, 2 when
- * the benchmark failed. Environment: BENCH_ENGINES (sqlite,postgres), BENCH_SEARCH_ITEMS (100000),
- * BENCH_SEARCH_RUNS (200),
+ * BENCH_SEARCH_SUBSTRING_RUNS times (BENCH_SEARCH_RUNS unless set). Then the many-hit case of
+ * bench/search-many.ts (a third account, 10,000 items that all match 16 one-character terms), with its
+ * bars: p95 under 1 s on PostgreSQL, no stall of the event loop of 50 ms or more on SQLite. Exits 0 when
+ * every bar is met, 1 when one is missed, 2 when the benchmark failed. Environment: BENCH_ENGINES
+ * (sqlite,postgres), BENCH_SEARCH_ITEMS (100000), BENCH_SEARCH_RUNS (200), BENCH_SEARCH_MANY (10000),
+ * BENCH_SEARCH_MANY_RUNS (20),
  * BENCH_SEARCH_SUBSTRING_RUNS, BENCH_PG_URL (postgres://postgres@127.0.0.1:5432/postgres). See BENCHMARKS.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,6 +40,7 @@ import { type Engine, type Store, openStore } from '../src/store/db.js';
 import { migrateToLatest } from '../src/store/migrate.js';
 import { indexNewDigestItems } from '../src/store/searchDocuments.js';
 import { envInt } from './env.js';
+import { benchManyHits } from './search-many.js';
 import { fmt, load, log, mb } from './report.js';
 import {
   TOKYO,
@@ -313,7 +317,7 @@ async function benchEngine(engine: Engine, tmp: string): Promise<boolean> {
       line(kind.name, r);
       if (engine === 'sqlite' && kind.barred && r.p95 >= BAR_MS) met = false;
     }
-    return met;
+    return (await benchManyHits(store, neighbour)) && met;
   } finally {
     await store.close();
     await db.drop();
@@ -334,8 +338,8 @@ async function main(): Promise<number> {
   }
   log(
     met
-      ? `\nBar met: p95 under ${BAR_MS} ms on SQLite for every query kind.`
-      : `\nBar MISSED: a query's p95 on SQLite was ${BAR_MS} ms or more.`,
+      ? `\nBars met: p95 under ${BAR_MS} ms on SQLite for every query kind, and the many-hit case's.`
+      : `\nBar MISSED: a query's p95 on SQLite was ${BAR_MS} ms or more, or the many-hit case's bar (above).`,
   );
   return met ? 0 : 1;
 }

@@ -8,12 +8,7 @@ import { foldWhitespace } from '../lib/text.js';
 import { domainOf } from '../lib/url.js';
 import type { Store } from '../store/db.js';
 import type { SearchKind, Timestamp } from '../store/schema.js';
-import {
-  type SearchRow,
-  indexNewDigestItems,
-  indexNewQueueItems,
-  searchItems,
-} from '../store/searchDocuments.js';
+import { type SearchRow, indexNewItems, searchItems } from '../store/searchDocuments.js';
 import type { AccountId } from './authorize.js';
 
 /**
@@ -86,9 +81,7 @@ export async function searchAccount(
     );
   }
   const query = parseSearchQuery(text);
-  // Digests first: their items were queued before what is queued now (documents are newest last).
-  await indexNewDigestItems(store.db, store.engine, accountId);
-  await indexNewQueueItems(store.db, accountId);
+  await indexNewItems(store.db, store.engine, accountId);
   const { total, capped, rows } = await searchItems(store.db, store.engine, accountId, query, {
     offset,
     limit,

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { type ErrorKind, TidingsError } from '../errors.js';
-import { isDatabaseUnavailable } from '../store/db.js';
+import { isDatabaseUnavailable, isDiskFull, noteDatabaseFailure } from '../store/db.js';
 
 /**
  * Every error an API client can see, with its HTTP status and its stable numeric code.
@@ -88,9 +88,19 @@ export function toErrorResponse(err: unknown, log: FastifyBaseLogger): ErrorResp
   const known = code === undefined ? undefined : FASTIFY_ERRORS[code];
   if (known !== undefined) return fromKind(known[0], known[1]);
   if (isDatabaseUnavailable(err)) {
-    log.warn({ err }, 'database unavailable');
+    // A full disk is an outage too (503, tried again later), but one an operator must act on: logged at
+    // error, and /readyz answers 503 until writes go through again (store/writeProbe.ts).
+    const full = isDiskFull(err);
+    noteDatabaseFailure(err);
+    if (full) log.error({ err }, 'database disk full');
+    else log.warn({ err }, 'database unavailable');
     return {
-      ...fromKind('unavailable', 'the database is unavailable; try again shortly'),
+      ...fromKind(
+        'unavailable',
+        full
+          ? 'the database cannot write: its disk is full; try again later'
+          : 'the database is unavailable; try again shortly',
+      ),
       headers: { 'retry-after': '5' },
     };
   }

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { noteDatabaseFailure } from './unavailable.js';
 
 /**
  * Checkpoints an SQLite database's write-ahead log from a thread of its own.
@@ -11,6 +12,10 @@ import { Worker } from 'node:worker_threads';
  * SAFETY_NET_PAGES in db.ts) and this thread, with its own connection, runs a PASSIVE checkpoint every
  * `intervalMs`: it never blocks writers or readers, and pages written many times in between are copied
  * once.
+ *
+ * On a full disk a checkpoint fails with SQLITE_FULL (the database file cannot grow): that marks writes as
+ * failing for /readyz (unavailable.ts noteDatabaseFailure), and the next checkpoint is tried a second later
+ * all the same, so that once space returns the log is copied back and cut short without anyone's help.
  */
 export interface Checkpointer {
   /** Runs a last checkpoint and stops the thread. */
@@ -33,7 +38,7 @@ const checkpoint = () => {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
   } catch (err) {
-    parentPort.postMessage({ error: err instanceof Error ? err.message : String(err) });
+    parentPort.postMessage({ error: err instanceof Error ? err.message : String(err), code: err && err.code });
   }
 };
 const timer = setInterval(checkpoint, workerData.intervalMs);
@@ -51,8 +56,11 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
     eval: true,
     workerData: { file, driver, intervalMs: options.intervalMs ?? 1000 },
   });
-  worker.on('message', (m: { error?: string }) => {
-    if (m.error !== undefined) options.onError?.(m.error);
+  worker.on('message', (m: { error?: string; code?: unknown }) => {
+    if (m.error === undefined) return;
+    // The database file cannot grow: writes are about to fail, if they do not already (see /readyz).
+    noteDatabaseFailure(Object.assign(new Error(m.error), { code: m.code }));
+    options.onError?.(m.error);
   });
   // A thread that fails to start or dies only loses the help: the safety net still checkpoints.
   worker.on('error', (err) => options.onError?.(err.message));

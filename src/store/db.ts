@@ -21,7 +21,8 @@ import type { Database } from './schema.js';
 import type { PoolStats } from '../lib/metrics.js';
 import { trackingPool } from './writeTracking.js';
 
-export { isDatabaseUnavailable } from './unavailable.js';
+export { isDatabaseUnavailable, isDiskFull, noteDatabaseFailure } from './unavailable.js';
+export { checkWrites } from './writeProbe.js';
 
 export type Engine = 'sqlite' | 'postgres';
 

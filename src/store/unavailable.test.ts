@@ -7,7 +7,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { ADMIN_URL, type TestDatabase, createTestDatabase, postgresSkipReason } from '../test/databases.js';
 import { freePort, startTcpProxy } from '../test/process.js';
-import { isDatabaseUnavailable } from './db.js';
+import { isDatabaseUnavailable, isDiskFull } from './db.js';
 
 const pgSkip = await postgresSkipReason();
 const databases: TestDatabase[] = [];
@@ -45,6 +45,59 @@ test('SQLite: busy is unavailable, a constraint is not', async () => {
     other.close();
   }
 });
+
+test('SQLite: a full database (SQLITE_FULL) is unavailable and a full disk', async () => {
+  const database = await createTestDatabase('sqlite');
+  databases.push(database);
+  const db = new SQLite(database.url);
+  try {
+    db.exec('create table t (x text)');
+    // No more pages than it has: the next page it needs is refused, as a full disk refuses it.
+    db.pragma(`max_page_count = ${Number(db.pragma('page_count', { simple: true }))}`);
+    const full = await failure(() =>
+      Promise.resolve(db.prepare('insert into t values (?)').run('x'.repeat(9000))),
+    );
+    assert.equal((full as { code?: string }).code, 'SQLITE_FULL');
+    assert.equal(isDatabaseUnavailable(full), true);
+    assert.equal(isDiskFull(full), true);
+    assert.equal(isDiskFull(new Error('wrapped', { cause: full })), true);
+    const syntax = await failure(() => Promise.resolve(db.exec('selec 1')));
+    assert.equal(isDiskFull(syntax), false);
+  } finally {
+    db.close();
+  }
+});
+
+test(
+  'PostgreSQL: a full disk (53100) and the other shortages of class 53 are unavailable; only 53100 is a full disk',
+  { skip: pgSkip },
+  async () => {
+    const client = new pg.Client({ connectionString: ADMIN_URL });
+    await client.connect();
+    try {
+      // The server's own errors, raised with the SQLSTATE each shortage has.
+      const raised = (state: string) =>
+        failure(() => client.query(`do $$ begin raise exception 'short' using errcode = '${state}'; end $$`));
+      for (const [state, full] of [
+        ['53100', true],
+        ['53000', false],
+        ['53200', false],
+        ['53300', false],
+        ['53400', false],
+      ] as const) {
+        const err = await raised(state);
+        assert.equal((err as { code?: string }).code, state);
+        assert.equal(isDatabaseUnavailable(err), true, state);
+        assert.equal(isDiskFull(err), full, state);
+      }
+      const bug = await raised('22012');
+      assert.equal(isDatabaseUnavailable(bug), false, 'a division by zero is a bug');
+      assert.equal(isDiskFull(bug), false);
+    } finally {
+      await client.end();
+    }
+  },
+);
 
 test(
   'PostgreSQL: refused, cut and terminated connections are unavailable; a bad query is not',
