@@ -64,7 +64,7 @@ await describeEachEngine('web app: a feed’s share of the digest', (ctx) => {
     assert.deepEqual(await row(account.id, id), [-1, 'high', null]);
     const after = await client.get('/feeds?notice=share');
     assert.match(after.body, /Saved\. Your next digest shows the feed this way\./);
-    assert.match(after.body, /Each digest shows all of its entries of it\./);
+    assert.match(after.body, /Each digest shows all of its entries\./);
     assert.match(after.body, /Priority high:\s+placed first\./);
     assert.match(after.body, /<option value="all"\s+selected>all<\/option>/);
     assert.match(after.body, /<option value="high"\s+selected>high<\/option>/);

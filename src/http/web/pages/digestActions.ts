@@ -156,8 +156,9 @@ function doneTitle(d: ActionDone): string {
 const shareWords = (share: DigestShare): string =>
   `${perDigestWords(share.perDigest)}${share.perDigestDefault ? ' (the default)' : ''}`;
 
+/** "3 (the default)", "all", "5": the setting an Undo goes back to. */
 const choiceWords = (choice: PerDigestChoice): string =>
-  choice === 'default' ? `${perDigestWords(DEFAULT_PER_DIGEST)} (the default)` : perDigestWords(choice);
+  choice === 'default' ? `${DEFAULT_PER_DIGEST} (the default)` : String(choice);
 
 const until = (iso: string): SafeHtml => html`<time datetime="${iso}">${localTime(iso, 'UTC')} UTC</time>`;
 
@@ -267,11 +268,13 @@ function actionPage(title: string, notice: SafeHtml | null, body: SafeHtml): Saf
   return page({
     title,
     viewer: null,
-    body: html`<h1 dir="auto">${title}</h1>
+    body: html`<div class="wrap">
+      <h1 dir="auto">${title}</h1>
       ${notice === null ? null : html`<p class="notice" role="status">${notice}</p>`} ${body}
-      <p class="hint">
+      <p class="muted">
         How many entries each feed gets, its priority and mutes are on the <a href="/feeds">Feeds</a> page
         when you sign in.
-      </p>`,
+      </p>
+    </div>`,
   });
 }

@@ -170,7 +170,7 @@ const SHARE_NUMBERS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 function shareLines(s: SubscriptionView, v: RowContext): SafeHtml {
   const share = s.perDigestDefault
     ? null
-    : html`<div class="meta">Each digest shows ${perDigestWords(s.perDigest)} of it.</div>`;
+    : html`<div class="meta">Each digest shows ${perDigestWords(s.perDigest)}.</div>`;
   const priority =
     s.priority === 'normal'
       ? null
