@@ -36,10 +36,14 @@ const id = z
   .transform(Number)
   .pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
 
-/** The query of an action link (digest/actionTokens.ts actionUrl): one action, on one item or one feed. */
+/**
+ * The query of an action link (digest/actionTokens.ts actionUrl): one action, on one item or one feed.
+ * Other parameters (a mail provider's or a link checker's tracking) are ignored; the page's own forms
+ * post to the link as built.
+ */
 const actionQuery = z.union([
-  z.strictObject({ do: z.literal('keep'), item: id }),
-  z.strictObject({ do: z.enum(['fewer', 'more', 'mute']), feed: id }),
+  z.object({ do: z.literal('keep'), item: id }),
+  z.object({ do: z.enum(['fewer', 'more', 'mute']), feed: id }),
 ]);
 
 /**
