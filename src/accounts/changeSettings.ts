@@ -1,9 +1,9 @@
 import { type BuildOutcome, buildDigestNow } from '../digest/build.js';
 import type { DigestDeps } from '../digest/deps.js';
 import { nextDigestSlot } from '../digest/upcoming.js';
-import { revokeActionTokens } from '../digest/actionTokens.js';
 import { revokeUnsubscribeTokens } from '../digest/unsubscribe.js';
 import type { Store } from '../store/db.js';
+import { deleteDigestActionTokens } from '../store/digestActionTokens.js';
 import { type Account, lockAccount, updateAccountSettings } from '../store/accounts.js';
 import { transaction } from '../store/precompiled.js';
 import type { AccountId } from './authorize.js';
@@ -38,7 +38,7 @@ export async function changeAccountSettings(
     // Links in emails sent to another address must not control what this one gets.
     if (change.email !== undefined && change.email !== account.email) {
       await revokeUnsubscribeTokens(trx, accountId);
-      await revokeActionTokens(trx, accountId);
+      await deleteDigestActionTokens(trx, accountId);
     }
     return updateAccountSettings(trx, accountId, {
       ...(change.timezone === undefined ? {} : { timezone: change.timezone }),

@@ -4,8 +4,8 @@ import {
   emailPaused,
   revokeUnsubscribeTokens,
 } from '../digest/unsubscribe.js';
-import { revokeActionTokens } from '../digest/actionTokens.js';
 import type { Store } from '../store/db.js';
+import { deleteDigestActionTokens } from '../store/digestActionTokens.js';
 import { accountById, lockAccount, updateAccountSettings } from '../store/accounts.js';
 import { transaction } from '../store/precompiled.js';
 import { type AccountId, grantAccount } from './authorize.js';
@@ -66,7 +66,7 @@ export async function changeEmailDelivery(
  */
 export async function resetUnsubscribeLinks(store: Store, accountId: AccountId): Promise<number> {
   return transaction(store.db, async (trx) => {
-    await revokeActionTokens(trx, accountId);
+    await deleteDigestActionTokens(trx, accountId);
     return revokeUnsubscribeTokens(trx, accountId);
   });
 }

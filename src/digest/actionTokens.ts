@@ -1,10 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import {
-  deleteDigestActionTokens,
-  digestOfActionHash,
-  insertDigestActionTokens,
-} from '../store/digestActionTokens.js';
+import { digestOfActionHash, insertDigestActionTokens } from '../store/digestActionTokens.js';
 import type { Database } from '../store/schema.js';
 import { TOKEN_LIFETIME_MS } from './unsubscribe.js';
 
@@ -15,7 +11,8 @@ import { TOKEN_LIFETIME_MS } from './unsubscribe.js';
  * base64url) made afresh for each email (or each web rendering of a digest for a signed-in reader), only
  * its SHA-256 stored; it names the account and the digest, and authorises only those actions on that
  * digest's items and their feeds (accounts/digestActions.ts). Pruned after a year when the account's next
- * ones are made; "Reset unsubscribe links" and a new email address revoke them all.
+ * ones are made; "Reset unsubscribe links" and a new email address revoke them all (store/
+ * digestActionTokens.ts deleteDigestActionTokens, from accounts/unsubscribe.ts and changeSettings.ts).
  */
 
 /** What a link does: keep one of the digest's items for tomorrow, or change the share of one of its feeds. */
@@ -60,9 +57,4 @@ export async function digestOfActionToken(
 ): Promise<{ accountId: number; digestId: number } | null> {
   if (!TOKEN_PATTERN.test(presented)) return null;
   return digestOfActionHash(db, hashToken(presented));
-}
-
-/** Revokes every action link of the account; how many there were. */
-export async function revokeActionTokens(db: Kysely<Database>, accountId: number): Promise<number> {
-  return deleteDigestActionTokens(db, accountId);
 }
