@@ -3,6 +3,7 @@ import type { DigestDeps } from '../digest/deps.js';
 import { nextDigestSlot } from '../digest/upcoming.js';
 import { revokeUnsubscribeTokens } from '../digest/unsubscribe.js';
 import type { Store } from '../store/db.js';
+import { deleteDigestActionTokens } from '../store/digestActionTokens.js';
 import { type Account, lockAccount, updateAccountSettings } from '../store/accounts.js';
 import { transaction } from '../store/precompiled.js';
 import type { AccountId } from './authorize.js';
@@ -11,7 +12,7 @@ import type { SettingsChange } from './settings.js';
 /**
  * Changes an account's digest settings. A change of zone, send time or days recomputes when the next digest
  * is due (the next slot after `now` whose day has no digest yet: `nextDigestSlot`, the worker's rule). A
- * new email address revokes the unsubscribe links of emails sent before. Null when the account no longer
+ * new email address revokes the unsubscribe and action links of emails sent before. Null when the account no longer
  * exists.
  */
 export async function changeAccountSettings(
@@ -37,6 +38,7 @@ export async function changeAccountSettings(
     // Links in emails sent to another address must not control what this one gets.
     if (change.email !== undefined && change.email !== account.email) {
       await revokeUnsubscribeTokens(trx, accountId);
+      await deleteDigestActionTokens(trx, accountId);
     }
     return updateAccountSettings(trx, accountId, {
       ...(change.timezone === undefined ? {} : { timezone: change.timezone }),

@@ -5,6 +5,7 @@ import {
   revokeUnsubscribeTokens,
 } from '../digest/unsubscribe.js';
 import type { Store } from '../store/db.js';
+import { deleteDigestActionTokens } from '../store/digestActionTokens.js';
 import { accountById, lockAccount, updateAccountSettings } from '../store/accounts.js';
 import { transaction } from '../store/precompiled.js';
 import { type AccountId, grantAccount } from './authorize.js';
@@ -58,9 +59,16 @@ export async function changeEmailDelivery(
   });
 }
 
-/** Revokes every unsubscribe link of the account's emails already sent (the next email has a new one). */
+/**
+ * Revokes every private link of the account's emails already sent (the next email has new ones): the
+ * unsubscribe links and the digest's action links (keep, fewer, more, mute). How many unsubscribe links
+ * there were.
+ */
 export async function resetUnsubscribeLinks(store: Store, accountId: AccountId): Promise<number> {
-  return revokeUnsubscribeTokens(store.db, accountId);
+  return transaction(store.db, async (trx) => {
+    await deleteDigestActionTokens(trx, accountId);
+    return revokeUnsubscribeTokens(trx, accountId);
+  });
 }
 
 function stateOf(

@@ -154,6 +154,9 @@ await describeEachEngine('feed commands', (ctx) => {
       'ORIGINAL',
       'SKIPPED',
       'LENIENT',
+      'PER DIGEST',
+      'PRIORITY',
+      'MUTED UNTIL',
     ]);
     assert.equal(rows.length, 2);
     const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

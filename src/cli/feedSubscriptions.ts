@@ -7,7 +7,17 @@ import {
   listSubscriptions,
   unsubscribe,
 } from '../accounts/subscriptions.js';
+import { type DigestShare, type DigestShareChange, setDigestShare } from '../accounts/digestShare.js';
 import { TidingsError } from '../errors.js';
+import {
+  DEFAULT_PER_DIGEST,
+  MAX_PER_DIGEST,
+  formatPerDigest,
+  isPriority,
+  mutedAt,
+  parsePerDigestChoice,
+  perDigestWords,
+} from '../lib/digestShare.js';
 import { feedDeps } from '../feeds/deps.js';
 import { createLogger } from '../logger.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
@@ -67,7 +77,7 @@ export function listCommand(feed: Command, io: Io): void {
   feed
     .command('list')
     .description(
-      "list an account's feeds with their last fetch, last error, next fetch, item count and items not queued",
+      "list an account's feeds with their last fetch, last error, next fetch, item count, items not queued and share of each digest",
     )
     .requiredOption('--account <id>', 'account ID')
     .option('--json', 'one JSON line per feed')
@@ -78,8 +88,12 @@ export function listCommand(feed: Command, io: Io): void {
         const list = await listSubscriptions(store, accountId);
         if (list === null) throw new TidingsError('not_found', `no account ${id}`);
         const subs = list.subscriptions;
+        const now = new Date();
         if (opts.json === true) {
-          for (const s of subs) io.out(JSON.stringify(s));
+          // A mute that has ended is no mute: null, as after an unmute.
+          for (const s of subs) {
+            io.out(JSON.stringify({ ...s, mutedUntil: mutedAt(s.mutedUntil, now) ? s.mutedUntil : null }));
+          }
           return;
         }
         if (subs.length === 0) {
@@ -97,6 +111,9 @@ export function listCommand(feed: Command, io: Io): void {
           'ORIGINAL',
           'SKIPPED',
           'LENIENT',
+          'PER DIGEST',
+          'PRIORITY',
+          'MUTED UNTIL',
         ];
         io.out(head.join('\t'));
         for (const s of subs) {
@@ -110,8 +127,14 @@ export function listCommand(feed: Command, io: Io): void {
           const skipped =
             s.lastSkipReason === null ? s.skippedItems : `${s.skippedItems} (last: ${s.lastSkipReason})`;
           const lenient = s.readLeniently ? 'yes' : 'no';
+          // Then its share of each digest: "3 (default)", "all" or a number; its priority; a mute.
+          const share = `${formatPerDigest(s.perDigest)}${s.perDigestDefault ? ' (default)' : ''}`;
+          const muted = mutedAt(s.mutedUntil, now) ? (s.mutedUntil ?? '-') : '-';
           io.out(
-            [s.id, s.title, s.url, when, next, s.itemCount, status, original, skipped, lenient].join('\t'),
+            [
+              ...[s.id, s.title, s.url, when, next, s.itemCount, status, original, skipped, lenient],
+              ...[share, s.priority, muted],
+            ].join('\t'),
           );
         }
       });
@@ -162,19 +185,41 @@ export function filterCommand(feed: Command, io: Io): void {
 export function setCommand(feed: Command, io: Io): void {
   feed
     .command('set')
-    .description("change a subscription's settings: whether the pages of its items are read too")
+    .description(
+      "change a subscription's settings: its share of each digest, its priority, whether the pages of its items are read too",
+    )
     .requiredOption('--account <id>', 'account ID')
     .argument('<id>', 'subscription ID, from `tidings feed list`')
-    .requiredOption(
+    .option(
+      '--per-digest <n>',
+      `how many of its entries a digest shows: all, a number from 0 (only the "+N more" line) to ${MAX_PER_DIGEST}, or default (${DEFAULT_PER_DIGEST})`,
+    )
+    .option(
+      '--priority <priority>',
+      'high (placed first), normal, or low (only counted unless there is room)',
+    )
+    .option('--unmute', 'end a "Mute for a week" set from a digest')
+    .option(
       '--fetch-original <on>',
       "true: read the pages of the feed's items (title, text, image) as saved links are; false: the feed's text only",
     )
-    .action(async (idArg: string, opts: { account: string; fetchOriginal: string }) => {
+    .action(async (idArg: string, opts: SetOptions) => {
       const account = parseId(opts.account, '--account');
       const id = parseId(idArg, 'ID');
-      const on = onOff(opts.fetchOriginal, '--fetch-original');
+      const on = opts.fetchOriginal === undefined ? undefined : onOff(opts.fetchOriginal, '--fetch-original');
+      const share = shareChange(opts);
+      if (on === undefined && share === null) {
+        throw new UsageError('give --per-digest, --priority, --unmute or --fetch-original', 2);
+      }
       await withStore(io, async (store) => {
         const accountId = await operatorAccount(store, account);
+        if (share !== null) {
+          const set = await setDigestShare(store, accountId, id, share);
+          if (share.perDigest !== undefined) io.out(`Subscription ${id}: ${shareWords(set)}.`);
+          if (share.priority !== undefined) io.out(`Subscription ${id}: priority ${set.priority}.`);
+          if (share.mutedUntil !== undefined) io.out(`Subscription ${id}: not muted.`);
+        }
+        if (on === undefined) return;
         await changeFetchOriginal(store, accountId, id, on);
         io.out(
           on
@@ -183,6 +228,43 @@ export function setCommand(feed: Command, io: Io): void {
         );
       });
     });
+}
+
+interface SetOptions {
+  account: string;
+  perDigest?: string;
+  priority?: string;
+  unmute?: boolean;
+  fetchOriginal?: string;
+}
+
+/** The share flags of `feed set`, checked; null when none was given. */
+function shareChange(opts: SetOptions): DigestShareChange | null {
+  const change: DigestShareChange = {};
+  if (opts.perDigest !== undefined) {
+    const value = parsePerDigestChoice(opts.perDigest);
+    if (value === null) {
+      throw new UsageError(
+        `--per-digest must be all, default or a whole number from 0 to ${MAX_PER_DIGEST}, not "${opts.perDigest}"`,
+        2,
+      );
+    }
+    change.perDigest = value;
+  }
+  if (opts.priority !== undefined) {
+    if (!isPriority(opts.priority)) {
+      throw new UsageError(`--priority must be high, normal or low, not "${opts.priority}"`, 2);
+    }
+    change.priority = opts.priority;
+  }
+  if (opts.unmute === true) change.mutedUntil = null;
+  return Object.keys(change).length === 0 ? null : change;
+}
+
+/** "each digest shows up to 5 of its entries" and the like. */
+function shareWords(share: DigestShare): string {
+  if (share.perDigest === 0) return 'each digest only counts its entries, on its "+N more" line';
+  return `each digest shows ${perDigestWords(share.perDigest)}${share.perDigestDefault ? ' (the default)' : ''}`;
 }
 
 function onOff(value: string, flag: string): boolean {

@@ -40,6 +40,20 @@ test('the token of an unsubscribe link is redacted from the path, and nothing el
   assert.equal(redactUrl('/digests/unsubscribe/12'), '/digests/unsubscribe/12');
 });
 
+test('the token of a digest action link is redacted from the path; the action stays', () => {
+  const token = 'Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg';
+  assert.equal(
+    redactUrl(`/digest-actions/${token}?do=keep&item=12`),
+    '/digest-actions/[redacted]?do=keep&item=12',
+  );
+  assert.equal(redactUrl(`/Digest-Actions/${token}`), '/Digest-Actions/[redacted]');
+  assert.equal(
+    redactUrl(`https://news.example/digest-actions/${token}?do=mute&feed=3`),
+    'https://news.example/digest-actions/[redacted]?do=mute&feed=3',
+  );
+  assert.equal(redactUrl('/digests/digest-actions/12'), '/digests/digest-actions/12');
+});
+
 test('a key under a near-miss parameter name is redacted too', () => {
   for (const name of [
     'apiKey[]',

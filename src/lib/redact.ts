@@ -8,7 +8,8 @@
  *   `apiKey%00`, `x-api-key`). Parameters are read after the first `?`, `#` or `;`, split at any of
  *   `& ; ? #`, so a second `?` or a `;` does not hide one;
  * - anything shaped like a Tidings API key (`tdg_` and hex), in the path or under any parameter name;
- * - the token of a one-click unsubscribe link, the path segment after `/unsubscribe/`.
+ * - the token of a one-click unsubscribe link or of a digest's action link, the path segment after
+ *   `/unsubscribe/` or `/digest-actions/`.
  */
 const REDACTED = '[redacted]';
 
@@ -106,13 +107,16 @@ function redactPath(raw: string): string {
     .join('/');
 }
 
-/** `/unsubscribe/TOKEN…` (however `unsubscribe` is spelled) as `/unsubscribe/[redacted]…`. */
+/** The first path segments whose next segment is a secret token: email links that need no sign-in. */
+const TOKEN_PATHS = new Set(['unsubscribe', 'digest-actions']);
+
+/** `/unsubscribe/TOKEN…` (however `unsubscribe` is spelled) as `/unsubscribe/[redacted]…`; the same for TOKEN_PATHS. */
 function redactUnsubscribeToken(path: string): string {
   const segments = path.split('/');
   // The first segment is empty (a request's path) or the host (an absolute URL's).
   const [, first, token] = segments;
   if (first === undefined || token === undefined || token === '') return path;
-  if (decode(first).toLowerCase() !== 'unsubscribe') return path;
+  if (!TOKEN_PATHS.has(decode(first).toLowerCase())) return path;
   segments[2] = REDACTED;
   return segments.join('/');
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, SubscriptionsTable, Timestamp } from './schema.js';
+import { type PerDigest, perDigestOf } from '../lib/digestShare.js';
+import type { Database, FeedPriority, SubscriptionsTable, Timestamp } from './schema.js';
 
 export type SubscriptionRow = Selectable<SubscriptionsTable>;
 
@@ -27,6 +28,12 @@ export interface SubscriptionView {
   /** Why the last of them was not queued, in plain words; null when none was skipped. */
   lastSkipReason: string | null;
   lastSkippedAt: Timestamp | null;
+  /** Entries of the feed a digest shows (lib/digestShare.ts): the default as its number, then perDigestDefault. */
+  perDigest: PerDigest;
+  perDigestDefault: boolean;
+  priority: FeedPriority;
+  /** "Mute for a week": until when; null when never muted or unmuted (a past time: the mute has ended). */
+  mutedUntil: Timestamp | null;
 }
 
 /**
@@ -180,6 +187,9 @@ export async function subscriptionsByAccount(
       's.skipped_items as skippedItems',
       's.last_skip_reason as lastSkipReason',
       's.last_skipped_at as lastSkippedAt',
+      's.per_digest as perDigestColumn',
+      's.priority as priority',
+      's.muted_until as mutedUntil',
       eb
         .selectFrom('feed_items as i')
         .select((e) => e.fn.countAll<number>().as('n'))
@@ -191,8 +201,10 @@ export async function subscriptionsByAccount(
     .$if(page !== undefined, (qb) => qb.limit(page?.limit ?? 0).offset(page?.offset ?? 0))
     .execute()
     .then((rows) =>
-      rows.map((r) => ({
+      rows.map(({ perDigestColumn, ...r }) => ({
         ...r,
+        perDigest: perDigestOf(perDigestColumn),
+        perDigestDefault: perDigestColumn === null,
         fetchOriginal: r.fetchOriginal === 1,
         readLeniently: r.readLeniently === 1,
         itemCount: r.itemCount ?? 0,
@@ -315,4 +327,50 @@ export async function setFetchOriginal(
     .where('id', '=', subscriptionId)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** The account's subscription to a feed; null when it follows no such feed. */
+export async function subscriptionOfFeed(
+  db: Kysely<Database>,
+  accountId: number,
+  feedId: number,
+): Promise<SubscriptionRow | null> {
+  const row = await db
+    .selectFrom('subscriptions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('feed_id', '=', feedId)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** A change of a feed's share of the digest (lib/digestShare.ts); what is undefined stays. */
+export interface ShareChange {
+  /** The column's value: null the default, -1 all, else a number of entries. */
+  perDigest?: number | null;
+  priority?: FeedPriority;
+  mutedUntil?: Timestamp | null;
+}
+
+/** Changes a subscription's share of the digest; the row as changed, null when there is no such subscription. */
+export async function updateSubscriptionShare(
+  db: Kysely<Database>,
+  accountId: number,
+  subscriptionId: number,
+  change: ShareChange,
+): Promise<SubscriptionRow | null> {
+  const set = {
+    ...(change.perDigest === undefined ? {} : { per_digest: change.perDigest }),
+    ...(change.priority === undefined ? {} : { priority: change.priority }),
+    ...(change.mutedUntil === undefined ? {} : { muted_until: change.mutedUntil }),
+  };
+  if (Object.keys(set).length === 0) return subscriptionById(db, accountId, subscriptionId);
+  const row = await db
+    .updateTable('subscriptions')
+    .set(set)
+    .where('account_id', '=', accountId)
+    .where('id', '=', subscriptionId)
+    .returningAll()
+    .executeTakeFirst();
+  return row ?? null;
 }

@@ -22,6 +22,7 @@ import { errorPage } from './layout.js';
 import { digestLinkPage } from './pages/digestLink.js';
 import { registerPasskeyScript } from './passkeyScript.js';
 import { registerAccounts } from './pages/accounts.js';
+import { registerDigestActions } from './pages/digestActions.js';
 import { registerDigests } from './pages/digests.js';
 import { registerFeeds } from './pages/feeds.js';
 import { registerInvite } from './pages/invite.js';
@@ -198,6 +199,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     registerProfile(scope, deps);
     registerSearch(scope, deps);
     registerUnsubscribe(scope, deps);
+    registerDigestActions(scope, deps);
     registerShare(scope);
     done();
   });

@@ -123,6 +123,8 @@ details { margin: 0.5rem 0 0; }
 summary { cursor: pointer; color: var(--accent); padding: 0.25rem 0; }
 details[open] > summary { margin-bottom: 0.25rem; }
 .cut { color: var(--muted); font-size: 0.9rem; padding: 0.5rem 0; border-bottom: 2px dashed var(--line); }
+/* Text that may hold a long unbroken name (a feed's, a headline's): wraps anywhere rather than scroll sideways. */
+.wrap { overflow-wrap: anywhere; }
 code, pre, .mono { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 0.9rem; overflow-wrap: anywhere; }
 pre {
   background: var(--panel); border: 1px solid var(--line); border-radius: 6px;

@@ -1,10 +1,20 @@
+import {
+  DEFAULT_PER_DIGEST,
+  PRIORITIES,
+  formatPerDigest,
+  mutedAt,
+  perDigestWords,
+} from '../../../lib/digestShare.js';
 import type { SubscriptionView } from '../../../store/subscriptions.js';
 import { sentence } from '../errors.js';
 import { type SafeHtml, html, safeHref } from '../html.js';
 import { type Viewer, csrfField } from '../layout.js';
 import { ago, fromNow, timeElement } from '../time.js';
 
-/** One feed of the Feeds page, with its forms (rename, filters, original pages, unsubscribe). */
+/**
+ * One feed of the Feeds page, with its forms (rename, filters, its share of each digest, original pages,
+ * unsubscribe).
+ */
 
 /** The longest name a reader may give a feed (the form's maxlength too). */
 export const TITLE_MAX = 200;
@@ -103,6 +113,7 @@ export function feedRow(s: SubscriptionView, v: RowContext): SafeHtml {
       ${skippedLine(s, v)}
       ${filters.length === 0 ? null : html`<div class="meta">Filters: ${filters.join('; ')}</div>`}
       ${s.fetchOriginal ? html`<div class="meta">The pages of its items are read too.</div>` : null}
+      ${shareLines(s, v)}
       <details${refused === undefined ? null : html` open`}>
         <summary>Change “${s.title}”</summary>
         <form class="stack" method="post" action="/feeds/${s.id}/rename">
@@ -123,6 +134,7 @@ export function feedRow(s: SubscriptionView, v: RowContext): SafeHtml {
           )}
           <div><button class="quiet" type="submit">Save filters</button></div>
         </form>
+        ${shareForm(s, v)}
         <form method="post" action="/feeds/${s.id}/original">
           ${csrfField(v.viewer)}
           <input type="hidden" name="fetch_original" value="${s.fetchOriginal ? 'false' : 'true'}" />
@@ -149,4 +161,66 @@ function skippedLine(s: SubscriptionView, v: RowContext): SafeHtml | null {
       : html`; the last ${timeElement(s.lastSkippedAt, v.zone, ago(s.lastSkippedAt, v.now))} because
         ${s.lastSkipReason}`;
   return html`<div class="meta error-text">${count} not queued${last}.</div>`;
+}
+
+/** The numbers the share form offers besides "default" and "all" (and the feed's own, if larger). */
+const SHARE_NUMBERS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+
+/** Its share of each digest when not the default, its priority when not normal, and a mute with Unmute. */
+function shareLines(s: SubscriptionView, v: RowContext): SafeHtml {
+  const share = s.perDigestDefault
+    ? null
+    : html`<div class="meta">Each digest shows ${perDigestWords(s.perDigest)}.</div>`;
+  const priority =
+    s.priority === 'normal'
+      ? null
+      : html`<div class="meta">
+          Priority ${s.priority}:
+          ${s.priority === 'high' ? 'placed first.' : 'only counted unless there is room.'}
+        </div>`;
+  const muted =
+    s.mutedUntil === null || !mutedAt(s.mutedUntil, v.now)
+      ? null
+      : html`<form class="meta" method="post" action="/feeds/${s.id}/unmute">
+          ${csrfField(v.viewer)} Muted until
+          ${timeElement(s.mutedUntil, v.zone, fromNow(s.mutedUntil, v.now))}: digests only count its items. —
+          <button class="link" type="submit" aria-label="Unmute ${s.title}">Unmute</button>
+        </form>`;
+  return html`${share}${priority}${muted}`;
+}
+
+/** "In each digest: [default (3) | all | 0..10]  Priority: [high | normal | low]". */
+function shareForm(s: SubscriptionView, v: RowContext): SafeHtml {
+  const current = s.perDigestDefault ? 'default' : formatPerDigest(s.perDigest);
+  const numbers =
+    typeof s.perDigest === 'number' && !SHARE_NUMBERS.includes(s.perDigest)
+      ? [...SHARE_NUMBERS, s.perDigest]
+      : SHARE_NUMBERS;
+  const option = (value: string, label: string) =>
+    html`<option value="${value}" ${value === current ? html` selected` : null}>${label}</option>`;
+  return html`<form class="stack" method="post" action="/feeds/${s.id}/share">
+    ${csrfField(v.viewer)}
+    <div class="row">
+      <div class="grow">
+        <label for="per-digest-${s.id}">In each digest</label>
+        <select id="per-digest-${s.id}" name="per_digest" aria-describedby="share-hint-${s.id}">
+          ${option('default', `default (${DEFAULT_PER_DIGEST})`)} ${option('all', 'all')}
+          ${numbers.map((n) => option(String(n), n === 0 ? '0 (only counted)' : String(n)))}
+        </select>
+      </div>
+      <div class="grow">
+        <label for="priority-${s.id}">Priority</label>
+        <select id="priority-${s.id}" name="priority">
+          ${PRIORITIES.map(
+            (p) => html`<option value="${p}" ${p === s.priority ? html` selected` : null}>${p}</option>`,
+          )}
+        </select>
+      </div>
+    </div>
+    <p class="hint" id="share-hint-${s.id}">
+      Entries of this feed each digest shows; the rest are counted on one line, “+N more from”, and stay on
+      the digest’s web page. High feeds come first; low ones are only counted unless there is room.
+    </p>
+    <div><button class="quiet" type="submit">Save</button></div>
+  </form>`;
 }

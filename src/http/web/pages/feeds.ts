@@ -12,7 +12,9 @@ import {
   renameFollowed,
   unsubscribe,
 } from '../../../accounts/subscriptions.js';
+import { setDigestShare } from '../../../accounts/digestShare.js';
 import { isTidingsError } from '../../../errors.js';
+import { isPriority, parsePerDigestChoice } from '../../../lib/digestShare.js';
 import { webRefusal } from '../errors.js';
 import {
   type WebDeps,
@@ -77,6 +79,8 @@ const NOTICES: Record<string, string> = {
   original: 'Saved. The original pages of its items waiting in your queue are read within minutes.',
   feedonly: 'Saved. Its items keep the feed’s own text.',
   removed: 'Unsubscribed. What the feed already queued stays in your queue.',
+  share: 'Saved. Your next digest shows the feed this way.',
+  unmuted: 'Unmuted. Your next digest shows the feed again.',
   imported: 'Imported.',
 };
 
@@ -227,6 +231,43 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
       return refused(reply, session, err);
     }
     return seeOther(reply, `/feeds?notice=${on ? 'original' : 'feedonly'}`);
+  });
+
+  // Its share of each digest: how many entries, its priority; and "Unmute" (a mute is set from a digest).
+  scope.post('/feeds/:id/share', async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const id = idParam(request);
+    if (id === null) throw new WebError(404, NO_SUCH_FEED);
+    const body = formOf(request);
+    const perDigest = parsePerDigestChoice(field(body, 'per_digest') ?? '');
+    const priority = field(body, 'priority');
+    if (perDigest === null || !isPriority(priority)) {
+      return sendPage(
+        reply,
+        400,
+        await view(session, { error: 'Choose how many entries each digest shows, and a priority.' }),
+      );
+    }
+    try {
+      await setDigestShare(deps.store, session.accountId, id, { perDigest, priority });
+    } catch (err) {
+      return refused(reply, session, err);
+    }
+    return seeOther(reply, `/feeds?notice=share#feed-${id}`);
+  });
+
+  scope.post('/feeds/:id/unmute', async (request, reply) => {
+    const session = requireSession(request);
+    checkCsrf(request, session);
+    const id = idParam(request);
+    if (id === null) throw new WebError(404, NO_SUCH_FEED);
+    try {
+      await setDigestShare(deps.store, session.accountId, id, { mutedUntil: null });
+    } catch (err) {
+      return refused(reply, session, err);
+    }
+    return seeOther(reply, `/feeds?notice=unmuted#feed-${id}`);
   });
 
   scope.post('/feeds/:id/remove', async (request, reply) => {

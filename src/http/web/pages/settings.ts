@@ -205,8 +205,8 @@ async function noticeFor(
   const code = typeof query.notice === 'string' ? query.notice : '';
   if (code === 'saved') return html`Saved.`;
   if (code === 'unsubscribe_reset') {
-    return html`The unsubscribe links of the emails you were sent no longer work; the next email has a new
-    one.`;
+    return html`The unsubscribe and action links of the emails you were sent no longer work; the next email
+    has new ones.`;
   }
   if (code === 'empty') return html`Your queue is empty: there is nothing to put in a digest.`;
   if (code !== 'built' && code !== 'exists') return undefined;

@@ -133,7 +133,7 @@ function unsubscribePage(action: string, state: EmailState, done: EmailAction | 
 
 /**
  * Under the settings form: a pause set from an email (and a way to end it now), and "Reset unsubscribe
- * links".
+ * links", which revokes the e-mail's action links too.
  */
 export function emailControls(viewer: Viewer, account: Account, now: Date): SafeHtml {
   const paused = emailPaused(account, now) ? account.email_paused_until : null;
@@ -154,8 +154,9 @@ export function emailControls(viewer: Viewer, account: Account, now: Date): Safe
     <form class="stack" method="post" action="/settings/reset-unsubscribe">
       ${csrfField(viewer)}
       <p>
-        Each email has a private unsubscribe link that works without signing in. If you forwarded an email,
-        reset them: the links of emails already sent stop working.
+        Each email has private links that work without signing in: to unsubscribe, and its actions (keep for
+        tomorrow, fewer or more from a feed, mute it for a week). If you forwarded an email, reset these
+        e-mail links: those of emails already sent stop working.
       </p>
       <div><button class="quiet" type="submit">Reset unsubscribe links</button></div>
     </form>`;

@@ -1,0 +1,226 @@
+import { type DigestAction, digestOfActionToken } from '../digest/actionTokens.js';
+import { isTidingsError } from '../errors.js';
+import {
+  MUTE_MS,
+  type PerDigest,
+  type PerDigestChoice,
+  fewer,
+  more,
+  mutedAt,
+  perDigestColumn,
+} from '../lib/digestShare.js';
+import { checkItem, enqueue } from '../queue/enqueue.js';
+import { checkUrl } from '../queue/url.js';
+import { lockQueue } from '../store/accounts.js';
+import type { Store } from '../store/db.js';
+import { type ActionItem, digestFeedOfAction, digestItemOfAction } from '../store/digestActionTokens.js';
+import { transaction } from '../store/precompiled.js';
+import { deleteQueueItems, queueItemByKey } from '../store/queueItems.js';
+import { subscriptionOfFeed, updateSubscriptionShare } from '../store/subscriptions.js';
+import { type AccountId, grantAccount } from './authorize.js';
+import { type DigestShare, shareOf } from './digestShare.js';
+
+/**
+ * The actions of a digest's private links (digest/actionTokens.ts), as the account sees them: keep an item
+ * for tomorrow (queued again as the reader's own link), fewer or more from a feed (one step of
+ * lib/digestShare.ts), mute a feed for a week. A token authorises exactly these, on the items of its
+ * digest and their feeds; each can be undone from its page. The action page uses nothing else.
+ */
+
+/** What a presented action token opens: an account and one of its digests. */
+export interface ActionReader {
+  accountId: AccountId;
+  digestId: number;
+}
+
+/** The account and digest a presented action token opens; null for anything else. */
+export async function digestActionReader(store: Store, presented: string): Promise<ActionReader | null> {
+  const found = await digestOfActionToken(store.db, presented);
+  return found === null ? null : { accountId: grantAccount(found.accountId), digestId: found.digestId };
+}
+
+/** What an action's page says it will do (or that it cannot: the feed is no longer followed). */
+export type ActionPreview =
+  | { kind: 'keep'; title: string; url: string; queued: boolean }
+  | { kind: 'fewer' | 'more'; feedName: string; share: DigestShare; next: PerDigest }
+  | { kind: 'mute'; feedName: string; share: DigestShare; until: string }
+  | { kind: 'unfollowed'; feedName: string };
+
+/** How to undo what an action did: the page's Undo button sends it back. */
+export type Undo =
+  { kind: 'keep'; queueItemId: number } | { kind: 'share'; previous: PerDigestChoice } | { kind: 'unmute' };
+
+/** What an action did, and how to undo it (null: nothing changed, nothing to undo). */
+export type ActionDone =
+  | { kind: 'keep'; title: string; url: string; added: boolean; undo: Undo | null }
+  | { kind: 'fewer' | 'more' | 'mute'; feedName: string; share: DigestShare; undo: Undo | null }
+  | { kind: 'unfollowed'; feedName: string };
+
+/** What the page describes an action with; null when the item or feed is not one of the digest's. */
+export async function describeAction(
+  store: Store,
+  reader: ActionReader,
+  action: DigestAction,
+  now: Date,
+): Promise<ActionPreview | null> {
+  if (action.kind === 'keep') {
+    const item = await itemOf(store, reader, action.itemId);
+    if (item === null) return null;
+    const waiting = await queueItemByKey(store.db, reader.accountId, keyOf(item.url));
+    return { kind: 'keep', title: item.title, url: item.url, queued: waiting !== null };
+  }
+  const feed = await feedOf(store, reader, action.feedId);
+  if (feed === null) return null;
+  if (feed.subscription === null) return { kind: 'unfollowed', feedName: feed.name };
+  const share = shareOf(feed.subscription);
+  if (action.kind === 'mute') {
+    const until = new Date(now.getTime() + MUTE_MS).toISOString();
+    return { kind: 'mute', feedName: feed.name, share: mutedShare(share, now), until };
+  }
+  const next = action.kind === 'fewer' ? fewer(share.perDigest) : more(share.perDigest);
+  return { kind: action.kind, feedName: feed.name, share: mutedShare(share, now), next };
+}
+
+/**
+ * Does it: keep queues the item as the reader's own link (a link already waiting stays as it is); fewer
+ * and more move the feed's share one step; mute sets it muted for a week from `now`. Null when the item
+ * or feed is not the digest's. A full queue is refused with its TidingsError (queue_full), nothing written.
+ */
+export async function performAction(
+  store: Store,
+  reader: ActionReader,
+  action: DigestAction,
+  options: { now: Date; queueLimit: number },
+): Promise<ActionDone | null> {
+  if (action.kind === 'keep') {
+    const item = await itemOf(store, reader, action.itemId);
+    return item === null ? null : keep(store, reader.accountId, item, options.queueLimit);
+  }
+  const feed = await feedOf(store, reader, action.feedId);
+  if (feed === null) return null;
+  const sub = feed.subscription;
+  if (sub === null) return { kind: 'unfollowed', feedName: feed.name };
+  const before = shareOf(sub);
+  if (action.kind === 'mute') {
+    const until = new Date(options.now.getTime() + MUTE_MS).toISOString();
+    const row = await updateSubscriptionShare(store.db, reader.accountId, sub.id, { mutedUntil: until });
+    if (row === null) return { kind: 'unfollowed', feedName: feed.name };
+    return { kind: 'mute', feedName: feed.name, share: shareOf(row), undo: { kind: 'unmute' } };
+  }
+  const next = action.kind === 'fewer' ? fewer(before.perDigest) : more(before.perDigest);
+  const changed = next !== before.perDigest || before.perDigestDefault;
+  if (!changed) {
+    return { kind: action.kind, feedName: feed.name, share: mutedShare(before, options.now), undo: null };
+  }
+  const row = await updateSubscriptionShare(store.db, reader.accountId, sub.id, {
+    perDigest: perDigestColumn(next),
+  });
+  if (row === null) return { kind: 'unfollowed', feedName: feed.name };
+  return {
+    kind: action.kind,
+    feedName: feed.name,
+    share: mutedShare(shareOf(row), options.now),
+    undo: { kind: 'share', previous: before.perDigestChoice },
+  };
+}
+
+/**
+ * Undoes what performAction did: takes the kept link out of the queue if it is still waiting (false: it
+ * has gone into a digest, or was removed), puts the feed's share back, or unmutes it. Null when the item
+ * or feed is not the digest's, or the undo is not this action's.
+ */
+export async function undoAction(
+  store: Store,
+  reader: ActionReader,
+  action: DigestAction,
+  undo: Undo,
+  now: Date,
+): Promise<{ undone: boolean; preview: ActionPreview } | null> {
+  if (action.kind === 'keep') {
+    const item = await itemOf(store, reader, action.itemId);
+    if (item === null || undo.kind !== 'keep') return null;
+    const undone = await unqueue(store, reader.accountId, item, undo.queueItemId);
+    const preview = await describeAction(store, reader, action, now);
+    return preview === null ? null : { undone, preview };
+  }
+  const wanted = action.kind === 'mute' ? 'unmute' : 'share';
+  if (undo.kind !== wanted) return null;
+  const feed = await feedOf(store, reader, action.feedId);
+  if (feed === null) return null;
+  let undone = false;
+  if (feed.subscription !== null) {
+    const change =
+      undo.kind === 'share' ? { perDigest: perDigestColumn(undo.previous) } : { mutedUntil: null };
+    undone =
+      (await updateSubscriptionShare(store.db, reader.accountId, feed.subscription.id, change)) !== null;
+  }
+  const preview = await describeAction(store, reader, action, now);
+  return preview === null ? null : { undone, preview };
+}
+
+/** A share as the page shows it: a mute that has ended is none. */
+const mutedShare = (share: DigestShare, now: Date): DigestShare =>
+  mutedAt(share.mutedUntil, now) ? share : { ...share, mutedUntil: null };
+
+const keyOf = (url: string): string => checkUrl(url).key;
+
+function itemOf(store: Store, reader: ActionReader, itemId: number): Promise<ActionItem | null> {
+  return digestItemOfAction(store.db, reader.accountId, reader.digestId, itemId);
+}
+
+/** A feed of the digest: its name there and the account's subscription to it (null: no longer followed). */
+async function feedOf(store: Store, reader: ActionReader, feedId: number) {
+  const inDigest = await digestFeedOfAction(store.db, reader.accountId, reader.digestId, feedId);
+  if (inDigest === null) return null;
+  const subscription = await subscriptionOfFeed(store.db, reader.accountId, feedId);
+  const name = subscription?.title ?? inDigest.feedTitle ?? 'this feed';
+  return { name, subscription };
+}
+
+/**
+ * Queues a digest's item again as the reader's own link (source 'api'), through the queue's one way in
+ * (docs/architecture.md, "Adding a new source of queue items"). A link already waiting is left as it is.
+ */
+async function keep(
+  store: Store,
+  accountId: AccountId,
+  item: ActionItem,
+  queueLimit: number,
+): Promise<ActionDone> {
+  const input = { url: item.url, title: item.title, source: 'api' as const };
+  let checked;
+  try {
+    checked = checkItem(input);
+  } catch (err) {
+    // A title the queue would refuse from a person (it came from a feed): the link, under its address.
+    if (!isTidingsError(err, 'title_invalid')) throw err;
+    checked = checkItem({ ...input, title: undefined });
+  }
+  const queued = checked;
+  return transaction(store.db, async (trx) => {
+    const waiting = await queueItemByKey(trx, accountId, queued.urlKey);
+    if (waiting !== null) {
+      return { kind: 'keep', title: item.title, url: item.url, added: false, undo: null } as const;
+    }
+    const done = await enqueue(trx, accountId, [queued], { engine: store.engine, limit: queueLimit });
+    const result = done.results[0];
+    if (result === undefined) throw new Error('no answer from the queue');
+    if ('error' in result) throw result.error;
+    const row = await queueItemByKey(trx, accountId, queued.urlKey);
+    const undo: Undo | null =
+      result.outcome === 'added' && row !== null ? { kind: 'keep', queueItemId: row.id } : null;
+    return { kind: 'keep', title: item.title, url: item.url, added: undo !== null, undo } as const;
+  });
+}
+
+/** Takes a kept link out of the queue, if the row still waiting for its URL is the one keep added. */
+async function unqueue(store: Store, accountId: AccountId, item: ActionItem, queueItemId: number) {
+  const key = keyOf(item.url);
+  return transaction(store.db, async (trx) => {
+    // The queue's lock first, as every change to a queue: ordered against a digest build.
+    if ((await lockQueue(trx, accountId)) === null) return false;
+    const waiting = await queueItemByKey(trx, accountId, key);
+    if (waiting?.id !== queueItemId) return false;
+    return (await deleteQueueItems(trx, accountId, [queueItemId])) > 0;
+  });
+}
