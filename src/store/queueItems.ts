@@ -67,6 +67,26 @@ export async function queueLength(db: Kysely<Database>, accountId: number): Prom
 }
 
 /**
+ * How many items from a feed were queued for the account at or after `since` (a store timestamp, see
+ * db.ts `now`): what subscribing just put in the queue. A queue is bounded, so this reads little.
+ */
+export async function queuedFromFeedSince(
+  db: Kysely<Database>,
+  accountId: number,
+  feedId: number,
+  since: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('queue_items')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('feed_id', '=', feedId)
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
  * A validated, normalised item for the queue (see src/queue/enqueue.ts). A type, not an interface:
  * precompile's parameters must be a plain record.
  */
