@@ -169,7 +169,16 @@ await describeEachEngine('web app: settings page', (ctx) => {
     );
     const again = await client.post('/settings/digest-now');
     assert.match(String(again.headers.location), /notice=exists/);
-    assert.match((await client.get(String(again.headers.location))).body, /Today already has its digest/);
+    const said = (await client.get(String(again.headers.location))).body;
+    assert.match(
+      said,
+      /Today already has its digest, and Tidings builds one digest a day: nothing was built now/,
+    );
+    assert.match(said, /What you queue now comes in your next digest,\s*<time datetime="[^"]+Z"/);
+    assert.match(
+      said,
+      /Today has its digest already \(<a [^>]*>read it<\/a>\), and Tidings builds one digest a\s+day\./,
+    );
   });
 
   test('another account’s digest id in the notice shows nothing of it', async () => {

@@ -202,8 +202,8 @@ async function noticeFor(
   if (code === 'exists') {
     const account = await showAccount(deps.store, session.accountId);
     const next = account === null ? null : await nextDigestOf(deps.store, account);
-    return html`Today already has its digest. ${link}.
-    ${nextDigestLine(next, account?.timezone ?? 'UTC', 'now')}`;
+    return html`Today already has its digest, and Tidings builds one digest a day: nothing was built now.
+    ${link}. ${nextDigestLine(next, account?.timezone ?? 'UTC', 'now')}`;
   }
   const count = `${digest.item_count} link${digest.item_count === 1 ? '' : 's'}`;
   const delivery =
