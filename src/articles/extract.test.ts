@@ -285,3 +285,9 @@ test('every string is capped', () => {
   assert.equal(page.image, null); // longer than a URL may be
   assert.equal(page.language, null);
 });
+
+test('the direction a page declares on <html> is kept, and its language', () => {
+  const rtl = html('rtl-arabic.html', 'https://tech.example/ar/model');
+  assert.deepEqual([rtl.direction, rtl.language], ['rtl', 'ar']);
+  assert.equal(html('og-rich.html', 'https://www.railweekly.com/2026/night-train').direction, null);
+});

@@ -22,6 +22,8 @@ export interface PageMetadata {
   publishedAt: string | null;
   /** A BCP 47 tag: "en", "pt-BR". */
   language: string | null;
+  /** The writing direction the page declares on <html> (or <body>): kept by the reading view. */
+  direction: 'rtl' | 'ltr' | null;
   /** Only when http(s) and on the page's own registrable domain. */
   canonicalUrl: string | null;
   image: LeadImage | null;
@@ -82,6 +84,12 @@ function canonical(doc: DomDocument, base: string | null, pageUrl: string | null
   return null;
 }
 
+/** A declared `dir`: "rtl" or "ltr" (any case); null for "auto", nothing or anything else. */
+function direction(value: string | null | undefined): 'rtl' | 'ltr' | null {
+  const dir = value?.trim().toLowerCase();
+  return dir === 'rtl' || dir === 'ltr' ? dir : null;
+}
+
 /** A meta author that is a name, not a profile URL (article:author often is one). */
 const personName = (value: string | undefined): string | undefined =>
   value === undefined || /^\s*(?:https?:)?\/\//i.test(value) ? undefined : value;
@@ -117,6 +125,9 @@ export function readMetadata(doc: DomDocument, base: string | null, pageUrl: str
       plain(ld?.author, LIMITS.author),
     publishedAt: isoTime(meta.get('article:published_time')) ?? isoTime(ld?.datePublished),
     language: languageTag(doc.documentElement?.getAttribute('lang')) ?? languageTag(meta.get('og:locale')),
+    direction:
+      direction(doc.documentElement?.getAttribute('dir')) ??
+      direction(doc.querySelector('body')?.getAttribute('dir')),
     canonicalUrl: canonical(doc, base, pageUrl),
     image: leadImage(meta, base),
   };
