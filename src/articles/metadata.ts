@@ -1,4 +1,5 @@
 import { getDomain } from 'tldts';
+import { bylineAuthor } from '../lib/display.js';
 import { httpUrl, isoTime, languageTag, LIMITS, plain, positiveInt } from './clean.js';
 import type { DomDocument } from './dom.js';
 import { readJsonLd } from './jsonLd.js';
@@ -95,6 +96,26 @@ const personName = (value: string | undefined): string | undefined =>
   value === undefined || /^\s*(?:https?:)?\/\//i.test(value) ? undefined : value;
 
 /**
+ * The page's author: its meta author, else article:author when it is a name, else its JSON-LD authors,
+ * each only when it is a name (lib/display.ts bylineAuthor: not the site's name, not a date).
+ */
+function authorOf(
+  meta: Map<string, string>,
+  ldAuthors: readonly string[],
+  siteName: string | null,
+  domain: string | null,
+): string | null {
+  const name = (value: string | undefined): string | null =>
+    bylineAuthor(plain(value, LIMITS.author), siteName, domain);
+  const ld = ldAuthors.map((a) => name(a)).filter((a): a is string => a !== null);
+  return (
+    name(meta.get('author')) ??
+    name(personName(meta.get('article:author'))) ??
+    plain(ld.length === 0 ? null : ld.join(', '), LIMITS.author)
+  );
+}
+
+/**
  * Reads a page's metadata, before Readability changes the document: Open Graph, Twitter cards, <meta>
  * names, JSON-LD, <title>, <link rel=canonical>, <html lang>. `base` resolves relative URLs (the page's
  * <base href> or its own URL), `pageUrl` is where the page was fetched from.
@@ -119,10 +140,7 @@ export function readMetadata(doc: DomDocument, base: string | null, pageUrl: str
       plain(meta.get('twitter:description'), LIMITS.description) ??
       plain(ld?.description, LIMITS.description),
     siteName: ogSiteName ?? domain,
-    author:
-      plain(meta.get('author'), LIMITS.author) ??
-      plain(personName(meta.get('article:author')), LIMITS.author) ??
-      plain(ld?.author, LIMITS.author),
+    author: authorOf(meta, ld?.authors ?? [], ogSiteName, domain),
     publishedAt: isoTime(meta.get('article:published_time')) ?? isoTime(ld?.datePublished),
     language: languageTag(doc.documentElement?.getAttribute('lang')) ?? languageTag(meta.get('og:locale')),
     direction:

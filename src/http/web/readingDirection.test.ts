@@ -13,8 +13,9 @@ import { useFeedServer } from '../../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { PAGE_TEST_HOST, pageFixture, pageOf, saveUrl, testReaderDeps } from '../../test/pageFixtures.js';
 import { WebClient, webServer } from '../../test/webClient.js';
+import { insertPage, linkQueuedPage } from '../../test/pages.js';
 
-await describeEachEngine('reading view: the page’s own direction and language', (ctx) => {
+await describeEachEngine('reading view: the page’s own direction, language and byline', (ctx) => {
   const server = useFeedServer(PAGE_TEST_HOST, (s) => {
     s.route('/ar/model', (_req: unknown, res: ServerResponse) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pageFixture('rtl-arabic.html'));
@@ -57,5 +58,24 @@ await describeEachEngine('reading view: the page’s own direction and language'
     const res = await client.get(`/items/${page.id}`);
     assert.match(res.body, /<article class="reader" dir="auto"/);
     assert.match(res.body, /<h1 dir="auto">/);
+  });
+
+  test('a byline read before the rule shows neither the site twice nor a date as the author', async () => {
+    const cases = [
+      { url: 'https://www.bbc.co.uk/news/1', site_name: 'BBC News', author: 'BBC News' },
+      { url: 'https://folha.example/2', site_name: 'Folha', author: '21.dez.2018 às 10h55' },
+    ];
+    for (const c of cases) {
+      await saveUrl(ctx.store(), accountId, c.url);
+      const id = await insertPage(ctx.store(), {
+        ...c,
+        title: 'A story',
+        html: '<p>Text.</p>',
+        reading_minutes: 2,
+      });
+      await linkQueuedPage(ctx.store(), accountId, c.url, id);
+      const res = await client.get(`/items/${id}`);
+      assert.match(res.body, new RegExp(`<p class="byline" dir="auto">${c.site_name} · 2 min read</p>`));
+    }
   });
 });

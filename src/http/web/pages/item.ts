@@ -3,6 +3,7 @@ import { digestReader } from '../../../accounts/digestToken.js';
 import { type ReadableItem, readableItem } from '../../../accounts/items.js';
 import type { AccountId } from '../../../lib/authorized.js';
 import {
+  bylineAuthor,
   deliveredUrl,
   leadImage,
   readingTime,
@@ -74,7 +75,7 @@ function readingPage(found: ReadableItem, viewer: Viewer | null): SafeHtml {
   const site = siteName(p) ?? domainOf(item.url);
   const byline = [
     site,
-    p.author,
+    bylineAuthor(p.author, site, domainOf(item.url)),
     p.published_at === null ? null : dateLabel(p.published_at, found.timezone),
     readingTime(p),
   ].filter((s): s is string => s !== null && s.trim() !== '');
