@@ -193,13 +193,20 @@ await describeEachEngine('web app: feeds page', (ctx) => {
     assert.deepEqual([filtered?.includeFilter, filtered?.excludeFilter], ['rust, "type systems"', 'ads']);
     assert.match((await client.get('/feeds')).body, /Filters: only items matching rust/);
 
-    assert.match((await client.get('/feeds')).body, /Read the original pages of its items/);
+    // The toggle says its state, then what the button does.
+    assert.match(
+      (await client.get('/feeds')).body,
+      /Reading the original pages: <strong>off<\/strong><\/span\s*>\s*—\s*<button[^>]*aria-label="Turn on reading the original pages of [^"]+"\s*>\s*Turn on\s*<\/button>/,
+    );
     const on = await client.post(`/feeds/${sub.id}/original`, { fetch_original: 'true' });
     assert.equal(on.headers.location, '/feeds?notice=original');
     assert.equal((await subs()).find((s) => s.id === sub.id)?.fetchOriginal, true);
     const shown = (await client.get('/feeds?notice=original')).body;
     assert.match(shown, /The pages of its items are read too\./);
-    assert.match(shown, /Stop reading the original pages/);
+    assert.match(
+      shown,
+      /Reading the original pages: <strong>on<\/strong><\/span\s*>\s*—\s*<button[^>]*aria-label="Turn off reading the original pages of [^"]+"\s*>\s*Turn off\s*<\/button>/,
+    );
     const off = await client.post(`/feeds/${sub.id}/original`, { fetch_original: 'false' });
     assert.equal(off.headers.location, '/feeds?notice=feedonly');
     assert.equal((await subs()).find((s) => s.id === sub.id)?.fetchOriginal, false);
