@@ -206,6 +206,21 @@ export async function deleteQueueItems(
   return deleteQueueItemsOfAccounts(db, [accountId], itemIds);
 }
 
+/** Deletes one item of the account's queue; what it was (its URL and title), or null when there was none. */
+export async function deleteQueueItemReturning(
+  db: Kysely<Database>,
+  accountId: number,
+  itemId: number,
+): Promise<{ url: string; title: string } | null> {
+  const row = await db
+    .deleteFrom('queue_items')
+    .where('account_id', '=', accountId)
+    .where('id', '=', itemId)
+    .returning(['url', 'title'])
+    .executeTakeFirst();
+  return row ?? null;
+}
+
 /** What each of several accounts' next digest takes from its queue, and the whole queue's length. */
 export interface OldestQueued {
   items: QueuedItem[];
