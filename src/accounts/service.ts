@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import { DEFAULT_SCHEDULE, nextSlotAfter, scheduleOf } from '../digest/schedule.js';
 import { ensureDigestToken } from '../digest/token.js';
-import { canonicalZone } from '../digest/zone.js';
 import { TidingsError } from '../errors.js';
 import { emailAddressProblem } from '../lib/email.js';
 import type { Engine, Store } from '../store/db.js';
@@ -18,6 +17,7 @@ import { claimOnce } from '../store/meta.js';
 import type { Database } from '../store/schema.js';
 import { type AccountId, grantAccount } from './authorize.js';
 import { generateKey } from './keys.js';
+import { zoneFromInput } from './settings.js';
 
 /** Accounts: creating one (with its first API key and its digest token), listing them, showing one. */
 
@@ -56,14 +56,9 @@ export function checkAccountInput(input: AccountInput): CheckedInput {
   if (problem !== null) {
     throw new TidingsError('invalid_input', `not an email address: ${email} (${problem})`);
   }
-  const timezone = canonicalZone(input.timezone ?? 'UTC');
-  if (timezone === null) {
-    throw new TidingsError(
-      'invalid_input',
-      `unknown time zone: ${input.timezone ?? ''} (use an IANA name such as Europe/Berlin)`,
-    );
-  }
-  return { name, email: email === '' ? null : email, timezone, admin: input.admin === true };
+  const timezone = zoneFromInput(input.timezone ?? 'UTC');
+  if ('problem' in timezone) throw new TidingsError('invalid_input', timezone.problem);
+  return { name, email: email === '' ? null : email, timezone: timezone.zone, admin: input.admin === true };
 }
 
 /** A new account with its first API key (shown once, never stored). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isTidingsError } from '../errors.js';
-import { parseSettings } from './settings.js';
+import { parseSettings, zoneFromInput } from './settings.js';
 
 test('parseSettings: each option validated, normalised, every problem named', () => {
   assert.deepEqual(
@@ -36,5 +36,27 @@ test('parseSettings: each option validated, normalised, every problem named', ()
   assert.throws(
     () => parseSettings({ colour: 'blue' }),
     (err: unknown) => isTidingsError(err, 'invalid_input'),
+  );
+});
+
+test('a time zone may be typed as a city: case and spaces do not matter; unknown input names an example', () => {
+  assert.deepEqual(zoneFromInput('Berlin'), { zone: 'Europe/Berlin' });
+  assert.deepEqual(zoneFromInput('  new york '), { zone: 'America/New_York' });
+  assert.deepEqual(zoneFromInput('BUENOS aires'), { zone: 'America/Buenos_Aires' });
+  assert.deepEqual(zoneFromInput('Kyiv'), { zone: 'Europe/Kyiv' }, 'a current name ICU lists by its old one');
+  assert.deepEqual(zoneFromInput('europe/berlin'), { zone: 'Europe/Berlin' }, 'IANA names as before');
+  assert.deepEqual(zoneFromInput('UTC'), { zone: 'UTC' });
+  for (const typed of ['Atlantis', 'Mars/Olympus', 'Europe/Atlantis', '+05:00', '', 'x'.repeat(101)]) {
+    const found = zoneFromInput(typed);
+    assert.ok('problem' in found, typed);
+    assert.match(found.problem, /such as Berlin or New York, or an IANA name such as Europe\/Berlin/, typed);
+  }
+  assert.deepEqual(parseSettings({ timezone: 'tokyo' }), { timezone: 'Asia/Tokyo' });
+  assert.throws(
+    () => parseSettings({ timezone: 'Atlantis' }),
+    (err: unknown) =>
+      isTidingsError(err, 'invalid_input') &&
+      err.message ===
+        '--timezone: unknown time zone "Atlantis": type a city such as Berlin or New York, or an IANA name such as Europe/Berlin',
   );
 });

@@ -11,16 +11,73 @@ import { emailAddressProblem } from '../lib/email.js';
 
 export const MAX_ITEMS_LIMIT = 10_000;
 
-const timezone = z.string().transform((value, ctx) => {
-  const zone = canonicalZone(value);
-  if (zone === null) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `unknown time zone "${value}" (use an IANA name such as Europe/Berlin or America/New_York)`,
+/**
+ * ICU lists some zones under their old names (Intl.supportedValuesOf); their current names are valid too,
+ * and offered in the web's list of zones and as cities ("Kyiv").
+ */
+export const RENAMED_ZONES: Readonly<Record<string, string>> = {
+  'Asia/Calcutta': 'Asia/Kolkata',
+  'Asia/Katmandu': 'Asia/Kathmandu',
+  'Asia/Saigon': 'Asia/Ho_Chi_Minh',
+  'Asia/Rangoon': 'Asia/Yangon',
+  'Europe/Kiev': 'Europe/Kyiv',
+  'Atlantic/Faeroe': 'Atlantic/Faroe',
+  'America/Godthab': 'America/Nuuk',
+  'Pacific/Enderbury': 'Pacific/Kanton',
+  'Pacific/Truk': 'Pacific/Chuuk',
+  'Pacific/Ponape': 'Pacific/Pohnpei',
+};
+
+let zonesByCity: Map<string, string[]> | undefined;
+
+/** Every zone this Node knows by its city, the last part of its name in lower case ("new_york"). */
+function cities(): Map<string, string[]> {
+  if (zonesByCity === undefined) {
+    const known = Intl.supportedValuesOf('timeZone');
+    const current = known.flatMap((z) => {
+      const renamed = RENAMED_ZONES[z];
+      return renamed !== undefined && canonicalZone(renamed) !== null ? [renamed] : [];
     });
+    zonesByCity = new Map();
+    for (const zone of new Set([...known, ...current])) {
+      const city = (zone.split('/').pop() ?? zone).toLowerCase();
+      zonesByCity.set(city, [...(zonesByCity.get(city) ?? []), zone]);
+    }
+  }
+  return zonesByCity;
+}
+
+const ZONE_EXAMPLE = 'a city such as Berlin or New York, or an IANA name such as Europe/Berlin';
+
+/**
+ * A time zone as a person types it, wherever one is typed (`account create` and `account set`, the web's
+ * Settings): an IANA name ("Europe/Berlin", any case), or a city, the last part of one ("Berlin",
+ * "new york": case does not matter, spaces stand for underscores). The zone's name, or why not, in words
+ * that name an example.
+ */
+export function zoneFromInput(value: string): { zone: string } | { problem: string } {
+  const typed = value.trim();
+  if (typed === '') return { problem: `enter a time zone: ${ZONE_EXAMPLE}` };
+  if (typed.length > 100) return { problem: `a time zone is at most 100 characters; type ${ZONE_EXAMPLE}` };
+  const named = canonicalZone(typed);
+  if (named !== null) return { zone: named };
+  const city = typed.replace(/\s+/g, '_').toLowerCase();
+  const zones = city.includes('/') ? [] : (cities().get(city) ?? []);
+  const [only, ...others] = zones;
+  if (only !== undefined && others.length === 0) return { zone: only };
+  if (only !== undefined) {
+    return { problem: `"${typed}" names several time zones (${zones.join(', ')}): type one of them` };
+  }
+  return { problem: `unknown time zone "${typed}": type ${ZONE_EXAMPLE}` };
+}
+
+const timezone = z.string().transform((value, ctx) => {
+  const found = zoneFromInput(value);
+  if ('problem' in found) {
+    ctx.addIssue({ code: 'custom', message: found.problem });
     return z.NEVER;
   }
-  return zone;
+  return found.zone;
 });
 
 const time = z.string().transform((value, ctx) => {

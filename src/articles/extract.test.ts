@@ -272,7 +272,7 @@ test('bad input gets a result, never an exception', () => {
 
 test('every string is capped', () => {
   const long = 'word '.repeat(5000);
-  const doc = `<html lang="${'a'.repeat(500)}"><head><meta property="og:title" content="${long}"><meta name="description" content="${long}"><meta name="author" content="${long}"><meta property="og:site_name" content="${long}"><meta property="og:image" content="https://a.com/${'x'.repeat(5000)}.png"></head><body></body></html>`;
+  const doc = `<html lang="${'a'.repeat(500)}"><head><meta property="og:title" content="${long}"><meta name="description" content="${long}"><meta name="author" content="${'name '.repeat(5000)}"><meta property="og:site_name" content="${long}"><meta property="og:image" content="https://a.com/${'x'.repeat(5000)}.png"></head><body></body></html>`;
   const page = extractPage({
     body: new TextEncoder().encode(doc),
     contentType: 'text/html',
@@ -284,4 +284,18 @@ test('every string is capped', () => {
   assert.ok(page.siteName !== null && page.siteName.length <= 200);
   assert.equal(page.image, null); // longer than a URL may be
   assert.equal(page.language, null);
+});
+
+test('the direction a page declares on <html> is kept, and its language', () => {
+  const rtl = html('rtl-arabic.html', 'https://tech.example/ar/model');
+  assert.deepEqual([rtl.direction, rtl.language], ['rtl', 'ar']);
+  assert.equal(html('og-rich.html', 'https://www.railweekly.com/2026/night-train').direction, null);
+});
+
+test('bylines: an author field that repeats the site, or holds a date, is no author', () => {
+  const bbc = html('byline-site.html', 'https://www.bbc.co.uk/news/uk-123');
+  assert.equal(bbc.siteName, 'BBC News');
+  assert.equal(bbc.author, null, 'meta author and JSON-LD author are the site');
+  const folha = html('byline-date.html', 'https://www1.folha.uol.com.br/cotidiano/2018/12/ciclovias.shtml');
+  assert.equal(folha.author, 'Ana Souza', 'the date in the author fields passed over, the name kept');
 });

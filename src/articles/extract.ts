@@ -3,6 +3,8 @@ import { parseWithLinkedom, type HtmlParser } from './dom.js';
 import { extractFile } from './file.js';
 import { extractHtml } from './html.js';
 import { effectiveType, parseContentType } from './mediaType.js';
+import { siteOf } from './metadata.js';
+import { bylineAuthor } from '../lib/display.js';
 import { emptyExtract, type ExtractInput, type PageExtract } from './types.js';
 
 export type { ExtractInput, PageExtract } from './types.js';
@@ -34,7 +36,9 @@ export function extractPage(input: ExtractInput, options: ExtractOptions = {}): 
     const url = parseUrl(input.url);
     if (!type.html) return extractFile(url, type.mediaType, byteLength);
     const parse = options.parse ?? parseWithLinkedom;
-    return extractHtml(input.body, { mediaType: type.mediaType, charset: header.charset }, url, parse);
+    const page = extractHtml(input.body, { mediaType: type.mediaType, charset: header.charset }, url, parse);
+    // Readability's byline too is only an author when it is a name (not the site, not a date).
+    return { ...page, author: bylineAuthor(page.author, page.siteName, siteOf(url?.href ?? null)) };
   } catch {
     return emptyExtract(type.html ? 'html' : 'file', type.mediaType, byteLength);
   }

@@ -4,7 +4,8 @@ import type { DomDocument } from './dom.js';
 export interface JsonLdArticle {
   headline: string | null;
   description: string | null;
-  author: string | null;
+  /** Each author's name, as the page gives them (articles/metadata.ts picks those that are names). */
+  authors: string[];
   datePublished: string | null;
 }
 
@@ -38,13 +39,12 @@ function typesOf(node: Json): string[] {
   return list.filter((x): x is string => typeof x === 'string').map((x) => x.toLowerCase());
 }
 
-/** The names of a JSON-LD author: "Ann", {name: "Ann"}, or a list of those, joined with ", ". */
-function authorOf(value: unknown): string | null {
+/** The names of a JSON-LD author: "Ann", {name: "Ann"}, or a list of those (at most 10). */
+function authorsOf(value: unknown): string[] {
   const list: unknown[] = Array.isArray(value) ? value.slice(0, 10) : [value];
-  const names = list
+  return list
     .map((a) => stringOf(a) ?? (isObject(a) ? stringOf(a.name) : null))
     .filter((n): n is string => n !== null && n.trim() !== '' && !/^https?:\/\//i.test(n.trim()));
-  return names.length === 0 ? null : names.join(', ');
 }
 
 /** The nodes of one parsed script: the value itself, the items of an array, the items of a @graph. */
@@ -87,7 +87,7 @@ export function readJsonLd(doc: DomDocument): JsonLdArticle | null {
   return {
     headline: stringOf(node.headline) ?? stringOf(node.name),
     description: stringOf(node.description),
-    author: authorOf(node.author),
+    authors: authorsOf(node.author),
     datePublished: stringOf(node.datePublished),
   };
 }

@@ -1,4 +1,5 @@
 import { getDomain } from 'tldts';
+import { bylineAuthor } from '../lib/display.js';
 import { httpUrl, isoTime, languageTag, LIMITS, plain, positiveInt } from './clean.js';
 import type { DomDocument } from './dom.js';
 import { readJsonLd } from './jsonLd.js';
@@ -22,6 +23,8 @@ export interface PageMetadata {
   publishedAt: string | null;
   /** A BCP 47 tag: "en", "pt-BR". */
   language: string | null;
+  /** The writing direction the page declares on <html> (or <body>): kept by the reading view. */
+  direction: 'rtl' | 'ltr' | null;
   /** Only when http(s) and on the page's own registrable domain. */
   canonicalUrl: string | null;
   image: LeadImage | null;
@@ -82,9 +85,35 @@ function canonical(doc: DomDocument, base: string | null, pageUrl: string | null
   return null;
 }
 
+/** A declared `dir`: "rtl" or "ltr" (any case); null for "auto", nothing or anything else. */
+function direction(value: string | null | undefined): 'rtl' | 'ltr' | null {
+  const dir = value?.trim().toLowerCase();
+  return dir === 'rtl' || dir === 'ltr' ? dir : null;
+}
+
 /** A meta author that is a name, not a profile URL (article:author often is one). */
 const personName = (value: string | undefined): string | undefined =>
   value === undefined || /^\s*(?:https?:)?\/\//i.test(value) ? undefined : value;
+
+/**
+ * The page's author: its meta author, else article:author when it is a name, else its JSON-LD authors,
+ * each only when it is a name (lib/display.ts bylineAuthor: not the site's name, not a date).
+ */
+function authorOf(
+  meta: Map<string, string>,
+  ldAuthors: readonly string[],
+  siteName: string | null,
+  domain: string | null,
+): string | null {
+  const name = (value: string | undefined): string | null =>
+    bylineAuthor(plain(value, LIMITS.author), siteName, domain);
+  const ld = ldAuthors.map((a) => name(a)).filter((a): a is string => a !== null);
+  return (
+    name(meta.get('author')) ??
+    name(personName(meta.get('article:author'))) ??
+    plain(ld.length === 0 ? null : ld.join(', '), LIMITS.author)
+  );
+}
 
 /**
  * Reads a page's metadata, before Readability changes the document: Open Graph, Twitter cards, <meta>
@@ -111,12 +140,12 @@ export function readMetadata(doc: DomDocument, base: string | null, pageUrl: str
       plain(meta.get('twitter:description'), LIMITS.description) ??
       plain(ld?.description, LIMITS.description),
     siteName: ogSiteName ?? domain,
-    author:
-      plain(meta.get('author'), LIMITS.author) ??
-      plain(personName(meta.get('article:author')), LIMITS.author) ??
-      plain(ld?.author, LIMITS.author),
+    author: authorOf(meta, ld?.authors ?? [], ogSiteName, domain),
     publishedAt: isoTime(meta.get('article:published_time')) ?? isoTime(ld?.datePublished),
     language: languageTag(doc.documentElement?.getAttribute('lang')) ?? languageTag(meta.get('og:locale')),
+    direction:
+      direction(doc.documentElement?.getAttribute('dir')) ??
+      direction(doc.querySelector('body')?.getAttribute('dir')),
     canonicalUrl: canonical(doc, base, pageUrl),
     image: leadImage(meta, base),
   };

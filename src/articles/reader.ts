@@ -87,6 +87,7 @@ async function read(
     author: got.author,
     publishedAt: got.publishedAt,
     language: got.language,
+    direction: got.direction,
     canonicalUrl: got.canonicalUrl,
     image: got.image,
     html: got.html,

@@ -44,6 +44,7 @@ export function emptyExtract(
     author: null,
     publishedAt: null,
     language: null,
+    direction: null,
     canonicalUrl: null,
     image: null,
     html: null,

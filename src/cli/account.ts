@@ -19,7 +19,11 @@ export function accountCommands(program: Command, io: Io): void {
     .description('create an account and its first API key (the key is shown once)')
     .requiredOption('--name <name>', 'display name')
     .option('--email <addr>', 'where the digest is emailed')
-    .option('--timezone <iana>', 'IANA time zone of the reader, e.g. Europe/Berlin', 'UTC')
+    .option(
+      '--timezone <zone>',
+      'time zone of the reader: a city (Berlin, "New York") or an IANA name',
+      'UTC',
+    )
     .option('--admin', 'make it an administrator (the first account always is one)')
     .option('--json', 'print exactly one JSON line {"id", "apiKey"}')
     .action(
@@ -109,7 +113,7 @@ export function accountCommands(program: Command, io: Io): void {
     .command('set')
     .description('change when and how digests arrive (only the options given change)')
     .requiredOption('--account <id>', 'account ID')
-    .option('--timezone <iana>', 'IANA time zone of the reader, e.g. Europe/Berlin')
+    .option('--timezone <zone>', 'time zone of the reader: a city (Berlin, "New York") or an IANA name')
     .option('--time <HH:MM>', 'local time the digest is built (24-hour clock; default 07:00)')
     .option('--days <days>', 'days of the week: daily, mon-fri, mon,wed,fri … (default daily)')
     .option('--max-items <n>', 'most items in one digest; the rest wait for the next (default 100)')

@@ -62,7 +62,15 @@ await describeEachEngine('cli', (ctx) => {
   test('account create refuses bad input with exit code 2', async () => {
     const tz = await cli('account', 'create', '--name', 'X', '--timezone', 'Mars/Olympus');
     assert.equal(tz.code, 2);
-    assert.match(tz.err.join('\n'), /unknown time zone/);
+    assert.match(tz.err.join('\n'), /unknown time zone "Mars\/Olympus": type a city such as Berlin/);
+    const city = await cli('account', 'create', '--name', 'City', '--timezone', 'new york', '--json');
+    assert.equal(city.code, 0, city.err.join('\n'));
+    const made = JSON.parse(city.out[0] ?? '') as { id: number };
+    const shown = await cli('account', 'show', '--account', String(made.id), '--json');
+    assert.match(shown.out.join(''), /"timezone":"America\/New_York"/);
+    const set = await cli('account', 'set', '--account', String(made.id), '--timezone', 'Berlin', '--json');
+    assert.equal(set.code, 0, set.err.join('\n'));
+    assert.match(set.out.join(''), /"timezone":"Europe\/Berlin"/);
     assert.equal((await cli('account', 'create', '--name', 'X', '--email', 'nope')).code, 2);
     const angled = await cli('account', 'create', '--name', 'X', '--email', 'x<a@evil.test>');
     assert.equal(angled.code, 2);

@@ -230,6 +230,29 @@ await describeEachEngine('digest commands', (ctx) => {
     assert.equal(smtp.messages.length, 1);
     assert.match(ok(await cli('digest', 'list', '--account', String(id))).out[1] ?? '', /\tsent 20/);
 
+    // A second --force the same day: one digest a day, said plainly with the next one's time, exit 3.
+    await saveUrl(ctx.store(), id, 'https://cli-digest.example/after');
+    const built = JSON.parse(forced.out[0] ?? '') as { digestId: number; localDate: string };
+    const again = await withSmtp('digest', 'run', '--account', String(id), '--force', '--json');
+    assert.equal(again.code, 3, again.err.join('\n'));
+    const line = JSON.parse(again.out[0] ?? '') as { nextDigestAt: string };
+    assert.deepEqual(line, {
+      status: 'exists',
+      accountId: id,
+      localDate: built.localDate,
+      digestId: built.digestId,
+      nextDigestAt: line.nextDigestAt,
+    });
+    const due = await shown(id);
+    assert.ok(line.nextDigestAt > new Date().toISOString() && line.nextDigestAt === due.digest_due_at);
+    assert.match(again.err.join('\n'), /built no second digest for 1 account whose day has one already/);
+    const words = await withSmtp('digest', 'run', '--account', String(id), '--force');
+    assert.equal(words.code, 3);
+    assert.match(
+      words.out[0] ?? '',
+      /already has its digest \(\d+\), and Tidings builds one digest a day: nothing was built now; the queue waits for the next, \d{4}-\d\d-\d\d \d\d:\d\d UTC$/,
+    );
+
     // The next day's digest meets a server that refuses the recipient for good.
     const other = (await newAccount(ctx.store())).id;
     ok(await cli('account', 'set', '--account', String(other), '--email', 'gone@example.org'));

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { DateTime } from 'luxon';
 import { type BuildOutcome, buildDigestNow } from '../digest/build.js';
 import { type DeliveryOutcome, deliverDueDigests } from '../digest/deliver.js';
 import { digestDeps } from '../digest/deps.js';
@@ -8,7 +9,9 @@ import { runDigestPass } from '../digest/worker.js';
 import { createLogger } from '../logger.js';
 import { operatorAccount } from '../accounts/authorize.js';
 import { anyDigestToRead, digestHistory } from '../accounts/digests.js';
+import { accountOf, nextDigestOf } from '../accounts/profile.js';
 import { listAccounts } from '../accounts/service.js';
+import type { Store } from '../store/db.js';
 import type { Digest } from '../store/digests.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
 
@@ -26,8 +29,20 @@ function runCommand(digest: Command, io: Io): void {
       'build and email the digests that are due now, once (the scheduler in serve/worker does it too)',
     )
     .option('--account <id>', 'only this account')
-    .option('--force', 'build now whatever the schedule (an empty queue is still skipped)')
+    .option(
+      '--force',
+      'build now whatever the schedule (an empty queue is still skipped; a day that has its digest gets no second one: exit status 3)',
+    )
     .option('--json', 'one JSON line per build and per email')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Digests are one per local day. With --force, an account whose day already has its digest gets none:',
+        'it is said with the next digest\'s time ({"status":"exists", "digestId", "nextDigestAt"} in --json),',
+        'and the exit status is 3 (0 when every build was made or skipped for an empty queue; 1 on failure).',
+      ].join('\n'),
+    )
     .action(async (opts: { account?: string; force?: boolean; json?: boolean }) => {
       const accountId = opts.account === undefined ? undefined : parseId(opts.account, '--account');
       await withStore(io, async (store, config) => {
@@ -35,19 +50,26 @@ function runCommand(digest: Command, io: Io): void {
         const deps = digestDeps(config, store, createLogger(config.logLevel));
         const only = accountId === undefined ? {} : { accountId };
         try {
-          let builds: BuildOutcome[];
+          let builds: Built[];
           let deliveries: DeliveryOutcome[];
           if (opts.force === true) {
             const ids = accountId === undefined ? (await listAccounts(store)).map((a) => a.id) : [accountId];
             builds = [];
-            for (const id of ids) builds.push(await buildDigestNow(deps, id));
+            for (const id of ids) builds.push(await withNextDigest(store, await buildDigestNow(deps, id)));
             deliveries = await deliverDueDigests(deps, only);
           } else {
             ({ builds, deliveries } = await runDigestPass(deps, only));
           }
-          for (const b of builds) io.out(opts.json === true ? JSON.stringify(b) : describeBuild(b));
+          for (const b of builds) io.out(opts.json === true ? buildLine(b) : describeBuild(b));
           for (const d of deliveries) io.out(opts.json === true ? JSON.stringify(d) : describeDelivery(d));
           if (opts.json !== true && builds.length + deliveries.length === 0) io.out('Nothing is due.');
+          const refused = opts.force === true ? builds.filter((b) => b.status === 'exists').length : 0;
+          if (refused > 0) {
+            throw new UsageError(
+              `--force built no second digest for ${plural(refused, 'account')} whose day has one already (one digest a day)`,
+              FORCE_REFUSED_EXIT,
+            );
+          }
         } finally {
           deps.mailer?.close();
         }
@@ -55,7 +77,32 @@ function runCommand(digest: Command, io: Io): void {
     });
 }
 
-function describeBuild(b: BuildOutcome): string {
+/** `digest run --force`'s exit status when a day that has its digest got no second one. */
+const FORCE_REFUSED_EXIT = 3;
+
+/** A build as `digest run` prints it; a refused `--force` says when the next digest comes (ISO, or null). */
+type Built =
+  | BuildOutcome
+  | (Extract<BuildOutcome, { status: 'exists' }> & { nextDigestAt: string | null; zone: string });
+
+/** A build as `--json` prints it: the account's zone is for the words only. */
+function buildLine(b: Built): string {
+  return JSON.stringify(b, (key, value: unknown) => (key === 'zone' ? undefined : value));
+}
+
+/**
+ * Digests are one per local day (digests.local_date is unique per account, and the archive, the schedule
+ * and the email's Message-ID are keyed by it): a day that has its digest cannot have another. What a
+ * forced build that found one answers: that digest and when the next one is built.
+ */
+async function withNextDigest(store: Store, b: BuildOutcome): Promise<Built> {
+  if (b.status !== 'exists') return b;
+  const account = await accountOf(store, await operatorAccount(store, b.accountId));
+  const next = account === null ? null : await nextDigestOf(store, account);
+  return { ...b, nextDigestAt: next?.at.toISOString() ?? null, zone: account?.timezone ?? 'UTC' };
+}
+
+function describeBuild(b: Built): string {
   const who = `account ${b.accountId}`;
   switch (b.status) {
     case 'built':
@@ -65,8 +112,14 @@ function describeBuild(b: BuildOutcome): string {
       );
     case 'empty':
       return `${who}: the queue is empty, no digest for ${b.localDate}`;
-    case 'exists':
-      return `${who}: ${b.localDate} already has its digest (${b.digestId}); the queue waits for the next one`;
+    case 'exists': {
+      const said = `${who}: ${b.localDate} already has its digest (${b.digestId})`;
+      if (!('zone' in b)) return `${said}; the queue waits for the next one`;
+      const at = b.nextDigestAt === null ? null : DateTime.fromISO(b.nextDigestAt).setZone(b.zone);
+      const next =
+        at === null ? 'the next scheduled one' : `the next, ${at.toFormat('yyyy-MM-dd HH:mm')} ${b.zone}`;
+      return `${said}, and Tidings builds one digest a day: nothing was built now; the queue waits for ${next}`;
+    }
     case 'lease_lost':
       return `${who}: another worker built it`;
     case 'no_account':

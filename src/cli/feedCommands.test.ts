@@ -59,19 +59,26 @@ await describeEachEngine('feed commands', (ctx) => {
   });
   beforeEach(() => deleteAllFeeds(ctx.store()));
 
-  test('feed add --json prints exactly {"id", "url", "title"} and queues the recent items', async () => {
+  test('feed add --json prints exactly {"id", "url", "title", "queued", "newestItemAt"} and queues the recent items', async () => {
+    const newest = hoursAgo(1);
     const feed = serveFeed(server, nextPath(), {
       title: 'CLI feed',
-      items: [post('recent', hoursAgo(1)), post('old', hoursAgo(72))],
+      items: [post('recent', newest), post('old', hoursAgo(72))],
     });
     const id = await account();
     const r = ok(await cli('feed', 'add', '--account', id, feed.url, '--json'));
     assert.equal(r.out.length, 1);
-    const line = JSON.parse(r.out[0] ?? '') as { id: number; url: string; title: string };
-    assert.deepEqual(Object.keys(line), ['id', 'url', 'title']);
+    const line = JSON.parse(r.out[0] ?? '') as { id: number; url: string; title: string; queued: number };
+    assert.deepEqual(Object.keys(line), ['id', 'url', 'title', 'queued', 'newestItemAt']);
     assert.equal(typeof line.id, 'number');
     assert.equal(line.url, feed.url);
     assert.equal(line.title, 'CLI feed');
+    assert.equal(line.queued, 1);
+    // RSS dates are to the second.
+    assert.deepEqual(line, {
+      ...line,
+      newestItemAt: new Date(Math.floor(newest.getTime() / 1000) * 1000).toISOString(),
+    });
     const [sub] = await subscriptionsByAccount(ctx.store().db, Number(id));
     assert.equal(sub?.id, line.id);
     assert.deepEqual(await queueUrls(ctx.store(), Number(id)), ['https://cli.example/recent']);
@@ -94,10 +101,13 @@ await describeEachEngine('feed commands', (ctx) => {
     });
     const id = await account();
     const r = ok(await cli('feed', 'add', '--account', id, page, '--json'));
-    assert.deepEqual(JSON.parse(r.out[0] ?? ''), {
+    const line = JSON.parse(r.out[0] ?? '') as { newestItemAt: string };
+    assert.deepEqual(line, {
       id: (await subscriptionsByAccount(ctx.store().db, Number(id)))[0]?.id,
       url: feed.url,
       title: 'The blog',
+      queued: 1,
+      newestItemAt: line.newestItemAt,
     });
     assert.deepEqual(await queueUrls(ctx.store(), Number(id)), ['https://cli.example/b1']);
   });

@@ -5,9 +5,11 @@ import {
   changeFilters,
   followFeed,
   listSubscriptions,
+  queuedWords,
   unsubscribe,
 } from '../accounts/subscriptions.js';
 import { type DigestShare, type DigestShareChange, setDigestShare } from '../accounts/digestShare.js';
+import { accountOf } from '../accounts/profile.js';
 import { TidingsError } from '../errors.js';
 import {
   DEFAULT_PER_DIGEST,
@@ -38,7 +40,10 @@ export function addCommand(feed: Command, io: Io): void {
       '--fetch-original',
       "read the pages of the feed's items too (title, text, image), as saved links are",
     )
-    .option('--json', 'print exactly one JSON line {"id", "url", "title"}')
+    .option(
+      '--json',
+      'print exactly one JSON line {"id", "url", "title", "queued", "newestItemAt"}: how many items were put in the queue now, and when the newest item was published (ISO, or null)',
+    )
     .action(
       async (
         url: string,
@@ -59,13 +64,20 @@ export function addCommand(feed: Command, io: Io): void {
           const input = { url, title: name, include, exclude, fetchOriginal: fetchOriginal === true };
           const result = await followFeed(deps, accountId, input);
           const title = result.subscription.title ?? result.feed.title;
+          const { queued, newestItemAt } = result;
           if (opts.json === true) {
-            io.out(JSON.stringify({ id: result.subscription.id, url: result.feed.url, title }));
+            const line = { id: result.subscription.id, url: result.feed.url, title, queued, newestItemAt };
+            io.out(JSON.stringify(line));
             return;
           }
           io.out(
             `${result.created ? 'Subscribed to' : 'Already subscribed to'} ${title} <${result.feed.url}> (id ${result.subscription.id}).`,
           );
+          if (result.created || queued > 0) {
+            const zone = (await accountOf(store, accountId))?.timezone ?? 'UTC';
+            const words = queuedWords(result, { backfillHours: deps.backfillHours, zone, now: new Date() });
+            io.out(`${words}.`);
+          }
           if (result.feed.last_error !== null) io.out(`Last fetch failed: ${result.feed.last_error}`);
           for (const alt of result.alternatives) io.out(`The page also offers: ${alt.title} <${alt.url}>`);
         });

@@ -46,6 +46,33 @@ export function siteName(page: Pick<PageFacts, 'site_name'> | null | undefined):
   return foldWhitespace(page?.site_name ?? '') || null;
 }
 
+/** What pages put in their author fields that is a date or a time, not a name ("21.dez.2018 às 10h55"). */
+const DATE_LIKE = [
+  /\b(?:1[89]|20)\d\d\b/, // a year
+  /\b\d{1,2}\s*[:h]\s*\d{2}\b/i, // a time: 10:55, 10h55
+  /\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b/, // 21/12/2018
+  /\b\d{1,2}(?:st|nd|rd|th)?[.\s/-]*(?:jan|feb|fev|fév|mar|apr|abr|avr|may|mai|jun|jul|aug|ago|aoû|sep|set|oct|out|okt|nov|dec|dez|dic|déc)/i,
+  /^\W*\d+\W*$/, // digits only
+];
+
+const sameName = (a: string, b: string): boolean =>
+  a.localeCompare(b, undefined, { sensitivity: 'base' }) === 0;
+
+/**
+ * The author a byline shows beside the site: null when the page's author field holds only the site's name
+ * (or its domain: "BBC News · BBC News") or a date or time, which is no author. One rule, for what the
+ * page reader keeps and for what a page shows (pages read before it).
+ */
+export function bylineAuthor(
+  author: string | null | undefined,
+  ...sites: (string | null | undefined)[]
+): string | null {
+  const name = foldWhitespace(author ?? '');
+  if (name === '' || DATE_LIKE.some((re) => re.test(name))) return null;
+  if (sites.some((site) => site != null && sameName(name, foldWhitespace(site)))) return null;
+  return name;
+}
+
 export interface LeadImage {
   /** Absolute http(s). */
   url: string;

@@ -92,3 +92,13 @@ export async function recentFeedItems(
     .orderBy('id')
     .execute();
 }
+
+/** When the feed's newest dated item was published (ISO), or null when it has none. */
+export async function newestFeedItemAt(db: Kysely<Database>, feedId: number): Promise<Timestamp | null> {
+  const row = await db
+    .selectFrom('feed_items')
+    .select((eb) => eb.fn.max('published_at').as('newest'))
+    .where('feed_id', '=', feedId)
+    .executeTakeFirst();
+  return row?.newest ?? null;
+}

@@ -22,6 +22,7 @@ export type PageReading = Pick<
   | 'author'
   | 'published_at'
   | 'language'
+  | 'direction'
   | 'image_url'
   | 'image_width'
   | 'image_height'
@@ -114,6 +115,7 @@ export async function readPageById(db: Kysely<Database>, pageId: number): Promis
       'author',
       'published_at',
       'language',
+      'direction',
       'image_url',
       'image_width',
       'image_height',

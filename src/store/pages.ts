@@ -112,6 +112,8 @@ export interface PageRead {
   author: string | null;
   publishedAt: Timestamp | null;
   language: string | null;
+  /** 'rtl' or 'ltr' as the page declares it; null when it does not. */
+  direction: 'rtl' | 'ltr' | null;
   canonicalUrl: string | null;
   image: { url: string; width: number | null; height: number | null; alt: string | null } | null;
   html: string | null;
@@ -144,6 +146,7 @@ export async function recordPageRead(
     author: r.author,
     published_at: r.publishedAt,
     language: r.language,
+    direction: r.direction,
     canonical_url: r.canonicalUrl,
     image_url: r.image?.url ?? null,
     image_width: r.image?.width ?? null,

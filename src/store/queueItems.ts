@@ -67,6 +67,26 @@ export async function queueLength(db: Kysely<Database>, accountId: number): Prom
 }
 
 /**
+ * How many items from a feed were queued for the account at or after `since` (a store timestamp, see
+ * db.ts `now`): what subscribing just put in the queue. A queue is bounded, so this reads little.
+ */
+export async function queuedFromFeedSince(
+  db: Kysely<Database>,
+  accountId: number,
+  feedId: number,
+  since: string,
+): Promise<number> {
+  const row = await db
+    .selectFrom('queue_items')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('feed_id', '=', feedId)
+    .where('created_at', '>=', since)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
  * A validated, normalised item for the queue (see src/queue/enqueue.ts). A type, not an interface:
  * precompile's parameters must be a plain record.
  */
@@ -186,6 +206,21 @@ export async function deleteQueueItems(
   return deleteQueueItemsOfAccounts(db, [accountId], itemIds);
 }
 
+/** Deletes one item of the account's queue; what it was (its URL and title), or null when there was none. */
+export async function deleteQueueItemReturning(
+  db: Kysely<Database>,
+  accountId: number,
+  itemId: number,
+): Promise<{ url: string; title: string } | null> {
+  const row = await db
+    .deleteFrom('queue_items')
+    .where('account_id', '=', accountId)
+    .where('id', '=', itemId)
+    .returning(['url', 'title'])
+    .executeTakeFirst();
+  return row ?? null;
+}
+
 /** A waiting item as a digest build reads it: the item, its page's canonical URL and its feed's share. */
 export interface WaitingItem extends QueuedItem {
   /** The read page's canonical URL (same site only), else null. */
@@ -226,14 +261,7 @@ export async function waitingItemsOfAccounts(
   const rows = await queuedItems(db)
     .innerJoin(ranked, 'w.id', 'q.id')
     .leftJoin('pages as p', 'p.id', 'q.page_id')
-    .select([
-      'q.account_id',
-      'w.length',
-      'p.canonical_url',
-      's.per_digest',
-      's.priority',
-      's.muted_until',
-    ])
+    .select(['q.account_id', 'w.length', 'p.canonical_url', 's.per_digest', 's.priority', 's.muted_until'])
     .where('w.rank', '<=', limit)
     .orderBy('q.account_id')
     .orderBy('q.id')

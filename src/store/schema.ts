@@ -191,6 +191,8 @@ export interface PagesTable {
   author: string | null;
   published_at: Timestamp | null;
   language: string | null;
+  /** The writing direction the page declares (`<html dir>`): 'rtl' or 'ltr'; null when none (0030). */
+  direction: Generated<string | null>;
   /** The page's canonical URL, kept only when it is on the same site. */
   canonical_url: string | null;
   image_url: string | null;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { parseFeedDate } from './dates.js';
 import type { FeedItem } from './model.js';
 import { escapeHtml } from '../../lib/escape.js';
+import { paragraphsOfHtml, paragraphsOfText } from '../../lib/paragraphs.js';
 import { foldWhitespace, htmlToText, truncate } from '../../lib/text.js';
 import { isHttpUrl, resolveHttpUrl } from './urls.js';
 
@@ -66,7 +67,7 @@ export function toFeedItem(fields: EntryFields, now: Date): FeedItem {
     title,
     published: plausibleDate(fields.published, now) ?? updated,
     updated,
-    summary: summaryOf === undefined ? '' : truncate(plainText(summaryOf), SUMMARY_LIMIT),
+    summary: summaryOf === undefined ? '' : truncate(summaryText(summaryOf), SUMMARY_LIMIT),
     contentHtml: body === undefined ? null : asHtml(body),
     author: authorLine(fields.authors),
     enclosure: enclosureOf(fields.enclosure, fields.base),
@@ -86,6 +87,13 @@ function imageOf(fields: EntryFields): string | null {
 
 export function plainText(markup: Markup): string {
   return markup.type === 'html' ? htmlToText(markup.value) : foldWhitespace(markup.value);
+}
+
+/** A summary's plain text, its paragraphs kept (one line feed between two), read as far as it is kept. */
+function summaryText(markup: Markup): string {
+  return markup.type === 'html'
+    ? paragraphsOfHtml(markup.value, SUMMARY_LIMIT)
+    : paragraphsOfText(markup.value);
 }
 
 function asHtml(markup: Markup): string {

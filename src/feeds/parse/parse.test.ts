@@ -35,7 +35,7 @@ test('RSS 2.0: channel and items in the normalised model', () => {
     title: 'Earl Grey & the perfect brew — part 1',
     published: new Date('2024-03-05T08:30:00Z'),
     updated: null,
-    summary: 'Steep for three minutes. Then wait.',
+    summary: 'Steep for three minutes.\nThen wait.', // paragraphs kept (issue 25)
     contentHtml: '<p>Steep for <b>three</b> minutes.</p><p>Then wait, &amp; sip.</p>',
     author: 'Ada Lovelace',
     enclosure: { url: 'https://tea.example/audio/earl-grey.mp3', type: 'audio/mpeg', length: 123456 },

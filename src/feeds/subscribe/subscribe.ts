@@ -2,7 +2,9 @@ import type { Kysely } from 'kysely';
 import { TidingsError } from '../../errors.js';
 import { MAX_URL_LENGTH } from '../../queue/url.js';
 import { lockAccount } from '../../store/accounts.js';
-import type { Engine } from '../../store/db.js';
+import { type Engine, now } from '../../store/db.js';
+import { newestFeedItemAt } from '../../store/feedItems.js';
+import { queuedFromFeedSince } from '../../store/queueItems.js';
 import { type FeedRow, claimFeed, feedById, findOrCreateFeed } from '../../store/feeds.js';
 import { transaction } from '../../store/precompiled.js';
 import type { Database } from '../../store/schema.js';
@@ -37,6 +39,10 @@ export interface Subscribed {
   created: boolean;
   /** Other feeds the page offered, for a chooser. */
   alternatives: FoundFeed[];
+  /** How many of the feed's items this subscribing put in the queue (0 when it was followed already). */
+  queued: number;
+  /** When the feed's newest dated item was published (ISO), or null when it has none (or was not read). */
+  newestItemAt: string | null;
 }
 
 export interface SubscribeInput {
@@ -109,10 +115,17 @@ export async function subscribe(
     }
     return { feed: row, ...made };
   });
-  if (subscription.backfilled_at === null) await firstFill(deps, subscription, input.trusted === true);
+  let queued = 0;
+  if (subscription.backfilled_at === null) {
+    // The queue's own clock (queue_items.created_at is written with it), not the deps' injected one.
+    const since = now();
+    await firstFill(deps, subscription, input.trusted === true);
+    queued = await queuedFromFeedSince(deps.store.db, accountId, feed.id, since);
+  }
   const fresh = (await feedById(deps.store.db, feed.id)) ?? feed;
   const sub = (await subscriptionById(deps.store.db, accountId, subscription.id)) ?? subscription;
-  return { subscription: sub, feed: fresh, created, alternatives };
+  const newestItemAt = await newestFeedItemAt(deps.store.db, feed.id);
+  return { subscription: sub, feed: fresh, created, alternatives, queued, newestItemAt };
 }
 
 /**

@@ -57,10 +57,10 @@ await describeEachEngine('web app: feeds page', (ctx) => {
     await client.get('/feeds');
     const res = await client.post('/feeds', { url: server().url('/news.xml'), title: 'My news' });
     assert.equal(res.statusCode, 303, res.body);
-    assert.equal(res.headers.location, '/feeds?notice=added');
+    assert.match(res.headers.location ?? '', /^\/feeds\?notice=added&queued=1&newest=\d{4}-/);
     assert.deepEqual(await queue(), [{ url: 'https://news.example/a', title: 'Fresh story' }]);
-    const page = await client.get('/feeds?notice=added');
-    assert.match(page.body, /Subscribed\./);
+    const page = await client.get(res.headers.location ?? '');
+    assert.match(page.body, /Subscribed\. Queued 1 item published in the last day\./);
     assert.match(
       page.body,
       /<a class="title" href="https:\/\/site.example\/" rel="noopener noreferrer" dir="auto"\s*>My news<\/a/,
@@ -72,11 +72,38 @@ await describeEachEngine('web app: feeds page', (ctx) => {
     assert.equal(again.headers.location, '/feeds?notice=already');
   });
 
+  test("a feed whose items are all old: the page says nothing was queued, and the newest item's day", async () => {
+    server().route('/old.xml', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/rss+xml' });
+      res.end(
+        '<rss version="2.0"><channel><title>Old news</title>' +
+          '<item><title>Long ago</title><link>https://old.example/1</link>' +
+          '<pubDate>Tue, 12 Mar 2024 10:00:00 GMT</pubDate></item></channel></rss>',
+      );
+    });
+    await client.get('/feeds');
+    const before = await queue();
+    const res = await client.post('/feeds', { url: server().url('/old.xml') });
+    assert.equal(res.headers.location, '/feeds?notice=added&queued=0&newest=2024-03-12T10%3A00%3A00.000Z');
+    assert.deepEqual(await queue(), before);
+    const page = await client.get(res.headers.location ?? '');
+    assert.match(
+      page.body,
+      /Subscribed\. Nothing queued: the newest item is from 12 March 2024; new items will come to your queue as they are published\./,
+    );
+    assert.doesNotMatch(page.body, /in the last day is in your queue/);
+    // A hand-made address says no more than it can know.
+    const made = await client.get('/feeds?notice=added&queued=x&newest=%3Cb%3E');
+    assert.match(made.body, /Subscribed\. Nothing queued: the feed has no dated items yet/);
+    const id = (await subs()).find((s) => s.url === server().url('/old.xml'))?.id;
+    await client.post(`/feeds/${String(id)}/remove`);
+  });
+
   test('a page that links to one feed is followed directly; one with several offers the choice', async () => {
     await client.post('/feeds/' + String((await subs())[0]?.id) + '/remove');
     const fetchedBefore = server().requestsFor('/news.xml').length;
     const single = await client.post('/feeds', { url: server().url('/single') });
-    assert.equal(single.headers.location, '/feeds?notice=added');
+    assert.match(single.headers.location ?? '', /^\/feeds\?notice=added&queued=\d&newest=/);
     // Read once by discovery and once by the first fetch, which stores it: not discovered a second time.
     assert.equal(server().requestsFor('/news.xml').length - fetchedBefore, 2);
     assert.deepEqual(
@@ -98,7 +125,13 @@ await describeEachEngine('web app: feeds page', (ctx) => {
       include: 'story',
       exclude: '',
     });
-    assert.equal(chosen.headers.location, '/feeds?notice=added');
+    // An empty feed: nothing queued, and nothing to date.
+    assert.equal(chosen.headers.location, '/feeds?notice=added&queued=0');
+    const said = await client.get(chosen.headers.location ?? '');
+    assert.match(
+      said.body,
+      /Subscribed\. Nothing queued: the feed has no dated items yet; new items will come/,
+    );
     const comments = (await subs()).find((s) => s.url === server().url('/comments.xml'));
     assert.equal(comments?.includeFilter, 'story');
   });
@@ -160,13 +193,20 @@ await describeEachEngine('web app: feeds page', (ctx) => {
     assert.deepEqual([filtered?.includeFilter, filtered?.excludeFilter], ['rust, "type systems"', 'ads']);
     assert.match((await client.get('/feeds')).body, /Filters: only items matching rust/);
 
-    assert.match((await client.get('/feeds')).body, /Read the original pages of its items/);
+    // The toggle says its state, then what the button does.
+    assert.match(
+      (await client.get('/feeds')).body,
+      /Reading the original pages: <strong>off<\/strong><\/span\s*>\s*—\s*<button[^>]*aria-label="Turn on reading the original pages of [^"]+"\s*>\s*Turn on\s*<\/button>/,
+    );
     const on = await client.post(`/feeds/${sub.id}/original`, { fetch_original: 'true' });
     assert.equal(on.headers.location, '/feeds?notice=original');
     assert.equal((await subs()).find((s) => s.id === sub.id)?.fetchOriginal, true);
     const shown = (await client.get('/feeds?notice=original')).body;
     assert.match(shown, /The pages of its items are read too\./);
-    assert.match(shown, /Stop reading the original pages/);
+    assert.match(
+      shown,
+      /Reading the original pages: <strong>on<\/strong><\/span\s*>\s*—\s*<button[^>]*aria-label="Turn off reading the original pages of [^"]+"\s*>\s*Turn off\s*<\/button>/,
+    );
     const off = await client.post(`/feeds/${sub.id}/original`, { fetch_original: 'false' });
     assert.equal(off.headers.location, '/feeds?notice=feedonly');
     assert.equal((await subs()).find((s) => s.id === sub.id)?.fetchOriginal, false);
@@ -196,7 +236,10 @@ await describeEachEngine('web app: feeds page', (ctx) => {
       const reader = new WebClient(limited);
       await reader.signIn((await newAccount(ctx.store())).apiKey);
       await reader.get('/feeds');
-      assert.equal((await reader.post('/feeds', { url: odd.url })).headers.location, '/feeds?notice=added');
+      assert.match(
+        (await reader.post('/feeds', { url: odd.url })).headers.location ?? '',
+        /notice=added&queued=1&/,
+      );
       const page = (await reader.get('/feeds')).body;
       assert.match(
         page,

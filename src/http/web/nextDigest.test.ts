@@ -80,13 +80,13 @@ await describeEachEngine('web app: the next digest after “send me a digest now
     );
     assert.match(
       settings.body,
-      /To\s+have it sooner, change the <a href="#time">send time<\/a> or the days above\./,
+      /To\s+have it sooner, change the <a href="#time">send time<\/a> or the\s+days above\./,
     );
     const stale = await client.post('/settings/digest-now');
     const notice = (await client.get(String(stale.headers.location))).body;
     assert.match(
       notice,
-      /Today already has its digest\. <a [^>]+>Read it<\/a>\.\s+What you queue now comes in your next digest,\s+<time datetime="2026-11-24T17:00:00.000Z"/,
+      /Today already has its digest, and Tidings builds one digest a day: nothing was built now\.\s+<a [^>]+>Read it<\/a>\.\s+What you queue now comes in your next digest,\s+<time datetime="2026-11-24T17:00:00.000Z"/,
     );
 
     // At Tuesday's send time the worker finds the day taken and builds nothing: the page was right.

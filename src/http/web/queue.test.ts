@@ -154,6 +154,50 @@ await describeEachEngine('web app: queue page', (ctx) => {
     assert.match(page.body, /href="https:\/\/example.com\/\?q=&quot;&gt;&lt;script&gt;/);
   });
 
+  test('Remove offers Undo: a form with the session token that puts the link back with its title', async () => {
+    const reader = await newAccount(ctx.store());
+    const browser = new WebClient(app);
+    await browser.signIn(reader.apiKey);
+    await addSavedUrl(
+      ctx.store(),
+      reader.id,
+      { url: 'https://undo.example/a', title: 'Kept title', source: 'api' },
+      { limit: 5 },
+    );
+    const id = /action="\/queue\/(\d+)\/remove"/.exec((await browser.get('/queue')).body)?.[1];
+    const res = await browser.post(`/queue/${id ?? ''}/remove`);
+    assert.equal(
+      res.headers.location,
+      '/queue?notice=removed&removed=https%3A%2F%2Fundo.example%2Fa&removed_title=Kept%20title',
+    );
+    const offered = (await browser.get(res.headers.location ?? '')).body;
+    assert.match(
+      offered,
+      /Removed <span dir="auto">Kept title<\/span>\.\s*<button class="quiet" type="submit">Undo<\/button>/,
+    );
+    assert.match(offered, /<input type="hidden" name="url" value="https:\/\/undo\.example\/a" \/>/);
+    assert.match(offered, /<input type="hidden" name="title" value="Kept title" \/>/);
+    assert.equal(
+      (
+        await browser.post('/queue', {
+          url: 'https://undo.example/a',
+          title: 'Kept title',
+          undo: '1',
+          _csrf: 'wrong',
+        })
+      ).statusCode,
+      403,
+    );
+    const undone = await browser.post('/queue', {
+      url: 'https://undo.example/a',
+      title: 'Kept title',
+      undo: '1',
+    });
+    assert.equal(undone.headers.location, '/queue?notice=restored');
+    const listed = await app.inject({ method: 'GET', url: `/api?api_key=${reader.apiKey}` });
+    assert.deepEqual(listed.json(), [{ url: 'https://undo.example/a', title: 'Kept title' }]);
+  });
+
   test('removing an item takes it out of the API’s queue at once (its cached answer included)', async () => {
     const page = await client.get('/queue');
     const id = /action="\/queue\/(\d+)\/remove"/.exec(page.body)?.[1];
@@ -161,7 +205,10 @@ await describeEachEngine('web app: queue page', (ctx) => {
     const before = await api();
     const res = await client.post(`/queue/${id}/remove`);
     assert.equal(res.statusCode, 303);
-    assert.equal(res.headers.location, '/queue?notice=removed');
+    assert.equal(
+      res.headers.location,
+      '/queue?notice=removed&removed=https%3A%2F%2Fexample.com%2Fa&removed_title=First%20article',
+    );
     const now = await api();
     assert.equal(now.length, before.length - 1);
     assert.deepEqual(now, before.slice(1), 'the oldest item went');

@@ -40,6 +40,46 @@ export function curlExamples(baseUrl: string, apiKey: string | null): string[] {
   ];
 }
 
+/** Whether a host name is this machine's own: localhost (and *.localhost), 127.0.0.0/8, ::1, 0.0.0.0. */
+function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) ||
+    host === '::1' ||
+    host === '0.0.0.0' ||
+    host === '::'
+  );
+}
+
+/**
+ * What the addresses on the Save page cannot do, in plain words (TIDINGS_BASE_URL is what they are made
+ * of): a loopback address reaches only this computer, never a phone; plain http is not enough for
+ * installing Tidings as an app on Android (browsers install web apps only over https) and carries the keys
+ * in these addresses unencrypted. Empty when the address is a public https one.
+ */
+export function baseUrlWarnings(baseUrl: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return [];
+  }
+  const warnings: string[] = [];
+  if (isLoopbackHost(url.hostname)) {
+    warnings.push(
+      `This Tidings’ address, ${url.origin}, is this computer’s own (loopback): a phone or any other device cannot reach it, so the addresses below work only on this computer. The operator sets the address others use in TIDINGS_BASE_URL.`,
+    );
+  }
+  if (url.protocol === 'http:') {
+    warnings.push(
+      `This Tidings’ address is plain http: Android installs Tidings as an app (and so adds it to the share menu) only over https, and the keys in these addresses travel unencrypted. Serve Tidings over https and set TIDINGS_BASE_URL to that address.`,
+    );
+  }
+  return warnings;
+}
+
 /** The ways to save a link from elsewhere, filled in with a key when there is one to show. */
 export function saveInstructions(baseUrl: string, apiKey: string | null): SafeHtml {
   const endpoint = `${baseUrl}/api/v1/articles?apiKey=${apiKey ?? 'YOUR_KEY'}`;
@@ -58,7 +98,15 @@ export function saveInstructions(baseUrl: string, apiKey: string | null): SafeHt
             Clicking it here does nothing: this page does not run scripts. The key is inside the bookmark, so
             keep it to yourself; revoke the key on the Keys page if it leaks.
           </p>`;
-  return html`<h2 id="bookmarklet">Bookmarklet</h2>
+  const warnings = baseUrlWarnings(baseUrl);
+  return html`${
+      warnings.length === 0
+        ? null
+        : html`<div class="error" role="note" id="address-warning">
+            ${warnings.map((w) => html`<p>${w}</p>`)}
+          </div>`
+    }
+    <h2 id="bookmarklet">Bookmarklet</h2>
     ${bookmarklet}
     <h2 id="curl">curl</h2>
     <p>

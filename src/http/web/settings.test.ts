@@ -85,6 +85,23 @@ await describeEachEngine('web app: settings page', (ctx) => {
     assert.equal(page.body.match(/\s+checked/g)?.length, 4, 'three days and email');
   });
 
+  test('the time zone may be a city, as the hint says: Berlin is Europe/Berlin', async () => {
+    const page = await client.get('/settings');
+    assert.match(page.body, /id="timezone-hint">\s*A city, such as Berlin or New York/);
+    const res = await post(
+      '/settings',
+      settingsForm(client.csrf, { ...FULL, timezone: 'new york' }, ['mon']),
+    );
+    assert.equal(res.statusCode, 303, res.body);
+    assert.equal((await accountById(ctx.store().db, account.id))?.timezone, 'America/New_York');
+    const berlin = await post(
+      '/settings',
+      settingsForm(client.csrf, { ...FULL, timezone: 'Berlin' }, ['mon']),
+    );
+    assert.equal(berlin.statusCode, 303, berlin.body);
+    assert.equal((await accountById(ctx.store().db, account.id))?.timezone, 'Europe/Berlin');
+  });
+
   test('refused values are listed in plain words, the form keeps them, nothing changes', async () => {
     const before = await accountById(ctx.store().db, account.id);
     const bad = { timezone: 'Mars/Olympus', time: '25:00', max_items: '0', email: 'x<a@evil.test>' };
@@ -152,7 +169,16 @@ await describeEachEngine('web app: settings page', (ctx) => {
     );
     const again = await client.post('/settings/digest-now');
     assert.match(String(again.headers.location), /notice=exists/);
-    assert.match((await client.get(String(again.headers.location))).body, /Today already has its digest/);
+    const said = (await client.get(String(again.headers.location))).body;
+    assert.match(
+      said,
+      /Today already has its digest, and Tidings builds one digest a day: nothing was built now/,
+    );
+    assert.match(said, /What you queue now comes in your next digest,\s*<time datetime="[^"]+Z"/);
+    assert.match(
+      said,
+      /Today has its digest already \(<a [^>]*>read it<\/a>\), and Tidings builds one digest a\s+day\./,
+    );
   });
 
   test('another account’s digest id in the notice shows nothing of it', async () => {

@@ -143,6 +143,7 @@ th, td { text-align: left; padding: 0.4rem 0.5rem 0.4rem 0; border-bottom: 1px s
 }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
 .items .thumb { flex: 0 0 auto; order: 2; }
+.items > li > .actions { order: 3; }
 .items .thumb img { display: block; border-radius: 4px; object-fit: cover; background: var(--panel); }
 .items .excerpt { margin: 0.25rem 0 0; overflow-wrap: anywhere; }
 .items .read { font-size: 0.9rem; font-weight: 600; }

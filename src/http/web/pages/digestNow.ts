@@ -19,8 +19,9 @@ export function digestNowSection(
   if (today !== null) {
     return html`<h2>A digest now</h2>
       <p>
-        Today has its digest already (<a href="${today.webUrl}">read it</a>). ${nextDigestLine(next, zone)} To
-        have it sooner, change the <a href="#time">send time</a> or the days above.
+        Today has its digest already (<a href="${today.webUrl}">read it</a>), and Tidings builds one digest a
+        day. ${nextDigestLine(next, zone)} To have it sooner, change the <a href="#time">send time</a> or the
+        days above.
       </p>`;
   }
   return html`<h2>A digest now</h2>

@@ -135,11 +135,20 @@ export function feedRow(s: SubscriptionView, v: RowContext): SafeHtml {
           <div><button class="quiet" type="submit">Save filters</button></div>
         </form>
         ${shareForm(s, v)}
-        <form method="post" action="/feeds/${s.id}/original">
+        <form class="toggle" method="post" action="/feeds/${s.id}/original">
           ${csrfField(v.viewer)}
           <input type="hidden" name="fetch_original" value="${s.fetchOriginal ? 'false' : 'true'}" />
-          <button class="quiet" type="submit">
-            ${s.fetchOriginal ? 'Stop reading the original pages' : 'Read the original pages of its items'}
+          <span id="original-state-${s.id}"
+            >Reading the original pages: <strong>${s.fetchOriginal ? 'on' : 'off'}</strong></span
+          >
+          —
+          <button
+            class="quiet"
+            type="submit"
+            aria-describedby="original-state-${s.id}"
+            aria-label="${s.fetchOriginal ? 'Turn off' : 'Turn on'} reading the original pages of ${s.title}"
+          >
+            ${s.fetchOriginal ? 'Turn off' : 'Turn on'}
           </button>
         </form>
         <form method="post" action="/feeds/${s.id}/remove">

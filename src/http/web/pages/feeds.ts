@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
   type Followed,
@@ -9,6 +9,7 @@ import {
   followOrChoose,
   followTimeLimitMs,
   listSubscriptions,
+  queuedWords,
   renameFollowed,
   unsubscribe,
 } from '../../../accounts/subscriptions.js';
@@ -46,7 +47,11 @@ import {
 /** What a Feeds page shows besides the account's feeds. */
 export type FeedsExtra = Partial<
   Pick<FeedsView, 'notice' | 'error' | 'start' | 'filterForm' | 'imported' | 'importError'>
-> & { form?: AddForm };
+> & {
+  form?: AddForm;
+  /** What subscribing just queued: said as the notice, in the account's zone. */
+  followed?: { queued: number; newestItemAt: string | null };
+};
 
 /** The Feeds page of a session: a page of its feeds, and what the last form left to say. */
 export async function feedsPageOf(deps: WebDeps, session: WebSession, extra: FeedsExtra): Promise<SafeHtml> {
@@ -55,6 +60,14 @@ export async function feedsPageOf(deps: WebDeps, session: WebSession, extra: Fee
   const list = await listSubscriptions(deps.store, session.accountId, page);
   const viewer = viewerOf(session);
   if (viewer === null || list === null) throw new WebError(404, 'This account no longer exists.');
+  const followed =
+    extra.followed === undefined
+      ? undefined
+      : queuedWords(extra.followed, {
+          backfillHours: deps.feeds().backfillHours,
+          zone: list.timezone,
+          now: deps.now(),
+        });
   return feedsPage({
     viewer,
     subs: list.subscriptions,
@@ -63,7 +76,7 @@ export async function feedsPageOf(deps: WebDeps, session: WebSession, extra: Fee
     zone: list.timezone,
     now: deps.now(),
     form: extra.form ?? EMPTY_ADD,
-    notice: extra.notice,
+    notice: followed === undefined ? extra.notice : `Subscribed. ${followed}.`,
     error: extra.error,
     filterForm: extra.filterForm,
     imported: extra.imported,
@@ -72,7 +85,6 @@ export async function feedsPageOf(deps: WebDeps, session: WebSession, extra: Fee
 }
 
 const NOTICES: Record<string, string> = {
-  added: 'Subscribed. What the feed published in the last day is in your queue; newer items follow.',
   already: 'You already follow that feed.',
   renamed: 'Feed renamed.',
   filtered: 'Filters saved. They apply to items the feed publishes from now on.',
@@ -96,6 +108,17 @@ function refusal(err: unknown, deps: WebDeps): string | null {
   if (isTidingsError(err, 'not_found')) throw new WebError(404, NO_SUCH_FEED);
   if (isTidingsError(err, 'invalid_input')) return `Filters: ${err.message}.`;
   return webRefusal(err, deps.config)?.message ?? null;
+}
+
+/**
+ * What a subscribing's redirect carries (`queued`, `newest`), read back for its notice; anything that is
+ * not a count or an ISO time is left out, so a hand-made address says no more than "Subscribed".
+ */
+function followedParams(request: FastifyRequest): { queued: number; newestItemAt: string | null } {
+  const queued = /^\d{1,6}$/.exec(queryParam(request, 'queued') ?? '')?.[0];
+  const newest = queryParam(request, 'newest') ?? '';
+  const valid = /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(newest) && Number.isFinite(Date.parse(newest));
+  return { queued: queued === undefined ? 0 : Number(queued), newestItemAt: valid ? newest : null };
 }
 
 /** Feeds: subscribe (with a choice when a page offers several feeds), status, filters, rename, remove. */
@@ -127,7 +150,8 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
         ? NOTICES[code]
         : importSummary(Number(imported[1]), Number(imported[2]), Number(imported[3]));
     const start = startParam(queryParam(request, 'start'));
-    return sendPage(reply, 200, await view(session, { notice, start }));
+    const followed = code === 'added' ? followedParams(request) : undefined;
+    return sendPage(reply, 200, await view(session, { notice, start, followed }));
   });
 
   scope.post('/feeds', async (request, reply) => {
@@ -160,7 +184,9 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
       return refused(reply, session, err, form);
     }
     if (result.kind === 'subscribed') {
-      return seeOther(reply, `/feeds?notice=${result.created ? 'added' : 'already'}`);
+      if (!result.created) return seeOther(reply, '/feeds?notice=already');
+      const newest = result.newestItemAt === null ? '' : `&newest=${encodeURIComponent(result.newestItemAt)}`;
+      return seeOther(reply, `/feeds?notice=added&queued=${result.queued}${newest}`);
     }
     const viewer = viewerOf(session);
     if (viewer === null) throw new Error('no viewer for a session');

@@ -219,7 +219,8 @@ function acceptPage(token: string, csrf: string, form: AcceptForm, signedInAs: s
             aria-describedby="timezone-hint"
           />
           <p class="hint" id="timezone-hint">
-            An IANA name such as Europe/Berlin: your digest comes at 07:00 there.
+            A city such as Berlin or New York, or an IANA name such as Europe/Berlin: your digest comes at
+            07:00 there.
           </p>
         </div>
         ${passwordFields()}

@@ -3,6 +3,7 @@ import { digestReader } from '../../../accounts/digestToken.js';
 import { type ReadableItem, readableItem } from '../../../accounts/items.js';
 import type { AccountId } from '../../../lib/authorized.js';
 import {
+  bylineAuthor,
   deliveredUrl,
   leadImage,
   readingTime,
@@ -74,7 +75,7 @@ function readingPage(found: ReadableItem, viewer: Viewer | null): SafeHtml {
   const site = siteName(p) ?? domainOf(item.url);
   const byline = [
     site,
-    p.author,
+    bylineAuthor(p.author, site, domainOf(item.url)),
     p.published_at === null ? null : dateLabel(p.published_at, found.timezone),
     readingTime(p),
   ].filter((s): s is string => s !== null && s.trim() !== '');
@@ -84,14 +85,17 @@ function readingPage(found: ReadableItem, viewer: Viewer | null): SafeHtml {
   const lead = image !== null && !body.includes(image.url) ? image : null;
   const size = lead === null ? null : thumbnailSize(lead, LEAD_WIDTH);
   const lang = languageTag(p.language);
+  // The page's own direction when it declares one (an Arabic page full of Latin names is still read right
+  // to left); otherwise each block's first strong letter decides.
+  const dir = p.direction === 'rtl' || p.direction === 'ltr' ? p.direction : 'auto';
   return page({
     title,
     viewer,
-    body: html`<article class="reader" dir="auto" ${lang === null ? null : html`lang="${lang}"`}>
+    body: html`<article class="reader" dir="${dir}" ${lang === null ? null : html`lang="${lang}"`}>
       <p class="original">
         <a href="${href}" rel="noopener noreferrer">Open the original${site === '' ? '' : ` on ${site}`} ↗</a>
       </p>
-      <h1 dir="auto">${title}</h1>
+      <h1 dir="${dir}">${title}</h1>
       ${byline.length === 0 ? null : html`<p class="byline" dir="auto">${byline.join(' · ')}</p>`}
       ${
         lead === null || size === null
@@ -108,9 +112,9 @@ function readingPage(found: ReadableItem, viewer: Viewer | null): SafeHtml {
       }
       ${
         body === ''
-          ? html`<p dir="auto">${p.description ?? ''}</p>
+          ? html`<p dir="${dir}">${p.description ?? ''}</p>
               <p>Tidings has no text of this page to show here: open the original to read it.</p>`
-          : html`<div class="text" dir="auto">${new SafeHtml(body)}</div>`
+          : html`<div class="text" dir="${dir}">${new SafeHtml(body)}</div>`
       }
       <p class="original"><a href="${href}" rel="noopener noreferrer">Open the original ↗</a></p>
     </article>`,

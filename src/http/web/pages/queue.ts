@@ -3,7 +3,7 @@ import { type Account, accountOf, nextDigestOf } from '../../../accounts/profile
 import type { Slot } from '../../../digest/schedule.js';
 import { type AddOutcome, addSavedUrl } from '../../../queue/add.js';
 import { type PageCard, type QueuedItem, queuedItemsPage } from '../../../queue/reads.js';
-import { removeQueuedItem } from '../../../queue/remove.js';
+import { takeQueuedItem } from '../../../queue/remove.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import { domainOf } from '../../../lib/url.js';
 import { excerptOfText } from '../../../digest/view.js';
@@ -44,7 +44,23 @@ const NOTICES: Record<string, string> = {
   title_updated: 'That link was already in your queue; its title is updated.',
   already_queued: 'That link is already in your queue.',
   removed: 'Removed from your queue.',
-} satisfies Record<AddOutcome | 'removed', string>;
+  restored: 'Put back in your queue.',
+} satisfies Record<AddOutcome | 'removed' | 'restored', string>;
+
+/** A link just removed, that "Undo" puts back: its URL and title as they were saved. */
+interface Removed {
+  url: string;
+  title: string;
+}
+
+/**
+ * The removed link the address after a removal names (`removed`, `removed_title`), for its "Undo"; null
+ * when there is none or it is not one a queue could hold (the form would only be refused).
+ */
+function removedParams(url: string | undefined, title: string | undefined): Removed | null {
+  if (url === undefined || url.length > 2048 || !/^https?:\/\//i.test(url)) return null;
+  return { url, title: (title ?? '').slice(0, 1000) };
+}
 
 export interface AddForm {
   url: string;
@@ -54,7 +70,13 @@ export interface AddForm {
 
 /** The queue: what waits for the next digest; add a URL; remove an item. */
 export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
-  async function render(session: WebSession, start: number, form: AddForm, notice?: string) {
+  async function render(
+    session: WebSession,
+    start: number,
+    form: AddForm,
+    notice?: string,
+    removed: Removed | null = null,
+  ) {
     const account = await accountOf(deps.store, session.accountId);
     const { total, items, pages } = await queuedItemsPage(deps.store, session.accountId, {
       offset: start,
@@ -64,14 +86,31 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
     const viewer = viewerOf(session);
     if (viewer === null) throw new Error('no viewer for a session');
     const next = await nextDigestOf(deps.store, account);
-    return queuePage({ viewer, account, next, total, items, pages, start, form, notice, now: deps.now() });
+    return queuePage({
+      viewer,
+      account,
+      next,
+      total,
+      items,
+      pages,
+      start,
+      form,
+      notice,
+      removed,
+      now: deps.now(),
+    });
   }
 
   scope.get('/queue', async (request, reply) => {
     const session = requireSession(request);
     const start = startParam(queryParam(request, 'start'));
-    const notice = NOTICES[queryParam(request, 'notice') ?? ''];
-    return sendPage(reply, 200, await render(session, start, { url: '', title: '' }, notice), {
+    const code = queryParam(request, 'notice') ?? '';
+    const notice = NOTICES[code];
+    const removed =
+      code === 'removed'
+        ? removedParams(queryParam(request, 'removed'), queryParam(request, 'removed_title'))
+        : null;
+    return sendPage(reply, 200, await render(session, start, { url: '', title: '' }, notice, removed), {
       'content-security-policy': REMOTE_IMAGES_CSP,
     });
   });
@@ -100,18 +139,23 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
         { 'content-security-policy': REMOTE_IMAGES_CSP },
       );
     }
-    return seeOther(reply, `/queue?notice=${outcome}`);
+    // "Undo" after a removal puts the link back: said as such (the queue only knows it was added).
+    const restored = field(form, 'undo') === '1' && outcome === 'added';
+    return seeOther(reply, `/queue?notice=${restored ? 'restored' : outcome}`);
   });
 
   scope.post('/queue/:id/remove', async (request, reply) => {
     const session = requireSession(request);
     checkCsrf(request, session);
     const id = idParam(request);
-    if (id === null || !(await removeQueuedItem(deps.store, session.accountId, id))) {
+    const removed = id === null ? null : await takeQueuedItem(deps.store, session.accountId, id);
+    if (removed === null) {
       throw new WebError(404, 'That link is not in your queue. It may already have gone into a digest.');
     }
     const start = startParam(field(formOf(request), 'start'));
-    return seeOther(reply, `/queue?notice=removed${start > 0 ? `&start=${start}` : ''}`);
+    // What was removed rides in the address, so that the page after it can offer "Undo" without a script.
+    const undo = `&removed=${encodeURIComponent(removed.url)}&removed_title=${encodeURIComponent(removed.title)}`;
+    return seeOther(reply, `/queue?notice=removed${undo}${start > 0 ? `&start=${start}` : ''}`);
   });
 }
 
@@ -126,6 +170,8 @@ interface QueueView {
   start: number;
   form: AddForm;
   notice: string | undefined;
+  /** The link just removed, with its "Undo". */
+  removed: Removed | null;
   now: Date;
 }
 
@@ -154,7 +200,14 @@ function queuePage(v: QueueView): SafeHtml {
     viewer: v.viewer,
     current: 'queue',
     body: html`<h1>Queue</h1>
-      ${searchForm()} ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
+      ${searchForm()}
+      ${
+        v.removed !== null
+          ? undoNotice(v.viewer, v.removed)
+          : v.notice === undefined
+            ? null
+            : html`<p class="notice" role="status">${v.notice}</p>`
+      }
       <p>${summary}</p>
       ${addForm(v.viewer, v.form)} ${list(next, 'In your next digest')}
       ${list(later, 'Waiting for a later digest')}
@@ -170,6 +223,22 @@ function queuePage(v: QueueView): SafeHtml {
           : null
       }`,
   });
+}
+
+/**
+ * "Removed <title>. Undo": a form that adds the link again, with its title (none when it was saved
+ * without one: the API stores the address as the title then), through the "Add" form's own route.
+ */
+function undoNotice(viewer: Viewer, removed: Removed): SafeHtml {
+  const untitled = removed.title === '' || removed.title === removed.url;
+  return html`<form class="notice" role="status" method="post" action="/queue">
+    ${csrfField(viewer)}
+    <input type="hidden" name="url" value="${removed.url}" />
+    <input type="hidden" name="title" value="${untitled ? '' : removed.title}" />
+    <input type="hidden" name="undo" value="1" />
+    Removed <span dir="auto">${untitled ? removed.url : removed.title}</span>.
+    <button class="quiet" type="submit">Undo</button>
+  </form>`;
 }
 
 /** The "Add a link" form (also the share target's confirmation: pages/share.ts). */

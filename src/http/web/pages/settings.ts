@@ -3,7 +3,7 @@ import { changeAccountSettings, sendDigestNow } from '../../../accounts/changeSe
 import { type ArchivedDigest, archivedDigest, todaysDigest } from '../../../accounts/digests.js';
 import { nextDigestOf } from '../../../accounts/profile.js';
 import { showAccount } from '../../../accounts/service.js';
-import { MAX_ITEMS_LIMIT, settingsSchema } from '../../../accounts/settings.js';
+import { MAX_ITEMS_LIMIT, RENAMED_ZONES, settingsSchema } from '../../../accounts/settings.js';
 import { storedDays } from '../../../digest/days.js';
 import type { Slot } from '../../../digest/schedule.js';
 import { canonicalZone } from '../../../digest/zone.js';
@@ -44,30 +44,13 @@ const FIELD_LABELS: Record<string, string> = {
   email: 'Email address',
 };
 
-/**
- * ICU lists some zones under their old names; the searchable list also offers the current ones (both are
- * valid, and canonicalZone keeps the one typed).
- */
-const RENAMED: Readonly<Record<string, string>> = {
-  'Asia/Calcutta': 'Asia/Kolkata',
-  'Asia/Katmandu': 'Asia/Kathmandu',
-  'Asia/Saigon': 'Asia/Ho_Chi_Minh',
-  'Asia/Rangoon': 'Asia/Yangon',
-  'Europe/Kiev': 'Europe/Kyiv',
-  'Atlantic/Faeroe': 'Atlantic/Faroe',
-  'America/Godthab': 'America/Nuuk',
-  'Pacific/Enderbury': 'Pacific/Kanton',
-  'Pacific/Truk': 'Pacific/Chuuk',
-  'Pacific/Ponape': 'Pacific/Pohnpei',
-};
-
 let zones: string[] | undefined;
 /** Every IANA zone this Node knows, for the searchable list. */
 function zoneNames(): string[] {
   if (zones === undefined) {
     const known = Intl.supportedValuesOf('timeZone');
     const current = known.flatMap((z) => {
-      const renamed = RENAMED[z];
+      const renamed = RENAMED_ZONES[z];
       return renamed !== undefined && canonicalZone(renamed) !== null ? [renamed] : [];
     });
     zones = [...new Set(['UTC', ...known, ...current])].sort();
@@ -219,8 +202,8 @@ async function noticeFor(
   if (code === 'exists') {
     const account = await showAccount(deps.store, session.accountId);
     const next = account === null ? null : await nextDigestOf(deps.store, account);
-    return html`Today already has its digest. ${link}.
-    ${nextDigestLine(next, account?.timezone ?? 'UTC', 'now')}`;
+    return html`Today already has its digest, and Tidings builds one digest a day: nothing was built now.
+    ${link}. ${nextDigestLine(next, account?.timezone ?? 'UTC', 'now')}`;
   }
   const count = `${digest.item_count} link${digest.item_count === 1 ? '' : 's'}`;
   const delivery =
@@ -289,7 +272,9 @@ function settingsPage(v: SettingsView): SafeHtml {
             ${invalid('timezone')}
           />
           <datalist id="zones">${zoneNames().map((z) => html`<option value="${z}"></option>`)}</datalist>
-          <p class="hint" id="timezone-hint">Type to search, such as Berlin or New_York.</p>
+          <p class="hint" id="timezone-hint">
+            A city, such as Berlin or New York, or type to search the list (Europe/Berlin).
+          </p>
         </div>
         <div>
           <label for="time">Send time</label>
