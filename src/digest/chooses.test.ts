@@ -143,7 +143,7 @@ await describeEachEngine('the digest that chooses', (ctx) => {
     );
     assert.ok(
       lines.some((l) =>
-        /^\+37 more from Busy News: https:\/\/tidings\.example\/digests\/\d+\?token=[\w-]+#item-\d+$/.test(l),
+        /^\+37 more from Busy News: https:\/\/tidings\.example\/digests\/\d+\?token=[\w-]+&action_token=[\w-]+#item-\d+$/.test(l),
       ),
       text,
     );
@@ -152,6 +152,33 @@ await describeEachEngine('the digest that chooses', (ctx) => {
     }
     assert.match(text, /\d+ entries · about \d+ minutes? to read/);
     assert.match(mail.html || '', /Top stories/i);
+
+    // The email's actions: keep an item, fewer or more from a feed, mute it; its web link carries them on.
+    assert.match(
+      text,
+      /Keep for tomorrow: https:\/\/tidings\.example\/digest-actions\/[\w-]{43}\?do=keep&item=\d+/,
+    );
+    assert.match(
+      text,
+      /Mute for a week: https:\/\/tidings\.example\/digest-actions\/[\w-]{43}\?do=mute&feed=\d+/,
+    );
+    const web =
+      /Read on the web: https:\/\/tidings\.example(\/digests\/\d+\?token=[\w-]+&action_token=[\w-]+)/.exec(
+        text,
+      );
+    assert.ok(web?.[1] !== undefined, text);
+    const page = await app.inject({ method: 'GET', url: web[1] });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /Keep for tomorrow/);
+    assert.match(page.body, /Fewer from this feed/);
+    const bare = await app.inject({ method: 'GET', url: web[1].replace(/&action_token=[\w-]+/, '') });
+    assert.equal(bare.statusCode, 200);
+    assert.doesNotMatch(bare.body, /Keep for tomorrow/, 'without the email’s token, no actions');
+    const forged = await app.inject({
+      method: 'GET',
+      url: web[1].replace(/action_token=[\w-]+/, `action_token=${'A'.repeat(43)}`),
+    });
+    assert.doesNotMatch(forged.body, /Keep for tomorrow/);
   });
 
   test('an email of hundreds of saved links is cut by its size, not clipped, and says where the rest is', async () => {

@@ -7,6 +7,8 @@ import { EMAIL_ITEMS } from './limits.js';
 import { type LoadedDigest, loadClaimedDigests } from './load.js';
 import { MailError, type MailMessage, type Mailer } from './mail.js';
 import { digestSubject } from './render/common.js';
+import { withActionLinks } from './actionLinks.js';
+import { mintActionTokens } from './actionTokens.js';
 import { fitEmail } from './render/fit.js';
 import { renderText } from './render/text.js';
 import { emailPaused, mintUnsubscribeTokens, unsubscribeUrl } from './unsubscribe.js';
@@ -85,6 +87,8 @@ interface Prepared {
   loaded: LoadedDigest | undefined;
   /** null when the email is not to be sent (email off or paused, the account gone). */
   token: string | null;
+  /** The email's actions token; null as `token` is. */
+  actions: string | null;
 }
 
 /**
@@ -141,12 +145,20 @@ async function prepare(deps: DigestDeps, digests: readonly Digest[]): Promise<Ma
     emailed.map((d) => d.account_id),
     now,
   );
+  // And its own link for its actions (keep, fewer, more, mute: digest/actionTokens.ts), hash kept alike.
+  const actions = await mintActionTokens(
+    deps.store.db,
+    emailed.map((d) => ({ accountId: d.account_id, digestId: d.id })),
+    now,
+  );
   const prepared = new Map<number, Prepared>(
-    digests.map((d) => [d.id, { loaded: loaded.get(d.id), token: null }]),
+    digests.map((d) => [d.id, { loaded: loaded.get(d.id), token: null, actions: null }]),
   );
   emailed.forEach((d, i) => {
     const p = prepared.get(d.id);
-    if (p !== undefined) p.token = tokens[i] ?? null;
+    if (p === undefined) return;
+    p.token = tokens[i] ?? null;
+    p.actions = actions[i] ?? null;
   });
   return prepared;
 }
@@ -186,7 +198,8 @@ async function deliverOne(
     );
   }
   const unsubscribe = unsubscribeUrl(deps.baseUrl, token);
-  const { view, html } = fitEmail({ ...loaded.view, links: { ...loaded.view.links, unsubscribe } });
+  const linked = withActionLinks(loaded.view, deps.baseUrl, prepared?.actions ?? null);
+  const { view, html } = fitEmail({ ...linked, links: { ...linked.links, unsubscribe } });
   const message: MailMessage = {
     to,
     subject: digestSubject(view),

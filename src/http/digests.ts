@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { digestReader } from '../accounts/digestToken.js';
+import { digestActionReader } from '../accounts/digestActions.js';
 import { digestFeed, digestToRead } from '../accounts/digests.js';
+import { withActionLinks } from '../digest/actionLinks.js';
 import { digestFeedUrl } from '../digest/token.js';
 import { renderAtom } from '../digest/render/atom.js';
 import { renderWebPage } from '../digest/render/html.js';
@@ -80,9 +82,16 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
         throw digestNotFound();
       }
       if (loaded.view.page.number > loaded.view.page.count) throw pageNotFound();
+      // Opened from its email: the email's actions token, when it is this digest's, shows the actions too.
+      const actions = queryValue(request, 'action_token');
+      const reader = actions === null ? null : await digestActionReader(store, actions);
+      const view =
+        reader !== null && reader.accountId === accountId && reader.digestId === digestId
+          ? withActionLinks(loaded.view, baseUrl, actions)
+          : loaded.view;
       return sendConditional(request, reply, {
         contentType: HTML_TYPE,
-        body: renderWebPage(loaded.view),
+        body: renderWebPage(view),
         lastModified: loaded.digest.created_at,
       });
     });
@@ -111,6 +120,12 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
     });
     done();
   });
+}
+
+/** A query parameter given once; null otherwise. */
+function queryValue(request: FastifyRequest, name: string): string | null {
+  const value = (request.query as Record<string, string | string[] | undefined>)[name];
+  return typeof value === 'string' ? value : null;
 }
 
 /** The `token` query parameter when it is given once; null otherwise. */
