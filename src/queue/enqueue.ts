@@ -218,12 +218,20 @@ async function planAndWrite(
   live: readonly QueueOffers[],
   known: ReadonlyMap<number, number>,
 ): Promise<Map<number, QueuePlan>> {
+  // A queue's length read once, before this transaction inserts anything: planning again after the
+  // insert must not count the rows it just wrote (a queue one place short of its limit was refused).
+  const lengths = new Map<number, number>();
+  const lengthOf = async (accountId: number): Promise<number> => {
+    let length = lengths.get(accountId);
+    if (length === undefined) lengths.set(accountId, (length = await queueLength(trx, accountId)));
+    return length;
+  };
   const plan = async (waiting: Map<number, Map<string, Waiting>>): Promise<Map<number, QueuePlan>> => {
     const plans = new Map<number, QueuePlan>();
     for (const q of live) {
       const found = waiting.get(q.accountId) ?? new Map<string, Waiting>();
       let p = planQueue(q.offers, found, known.get(q.accountId) ?? 0);
-      if (refuses(p)) p = planQueue(q.offers, found, await queueLength(trx, q.accountId));
+      if (refuses(p)) p = planQueue(q.offers, found, await lengthOf(q.accountId));
       plans.set(q.accountId, p);
     }
     return plans;
