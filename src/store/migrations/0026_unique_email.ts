@@ -38,8 +38,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   const cleared: { account: number; name: string; email: string; keptBy: number }[] = [];
   for (const row of rows) {
     const kept = keeper.get(row.k);
-    if (kept === undefined) keeper.set(row.k, Number(row.id));
-    else cleared.push({ account: Number(row.id), name: row.name, email: row.email, keptBy: kept });
+    if (kept === undefined) keeper.set(row.k, row.id);
+    else cleared.push({ account: row.id, name: row.name, email: row.email, keptBy: kept });
   }
   for (let i = 0; i < cleared.length; i += 500) {
     const ids = cleared.slice(i, i + 500).map((c) => c.account);
