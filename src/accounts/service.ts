@@ -4,6 +4,7 @@ import { ensureDigestToken } from '../digest/token.js';
 import { canonicalZone } from '../digest/zone.js';
 import { TidingsError } from '../errors.js';
 import { emailAddressProblem } from '../lib/email.js';
+import { withoutBidiControls } from '../lib/text.js';
 import type { Engine, Store } from '../store/db.js';
 import {
   type Account,
@@ -37,9 +38,9 @@ export interface CheckedInput {
   admin: boolean;
 }
 
-/** An account's name as a person types it: trimmed, 1 to 200 characters. */
+/** An account's name as a person types it: trimmed, without bidi controls, 1 to 200 characters. */
 export function checkAccountName(raw: string): string {
-  const name = raw.trim();
+  const name = withoutBidiControls(raw).trim();
   if (name === '' || name.length > 200) {
     throw new TidingsError('invalid_input', 'name must be 1 to 200 characters');
   }

@@ -8,6 +8,7 @@ import {
   unsubscribe,
 } from '../accounts/subscriptions.js';
 import { TidingsError } from '../errors.js';
+import { withoutBidiControls } from '../lib/text.js';
 import { feedDeps } from '../feeds/deps.js';
 import { createLogger } from '../logger.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
@@ -79,7 +80,8 @@ export function listCommand(feed: Command, io: Io): void {
         if (list === null) throw new TidingsError('not_found', `no account ${id}`);
         const subs = list.subscriptions;
         if (opts.json === true) {
-          for (const s of subs) io.out(JSON.stringify(s));
+          // Titles as text, as everywhere they are shown: without bidi controls (lib/text.ts).
+          for (const s of subs) io.out(JSON.stringify({ ...s, title: withoutBidiControls(s.title) }));
           return;
         }
         if (subs.length === 0) {
@@ -111,7 +113,18 @@ export function listCommand(feed: Command, io: Io): void {
             s.lastSkipReason === null ? s.skippedItems : `${s.skippedItems} (last: ${s.lastSkipReason})`;
           const lenient = s.readLeniently ? 'yes' : 'no';
           io.out(
-            [s.id, s.title, s.url, when, next, s.itemCount, status, original, skipped, lenient].join('\t'),
+            [
+              s.id,
+              withoutBidiControls(s.title),
+              s.url,
+              when,
+              next,
+              s.itemCount,
+              status,
+              original,
+              skipped,
+              lenient,
+            ].join('\t'),
           );
         }
       });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { TidingsError } from '../errors.js';
-import { codePoints, truncate } from '../lib/text.js';
+import { codePoints, truncate, withoutBidiControls } from '../lib/text.js';
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_TITLE_LENGTH = 1000;
@@ -105,7 +105,8 @@ const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f-\u009f]+/g;
 const LONE_SURROGATE_G = new RegExp(LONE_SURROGATE.source, 'g');
 
 /**
- * A title: optional, trimmed, whitespace runs folded; missing or blank → the URL. One longer than
+ * A title: optional, trimmed, whitespace runs folded, bidi controls dropped (lib/text.ts); missing or
+ * blank → the URL. One longer than
  * MAX_TITLE_LENGTH characters is refused (a TidingsError), or with `tooLong: 'shorten'` cut on a word and
  * marked with "…".
  */
@@ -115,7 +116,10 @@ export function checkTitle(
   tooLong: 'refuse' | 'shorten' = 'refuse',
 ): string {
   if (raw === undefined) return url;
-  const title = raw.replace(CONTROL_OR_SPACE, ' ').replace(LONE_SURROGATE_G, '\ufffd').trim();
+  const title = withoutBidiControls(raw)
+    .replace(CONTROL_OR_SPACE, ' ')
+    .replace(LONE_SURROGATE_G, '\ufffd')
+    .trim();
   if (title === '') return url;
   const length = codePoints(title);
   // truncate counts UTF-16 units, never fewer than characters: its result is within the limit.

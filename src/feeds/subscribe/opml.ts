@@ -1,6 +1,7 @@
 import { decodeHTMLStrict, escapeUTF8 } from 'entities';
 import { XMLParser } from 'fast-xml-parser';
 import { TidingsError } from '../../errors.js';
+import { withoutBidiControls } from '../../lib/text.js';
 import { decodeFeedBytes } from '../parse/decode.js';
 
 /**
@@ -166,11 +167,14 @@ function childOutlines(element: unknown): Record<string, unknown>[] {
 /**
  * An attribute as plain text, "" when absent. Entities are decoded only when they end with ";", as XML
  * requires; HTML's named ones (&eacute;) are decoded too, since hand-written OPML uses them. Whitespace is
- * collapsed: a parser would turn the line breaks of an attribute value into spaces anyway.
+ * collapsed: a parser would turn the line breaks of an attribute value into spaces anyway. Bidi controls
+ * are dropped (lib/text.ts): a title is text.
  */
 function attribute(outline: Record<string, unknown>, name: string): string {
   const value = outline[`@${name}`];
-  return typeof value === 'string' ? decodeHTMLStrict(value).replace(/\s+/g, ' ').trim() : '';
+  return typeof value === 'string'
+    ? withoutBidiControls(decodeHTMLStrict(value)).replace(/\s+/g, ' ').trim()
+    : '';
 }
 
 /** A folder of the export, with its feeds and subfolders in the order they first appear. */
