@@ -1,5 +1,5 @@
 import { TidingsError } from '../errors.js';
-import { withoutBidiControls } from '../lib/text.js';
+import { withoutBidiControls } from '../lib/bidi.js';
 import type { Store } from '../store/db.js';
 import { type PasskeyInfo, deletePasskey, passkeysOf, renamePasskey } from '../store/passkeys.js';
 import type { AccountId } from './authorize.js';

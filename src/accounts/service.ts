@@ -4,7 +4,7 @@ import { ensureDigestToken } from '../digest/token.js';
 import { canonicalZone } from '../digest/zone.js';
 import { TidingsError } from '../errors.js';
 import { emailAddressProblem } from '../lib/email.js';
-import { withoutBidiControls } from '../lib/text.js';
+import { withoutBidiControls } from '../lib/bidi.js';
 import type { Engine, Store } from '../store/db.js';
 import {
   type Account,

@@ -11,7 +11,7 @@ import {
 } from '../feeds/subscribe/subscribe.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../fetch/fetch.js';
 import type { AccountId } from '../lib/authorized.js';
-import { withoutBidiControls } from '../lib/text.js';
+import { withoutBidiControls } from '../lib/bidi.js';
 import { accountById } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { deleteOrphanFeeds } from '../store/feeds.js';

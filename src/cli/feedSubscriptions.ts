@@ -8,7 +8,7 @@ import {
   unsubscribe,
 } from '../accounts/subscriptions.js';
 import { TidingsError } from '../errors.js';
-import { withoutBidiControls } from '../lib/text.js';
+import { withoutBidiControls } from '../lib/bidi.js';
 import { feedDeps } from '../feeds/deps.js';
 import { createLogger } from '../logger.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';

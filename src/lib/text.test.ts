@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { codePoints, foldWhitespace, htmlToText, truncate, withoutBidiControls } from './text.js';
+import { withoutBidiControls } from './bidi.js';
+import { codePoints, foldWhitespace, htmlToText, truncate } from './text.js';
 
 test('htmlToText removes markup, decodes entities and folds whitespace', () => {
   const cases: [string, string][] = [

@@ -1,34 +1,13 @@
 import { decodeHTML, fromCodePoint, replaceCodePoint } from 'entities/decode';
+import { isBidiControl } from './bidi.js';
 
 /**
  * One character where folding has work to do, besides a run of spaces: a control character (C0 and C1,
- * tab, line feed, vertical tab, form feed and return included), a bidi control (BIDI_CONTROLS) or
- * whitespace other than the space (the rest of JavaScript's `\s`). Every match is one character long.
- */
+ * tab, line feed, vertical tab, form feed and return included), a bidi control (lib/bidi.ts) or
+ * whitespace other than the space (the rest of JavaScript's `\s`). Every match is one character long. */
 const FOLD_START =
   // eslint-disable-next-line no-control-regex
   /[\u0000-\u001f\u007f-\u00a0\u061c\u1680\u2000-\u200a\u200e\u200f\u2028-\u202f\u205f\u2066-\u2069\u3000\ufeff]/g;
-
-/**
- * The bidi controls: the marks (U+200E LRM, U+200F RLM, U+061C ALM), the embeddings and overrides
- * (U+202A–U+202E) and the isolates (U+2066–U+2069). In a title or a name they only reorder what is shown
- * around them: "\u202Egnp.exe" reads "exe.png", and an unclosed one runs on into the text after it (an
- * e-mail's subject, a terminal's next column). Titles and names are text, so folding drops them, as it drops
- * other controls (issue 25, F7); where text is shown without folding, withoutBidiControls() does.
- */
-const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** `text` without its bidi controls (BIDI_CONTROLS): for a title or name shown as it was stored. */
-export function withoutBidiControls(text: string): string {
-  return text.replace(BIDI_CONTROLS, '');
-}
-
-const isBidiControl = (c: number): boolean =>
-  c === 0x061c ||
-  c === 0x200e ||
-  c === 0x200f ||
-  (c >= 0x202a && c <= 0x202e) ||
-  (c >= 0x2066 && c <= 0x2069);
 
 const VISIBLE = 0;
 const WHITESPACE = 1;
@@ -52,10 +31,9 @@ function kindOf(c: number): number {
 }
 
 /**
- * Drops control characters and bidi controls, folds every run of whitespace into one space, and trims:
- * what `withoutBidiControls(text.replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g, ''))
- * .replace(/\s+/g, ' ').trim()` gives.
- */
+ * Drops control characters and bidi controls (lib/bidi.ts), folds every run of whitespace into one space,
+ * and trims: `withoutBidiControls(text.replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g, ''))`, then
+ * `.replace(/\s+/g, ' ').trim()`. */
 export function foldWhitespace(text: string): string {
   return readText(text, false) ?? text; // never null without markup
 }

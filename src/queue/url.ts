@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { TidingsError } from '../errors.js';
-import { codePoints, truncate, withoutBidiControls } from '../lib/text.js';
+import { withoutBidiControls } from '../lib/bidi.js';
+import { codePoints, truncate } from '../lib/text.js';
 
 export const MAX_URL_LENGTH = 2048;
 export const MAX_TITLE_LENGTH = 1000;

@@ -1,7 +1,7 @@
 import { decodeHTMLStrict, escapeUTF8 } from 'entities';
 import { XMLParser } from 'fast-xml-parser';
 import { TidingsError } from '../../errors.js';
-import { withoutBidiControls } from '../../lib/text.js';
+import { withoutBidiControls } from '../../lib/bidi.js';
 import { decodeFeedBytes } from '../parse/decode.js';
 
 /**

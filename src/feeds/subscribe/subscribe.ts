@@ -19,7 +19,7 @@ import { discoverFeeds } from './discover.js';
 import { compileFilter } from '../filters.js';
 import { DEFAULT_POLLER_OPTIONS } from '../poller.js';
 import { workerId } from '../../lib/workers.js';
-import { withoutBidiControls } from '../../lib/text.js';
+import { withoutBidiControls } from '../../lib/bidi.js';
 import { type RefreshDeps, currentTime } from '../deps.js';
 import { refreshFeed } from '../refresh.js';
 import { resolveHttpUrl } from '../parse/urls.js';
