@@ -2,6 +2,7 @@ import {
   type LeadImage,
   type PageFacts,
   deliveredUrl,
+  displayFeedTitle,
   leadImage,
   readingTime,
   shownTitle,
@@ -289,7 +290,7 @@ export function digestView(input: DigestViewInput): DigestView {
 
 /** The feed group an item from a feed is shown in: its feed, else (a feed since removed) the name it had. */
 function feedGroupOf(row: Pick<DigestItemRow, 'feed_id' | 'feed_title'>): { key: string; title: string } {
-  const title = foldWhitespace(row.feed_title ?? '') || 'Other feeds';
+  const title = displayFeedTitle(row.feed_title) || 'Other feeds';
   return { key: row.feed_id === null ? `title:${title}` : `id:${row.feed_id}`, title };
 }
 

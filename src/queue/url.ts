@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import { TidingsError } from '../errors.js';
 import { withoutBidiControls } from '../lib/bidi.js';
+import { MAX_TITLE_LENGTH as TITLE_LENGTH } from '../lib/display.js';
 import { codePoints, truncate } from '../lib/text.js';
 
 export const MAX_URL_LENGTH = 2048;
-export const MAX_TITLE_LENGTH = 1000;
+/** lib/display.ts: the one length of a title, queued or shown. */
+export const MAX_TITLE_LENGTH = TITLE_LENGTH;
 
 /** Query parameters that only track where a click came from; dropped when comparing URLs. */
 const TRACKING_PARAMS = new Set([
