@@ -24,7 +24,7 @@ export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
   const logger = createLogger(config.logLevel);
   const { store, applied } = await startServerStore(config, logger);
   for (const m of applied) logger.info({ migration: m.migrationName, status: m.status }, 'migration');
-  if (applied.some((m) => m.migrationName === '0026_unique_email')) {
+  if (applied.some((m) => m.migrationName === '0026_unique_email_opml_imports')) {
     for (const c of await sharedEmailsCleared(store)) logger.warn(describeClearedEmail(c));
   }
 

@@ -13,7 +13,7 @@ import { migrateToLatest } from './migrate.js';
 const pgSkip = await postgresSkipReason();
 for (const engine of ENGINES) {
   await test(
-    `0026_unique_email resolves shared addresses without losing an account [${engine}]`,
+    `0026_unique_email_opml_imports resolves shared addresses without losing an account [${engine}]`,
     { skip: engine === 'postgres' ? pgSkip : undefined },
     async (t) => {
       const store = await storeMigratedTo(t, engine, '0024_notify_queue_moves');

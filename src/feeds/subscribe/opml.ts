@@ -25,6 +25,13 @@ export interface OpmlOutline {
   folder: string | null;
 }
 
+/** What an OPML file lists: its feeds, and how many outlines it skipped for want of a feed address. */
+export interface OpmlList {
+  outlines: OpmlOutline[];
+  /** Outlines with no xmlUrl and no outline inside (not a feed, not a folder of any): skipped, counted. */
+  withoutUrl: number;
+}
+
 /** One feed to export. */
 export interface OpmlFeed {
   url: string;
@@ -76,11 +83,16 @@ const parser = new XMLParser({
  * nothing. The same feed listed in two folders is returned twice. Throws TidingsError invalid_input, and only that.
  */
 export function parseOpml(input: Buffer | string): OpmlOutline[] {
+  return parseOpmlList(input).outlines;
+}
+
+/** parseOpml, with the count of outlines skipped because they have no feed address and hold none. */
+export function parseOpmlList(input: Buffer | string): OpmlList {
   try {
     const opml = opmlElement(readText(input));
-    const outlines: OpmlOutline[] = [];
-    collectOutlines(childOutlines(firstOf(opml['body'])), [], outlines);
-    return outlines;
+    const list: OpmlList = { outlines: [], withoutUrl: 0 };
+    collectOutlines(childOutlines(firstOf(opml['body'])), [], list);
+    return list;
   } catch (err) {
     if (err instanceof TidingsError) throw err;
     // Uploads are whatever a person picked: anything that slipped through is still a file we cannot read.
@@ -140,20 +152,21 @@ function requireClosedRoot(text: string, opml: Record<string, unknown>): void {
 function collectOutlines(
   outlines: readonly Record<string, unknown>[],
   folders: readonly string[],
-  into: OpmlOutline[],
+  into: OpmlList,
 ): void {
   for (const outline of outlines) {
     const label = attribute(outline, 'text') || attribute(outline, 'title');
     const url = attribute(outline, 'xmlurl');
+    const children = childOutlines(outline);
+    if (url === '' && children.length === 0) into.withoutUrl++;
     if (url !== '') {
-      into.push({
+      into.outlines.push({
         url,
         title: label || url,
         htmlUrl: attribute(outline, 'htmlurl') || null,
         folder: folders.length === 0 ? null : folders.join(FOLDER_SEPARATOR),
       });
     }
-    const children = childOutlines(outline);
     if (children.length > 0) collectOutlines(children, label === '' ? folders : [...folders, label], into);
   }
 }

@@ -23,7 +23,7 @@ import * as m0021 from './0021_digest_search_batch.js';
 import * as m0022 from './0022_digest_search_lazy.js';
 import * as m0023 from './0023_enqueue_at_once.js';
 import * as m0024 from './0024_notify_queue_moves.js';
-import * as m0026 from './0026_unique_email.js';
+import * as m0026 from './0026_unique_email_opml_imports.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -61,7 +61,7 @@ const modules: Record<string, MigrationModule> = {
   '0022_digest_search_lazy': m0022,
   '0023_enqueue_at_once': m0023,
   '0024_notify_queue_moves': m0024,
-  '0026_unique_email': m0026,
+  '0026_unique_email_opml_imports': m0026,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

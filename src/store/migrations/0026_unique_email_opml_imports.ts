@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import type { MigrationContext } from './index.js';
 
 /**
  * E-mail addresses are unique across accounts, whatever their case (issue 25, F7). Until now several
@@ -16,6 +17,13 @@ import { type Kysely, sql } from 'kysely';
  * Then a unique index on lower(email) on both engines (NULLs never collide). The services check it through
  * the index itself: a write that would share an address fails, and store/accounts.ts turns that failure
  * into `email_taken`.
+ *
+ * And opml_imports: an OPML import as it stands, one row per account (its last import), so that an import
+ * cut short (the process killed, the database gone) says so instead of leaving part of a file subscribed
+ * without a word. `listed` is the feeds of the file, `done` those handled in committed batches (each batch
+ * advances it in its own transaction), `state` 'running' until the import ends, then 'finished';
+ * `updated_at` moves with each batch, so a row still 'running' long after it is an import cut short.
+ * Importing the same file again skips what is followed already and finishes it (docs/feeds.md).
  */
 const CLEARED_KEY = 'emails_cleared_by_0026';
 
@@ -27,7 +35,7 @@ interface Row {
   k: string;
 }
 
-export async function up(db: Kysely<unknown>): Promise<void> {
+export async function up(db: Kysely<unknown>, { idColumn }: MigrationContext): Promise<void> {
   await sql`update accounts set email = null where email is not null and trim(email) = ''`.execute(db);
   const { rows } = await sql<Row>`
     select id, name, email, lower(email) as k from accounts
@@ -49,4 +57,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await sql`insert into meta (key, value) values (${CLEARED_KEY}, ${JSON.stringify(cleared)})`.execute(db);
   }
   await sql`create unique index accounts_email_lower_key on accounts (lower(email))`.execute(db);
+
+  await db.schema
+    .createTable('opml_imports')
+    .addColumn('id', 'integer', idColumn)
+    .addColumn('account_id', 'integer', (c) =>
+      c.notNull().unique().references('accounts.id').onDelete('cascade'),
+    )
+    .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('listed', 'integer', (c) => c.notNull())
+    .addColumn('done', 'integer', (c) => c.notNull())
+    .addColumn('started_at', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .execute();
 }
