@@ -24,6 +24,8 @@ export type ErrorKind =
   | 'account_gone'
   /** A value the caller gave is not valid: a setting, a name, an e-mail address, a filter, a file. */
   | 'invalid_input'
+  /** The e-mail address is another account's (addresses are unique, whatever their case). */
+  | 'email_taken'
   /** What the caller named (an account, a subscription, a digest, a key) does not exist for it. */
   | 'not_found'
   /** A remote source (a feed, a page) could not be read or is not what was asked for. */

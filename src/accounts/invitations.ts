@@ -1,6 +1,7 @@
 import { TidingsError } from '../errors.js';
 import { emailAddressProblem } from '../lib/email.js';
 import type { Store } from '../store/db.js';
+import { EMAIL_TAKEN_MESSAGE, emailInUse } from '../store/accountEmails.js';
 import {
   type Invitation,
   createInvitation,
@@ -58,6 +59,10 @@ export async function inviteAccount(
   const problem = email === '' ? null : emailAddressProblem(email);
   if (problem !== null)
     throw new TidingsError('invalid_input', `not an email address: ${email} (${problem})`);
+  // The new account would start with it: an address another account has is refused now, not on acceptance.
+  if (email !== '' && (await emailInUse(store.db, email))) {
+    throw new TidingsError('email_taken', EMAIL_TAKEN_MESSAGE);
+  }
   const token = randomToken();
   const invitation = await createInvitation(store.db, {
     tokenHash: hashKey(token),

@@ -1,4 +1,5 @@
 import { TidingsError } from '../errors.js';
+import { withoutBidiControls } from '../lib/bidi.js';
 import type { Store } from '../store/db.js';
 import { type PasskeyInfo, deletePasskey, passkeysOf, renamePasskey } from '../store/passkeys.js';
 import type { AccountId } from './authorize.js';
@@ -10,7 +11,7 @@ export const PASSKEY_NAME_MAX = 100;
 
 /** A passkey's name, trimmed; invalid_input when empty or too long. */
 export function checkPasskeyName(raw: string | undefined): string {
-  const name = (raw ?? '').trim();
+  const name = withoutBidiControls(raw ?? '').trim();
   if (name === '' || characters(name) > PASSKEY_NAME_MAX) {
     throw new TidingsError('invalid_input', `a passkey's name must be 1 to ${PASSKEY_NAME_MAX} characters`);
   }

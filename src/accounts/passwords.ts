@@ -19,7 +19,7 @@ import { dummyHash, hashPassword, needsRehash, passwordProblem, verifyPassword }
 
 /** The longest identifier read (an e-mail address is at most 254 characters; names 200). */
 export const IDENTIFIER_MAX = 320;
-/** Accounts one identifier may name (several can share an address): each is tried, in id order. */
+/** Accounts one name may name (names are not unique): each is tried, in id order. */
 const MAX_CANDIDATES = 5;
 
 /** An account signed in with its password. */
@@ -35,10 +35,11 @@ export interface PasswordHeld {
 
 /**
  * The account whose e-mail address or name is `identifier` and whose password this is; null otherwise.
- * Whatever the reason (no such account, no password, a wrong one), it costs at least one scrypt
- * verification, so that the answer's time does not tell whether the identifier exists. With `holds`, the
- * attempt is first counted against the accounts the identifier names (or the identifier itself when it
- * names none) and refused unchecked while they are held (passwordHolds.ts).
+ * An e-mail address names one account (migration 0026) and is the only one tried, so an address costs
+ * exactly one scrypt verification whether or not it exists, has a password or matches: the answer's time
+ * does not tell which addresses exist. A name shared by several accounts is tried against each. With
+ * `holds`, the attempt is first counted against the accounts the identifier names (or the identifier
+ * itself when it names none) and refused unchecked while they are held (passwordHolds.ts).
  */
 export async function signInWithPassword(
   store: Store,
@@ -58,10 +59,8 @@ export async function signInWithPassword(
     const heldSeconds = holds.reserve(keys);
     if (heldSeconds > 0) return { heldSeconds };
   }
-  let checked = 0;
-  for (const c of candidates) {
-    if (c.passwordHash === null) continue;
-    checked++;
+  const hashes = hashesToTry(candidates);
+  for (const c of hashes) {
     if (await verifyPassword(password, c.passwordHash)) {
       if (needsRehash(c.passwordHash)) {
         await savePasswordHash(store.db, c.accountId, await hashPassword(password), now.toISOString());
@@ -70,8 +69,21 @@ export async function signInWithPassword(
       return { accountId: grantAccount(c.accountId), method: 'password' };
     }
   }
-  if (checked === 0) await verifyPassword(password.slice(0, 1024), await dummyHash());
+  if (hashes.length === 0) await verifyPassword(password.slice(0, 1024), await dummyHash());
   return null;
+}
+
+/**
+ * The stored hashes a sign-in checks, in order: the account whose e-mail address the identifier is, alone
+ * (none when it has no password: the dummy hash is checked instead, as for an unknown identifier);
+ * otherwise each account of that name that has a password.
+ */
+export function hashesToTry<T extends { passwordHash: string | null; byEmail: boolean }>(
+  candidates: readonly T[],
+): (T & { passwordHash: string })[] {
+  const byEmail = candidates.find((c) => c.byEmail);
+  const tried = byEmail === undefined ? candidates : [byEmail];
+  return tried.filter((c): c is T & { passwordHash: string } => c.passwordHash !== null);
 }
 
 const passwordTooBig = (password: string): boolean => Buffer.byteLength(password, 'utf8') > 4 * 1024;

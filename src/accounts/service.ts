@@ -3,6 +3,7 @@ import { DEFAULT_SCHEDULE, nextSlotAfter, scheduleOf } from '../digest/schedule.
 import { ensureDigestToken } from '../digest/token.js';
 import { TidingsError } from '../errors.js';
 import { emailAddressProblem } from '../lib/email.js';
+import { withoutBidiControls } from '../lib/bidi.js';
 import type { Engine, Store } from '../store/db.js';
 import {
   type Account,
@@ -12,6 +13,7 @@ import {
   hasAccounts,
   hasAccountsForCreation,
 } from '../store/accounts.js';
+import { type ClearedEmail, emailsClearedByUpgrade } from '../store/accountEmails.js';
 import { type ApiKeyInfo, createApiKey } from '../store/apiKeys.js';
 import { claimOnce } from '../store/meta.js';
 import type { Database } from '../store/schema.js';
@@ -36,9 +38,9 @@ export interface CheckedInput {
   admin: boolean;
 }
 
-/** An account's name as a person types it: trimmed, 1 to 200 characters. */
+/** An account's name as a person types it: trimmed, without bidi controls, 1 to 200 characters. */
 export function checkAccountName(raw: string): string {
-  const name = raw.trim();
+  const name = withoutBidiControls(raw).trim();
   if (name === '' || name.length > 200) {
     throw new TidingsError('invalid_input', 'name must be 1 to 200 characters');
   }
@@ -132,3 +134,17 @@ export async function listAccounts(store: Store): Promise<Account[]> {
 export async function showAccount(store: Store, accountId: AccountId): Promise<Account | null> {
   return accountById(store.db, accountId);
 }
+
+export type { ClearedEmail } from '../store/accountEmails.js';
+
+/**
+ * The e-mail addresses migration 0026 cleared from accounts that shared them with an older account (the
+ * older one kept it), for the operator: `tidings migrate` prints them and `serve` logs them.
+ */
+export async function sharedEmailsCleared(store: Store): Promise<ClearedEmail[]> {
+  return emailsClearedByUpgrade(store.db);
+}
+
+/** One line for the operator about an address 0026 cleared. */
+export const describeClearedEmail = (c: ClearedEmail): string =>
+  `account ${c.account} (${c.name}) no longer has the e-mail address ${c.email}: account ${c.keptBy} had it first (migration 0026)`;

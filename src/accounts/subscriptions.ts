@@ -13,6 +13,7 @@ import {
 } from '../feeds/subscribe/subscribe.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../fetch/fetch.js';
 import type { AccountId } from '../lib/authorized.js';
+import { withoutBidiControls } from '../lib/bidi.js';
 import { accountById } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { deleteOrphanFeeds } from '../store/feeds.js';
@@ -161,7 +162,7 @@ export async function renameFollowed(
   id: number,
   title: string,
 ): Promise<void> {
-  const name = title.trim();
+  const name = withoutBidiControls(title).trim();
   await transaction(store.db, async (trx) => {
     if (!(await renameSubscription(trx, accountId, id, name === '' ? null : name))) {
       throw noSuchSubscription(accountId, id);

@@ -20,6 +20,7 @@ import {
   parsePerDigestChoice,
   perDigestWords,
 } from '../lib/digestShare.js';
+import { withoutBidiControls } from '../lib/bidi.js';
 import { feedDeps } from '../feeds/deps.js';
 import { createLogger } from '../logger.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
@@ -102,9 +103,16 @@ export function listCommand(feed: Command, io: Io): void {
         const subs = list.subscriptions;
         const now = new Date();
         if (opts.json === true) {
-          // A mute that has ended is no mute: null, as after an unmute.
+          // A mute that has ended is no mute: null, as after an unmute. Titles as text, as everywhere
+          // they are shown: without bidi controls (lib/bidi.ts).
           for (const s of subs) {
-            io.out(JSON.stringify({ ...s, mutedUntil: mutedAt(s.mutedUntil, now) ? s.mutedUntil : null }));
+            io.out(
+              JSON.stringify({
+                ...s,
+                title: withoutBidiControls(s.title),
+                mutedUntil: mutedAt(s.mutedUntil, now) ? s.mutedUntil : null,
+              }),
+            );
           }
           return;
         }
@@ -144,7 +152,18 @@ export function listCommand(feed: Command, io: Io): void {
           const muted = mutedAt(s.mutedUntil, now) ? (s.mutedUntil ?? '-') : '-';
           io.out(
             [
-              ...[s.id, s.title, s.url, when, next, s.itemCount, status, original, skipped, lenient],
+              ...[
+                s.id,
+                withoutBidiControls(s.title),
+                s.url,
+                when,
+                next,
+                s.itemCount,
+                status,
+                original,
+                skipped,
+                lenient,
+              ],
               ...[share, s.priority, muted],
             ].join('\t'),
           );

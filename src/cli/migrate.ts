@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { describeClearedEmail, sharedEmailsCleared } from '../accounts/service.js';
 import { type Io, withStore } from './context.js';
 import { migrateDatabase } from './database.js';
 
@@ -12,6 +13,8 @@ export function migrateCommand(program: Command, io: Io): void {
         for (const r of results)
           io.out(`${r.migrationName}: ${r.status === 'Success' ? 'applied' : r.status}`);
         io.out(results.length === 0 ? `${store.engine}: schema is up to date` : `${store.engine}: done`);
+        // Addresses several accounts shared, resolved by 0026: said on every run, for whoever upgraded.
+        for (const c of await sharedEmailsCleared(store)) io.out(describeClearedEmail(c));
       });
     });
 }

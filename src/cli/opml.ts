@@ -1,10 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { operatorAccount } from '../accounts/authorize.js';
-import { exportSubscriptions, importSubscriptions, readSubscriptionList } from '../accounts/opml.js';
+import {
+  exportSubscriptions,
+  importSubscriptions,
+  interruptedImport,
+  interruptedWords,
+  readSubscriptionList,
+} from '../accounts/opml.js';
 import { isTidingsError, TidingsError } from '../errors.js';
 import { type RefreshDeps, feedDeps } from '../feeds/deps.js';
-import type { OpmlOutline } from '../feeds/subscribe/opml.js';
+import type { OpmlList } from '../feeds/subscribe/opml.js';
 import { createLogger } from '../logger.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
 
@@ -16,16 +22,27 @@ export function opmlCommands(program: Command, io: Io): void {
     .description('subscribe an account to every feed in an OPML file (folders and titles kept)')
     .requiredOption('--account <id>', 'account ID')
     .argument('<file>', 'OPML file, as exported by another feed reader')
-    .action(async (file: string, opts: { account: string }) => {
+    .option('--json', 'print exactly one JSON line {"added", "known", "refused", "withoutUrl", "resumed"}')
+    .action(async (file: string, opts: { account: string; json?: boolean }) => {
       const id = parseId(opts.account, '--account');
       await withStore(io, async (store, config) => {
         const accountId = await operatorAccount(store, id);
         const deps = feedDeps(config, store, createLogger(config.logLevel));
         // More feeds than one import or one account may have: limit_reached, exit 1, the limit named.
-        const outlines = await readOpmlFile(deps, file);
-        const { added, known, refused } = await importSubscriptions(deps, accountId, outlines);
+        const list = await readOpmlFile(deps, file);
+        // An import cut short before: this one finishes it (what is followed already is skipped).
+        const before = await interruptedImport(store, accountId);
+        if (before !== null && opts.json !== true) io.out(`${interruptedWords(before)} Finishing it now.`);
+        const { added, known, refused, withoutUrl } = await importSubscriptions(deps, accountId, list);
+        if (opts.json === true) {
+          const resumed = before === null ? null : { done: before.done, listed: before.listed };
+          io.out(JSON.stringify({ added, known, refused, withoutUrl, resumed }));
+          return;
+        }
+        const skipped =
+          withoutUrl === 0 ? '' : `, ${withoutUrl} outlines without a feed address (xmlUrl) skipped`;
         io.out(
-          `Imported ${added} feeds (${known} already followed, ${refused.length} refused); they are fetched on the next poll.`,
+          `Imported ${added} feeds (${known} already followed, ${refused.length} refused${skipped}); they are fetched on the next poll.`,
         );
         for (const f of refused) io.err(`refused ${f.url}: ${f.message}`);
       });
@@ -46,7 +63,7 @@ export function opmlCommands(program: Command, io: Io): void {
 }
 
 /** The file the operator named, read as OPML; a file that cannot be read or is not OPML fails (1), named. */
-async function readOpmlFile(deps: RefreshDeps, file: string): Promise<OpmlOutline[]> {
+async function readOpmlFile(deps: RefreshDeps, file: string): Promise<OpmlList> {
   let bytes: Buffer;
   try {
     bytes = await readFile(file);

@@ -16,6 +16,7 @@ const EXIT_CODES: Record<ErrorKind, number> = {
   url_too_long: 2,
   title_invalid: 2,
   invalid_input: 2,
+  email_taken: 2,
   source_failed: 1,
   queue_full: 1,
   limit_reached: 1,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ensureFirstAccount } from '../accounts/service.js';
+import { describeClearedEmail, ensureFirstAccount, sharedEmailsCleared } from '../accounts/service.js';
 import { loadConfig } from '../config.js';
 import { buildServer } from '../http/server.js';
 import { createLogger } from '../logger.js';
@@ -24,6 +24,9 @@ export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
   const logger = createLogger(config.logLevel);
   const { store, applied } = await startServerStore(config, logger);
   for (const m of applied) logger.info({ migration: m.migrationName, status: m.status }, 'migration');
+  if (applied.some((m) => m.migrationName === '0026_unique_email_opml_imports')) {
+    for (const c of await sharedEmailsCleared(store)) logger.warn(describeClearedEmail(c));
+  }
 
   const first = await ensureFirstAccount(store);
   if (first !== null) {

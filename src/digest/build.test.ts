@@ -252,7 +252,7 @@ await describeEachEngine('digest build', (ctx) => {
     assert.match(c?.message_id ?? '', new RegExp(`^<digest\\.${c?.id ?? 0}\\.[0-9a-z]+@tidings\\.example>$`));
 
     const noSmtp = await dueAccount('2026-11-23T07:00:00.000Z');
-    await setEmail(ctx.store(), noSmtp.id, 'reader@example.com');
+    await setEmail(ctx.store(), noSmtp.id, 'no-smtp@example.com');
     await saveUrl(ctx.store(), noSmtp.id, 'https://d.example/');
     await buildDueDigests(testDigestDeps(ctx.store(), { now: clock.now }), { accountId: noSmtp.id });
     const [d] = await digestsOf(ctx.store(), noSmtp.id);

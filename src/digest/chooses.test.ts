@@ -143,7 +143,9 @@ await describeEachEngine('the digest that chooses', (ctx) => {
     );
     assert.ok(
       lines.some((l) =>
-        /^\+37 more from Busy News: https:\/\/tidings\.example\/digests\/\d+\?token=[\w-]+&action_token=[\w-]+#item-\d+$/.test(l),
+        /^\+37 more from Busy News: https:\/\/tidings\.example\/digests\/\d+\?token=[\w-]+&action_token=[\w-]+#item-\d+$/.test(
+          l,
+        ),
       ),
       text,
     );

@@ -1,4 +1,4 @@
-import { foldWhitespace } from '../lib/text.js';
+import { displayFeedTitle } from '../lib/display.js';
 import type { DigestGroup, DigestItemRow, DigestItemView } from './view.js';
 
 /*
@@ -29,7 +29,7 @@ export function feedGroupOf(row: Pick<DigestItemRow, 'feed_id' | 'feed_title'>):
   key: string;
   title: string;
 } {
-  const title = foldWhitespace(row.feed_title ?? '') || 'Other feeds';
+  const title = displayFeedTitle(row.feed_title) || 'Other feeds';
   return { key: row.feed_id === null ? `title:${title}` : `id:${row.feed_id}`, title };
 }
 

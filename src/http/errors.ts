@@ -38,6 +38,8 @@ const FROM_DOMAIN: Record<ErrorKind, ApiErrorKind> = {
   limit_reached: 'bad_request',
   account_gone: 'key_invalid',
   invalid_input: 'bad_request',
+  // The API sets no e-mail address; were it to, the address is what the client gave wrong.
+  email_taken: 'bad_request',
   not_found: 'not_found',
   source_failed: 'bad_request',
 };

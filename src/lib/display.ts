@@ -1,5 +1,5 @@
 import { cleanUrl } from './cleanUrl.js';
-import { foldWhitespace, truncate } from './text.js';
+import { codePoints, foldWhitespace, truncate } from './text.js';
 
 /**
  * How a queued or digested item is shown once its page was read (issue 11), the same in digests (email,
@@ -33,6 +33,21 @@ export function shownTitle(
   const pageTitle = foldWhitespace(page?.title ?? '');
   if ((given === '' || given === url.trim()) && pageTitle !== '') return pageTitle;
   return given || url.trim();
+}
+
+/**
+ * The longest title shown, in characters: longer ones are cut on a word with "…". Item titles are cut to it
+ * as they are queued (queue/url.ts checkTitle); a feed's title, as the feed sent it, where it is shown.
+ */
+export const MAX_TITLE_LENGTH = 1000;
+
+/**
+ * A feed's title as a heading shows it (a digest's group of the feed's items): folded, and cut as item
+ * titles are (MAX_TITLE_LENGTH); "" when it has none, for the caller to name the group otherwise.
+ */
+export function displayFeedTitle(title: string | null | undefined): string {
+  const folded = foldWhitespace(title ?? '');
+  return codePoints(folded) > MAX_TITLE_LENGTH ? truncate(folded, MAX_TITLE_LENGTH) : folded;
 }
 
 /** "6 min read"; null when the page has no text to time. */

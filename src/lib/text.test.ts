@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { withoutBidiControls } from './bidi.js';
 import { codePoints, foldWhitespace, htmlToText, truncate } from './text.js';
 
 test('htmlToText removes markup, decodes entities and folds whitespace', () => {
@@ -33,6 +34,21 @@ test('htmlToText removes markup, decodes entities and folds whitespace', () => {
 
 test('foldWhitespace drops control characters and folds whitespace', () => {
   assert.equal(foldWhitespace('ab\u0008cd\u0000 \r\n e\u0085f'), 'abcd ef');
+});
+
+test('folding and withoutBidiControls drop every bidi control, and nothing else', () => {
+  const controls = '\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069';
+  for (const c of controls) {
+    assert.equal(foldWhitespace(`a${c}b ${c} c`), 'ab c', `U+${c.codePointAt(0)?.toString(16)}`);
+    assert.equal(htmlToText(`<b>a</b>${c}b`), 'ab');
+    assert.equal(withoutBidiControls(`a${c}b  c`), 'ab  c');
+  }
+  // Their neighbours are kept: U+200D (a joiner inside emoji), U+202F (a narrow space, folded), Arabic letters.
+  assert.equal(
+    foldWhitespace('\u{1F469}\u200d\u{1F4BB}\u202fx \u0627\u0644'),
+    '\u{1F469}\u200d\u{1F4BB} x \u0627\u0644',
+  );
+  assert.equal(withoutBidiControls('exe.\u202egnp'), 'exe.gnp');
 });
 
 test('truncate cuts at a word near the limit, never inside a surrogate pair', () => {

@@ -1,12 +1,13 @@
 import { decodeHTML, fromCodePoint, replaceCodePoint } from 'entities/decode';
+import { isBidiControl } from './bidi.js';
 
 /**
  * One character where folding has work to do, besides a run of spaces: a control character (C0 and C1,
- * tab, line feed, vertical tab, form feed and return included) or whitespace other than the space (the
- * rest of JavaScript's `\s`). Every match is one character long.
- */
-// eslint-disable-next-line no-control-regex
-const FOLD_START = /[\u0000-\u001f\u007f-\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/g;
+ * tab, line feed, vertical tab, form feed and return included), a bidi control (lib/bidi.ts) or
+ * whitespace other than the space (the rest of JavaScript's `\s`). Every match is one character long. */
+const FOLD_START =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u001f\u007f-\u00a0\u061c\u1680\u2000-\u200a\u200e\u200f\u2028-\u202f\u205f\u2066-\u2069\u3000\ufeff]/g;
 
 const VISIBLE = 0;
 const WHITESPACE = 1;
@@ -16,7 +17,7 @@ const CONTROL = 2;
 function kindOf(c: number): number {
   if (c > 0x20 && c < 0x7f) return VISIBLE;
   if (c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0) return WHITESPACE;
-  if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return CONTROL;
+  if (c < 0x20 || (c >= 0x7f && c <= 0x9f) || isBidiControl(c)) return CONTROL;
   const isSpace =
     c === 0x1680 ||
     (c >= 0x2000 && c <= 0x200a) ||
@@ -30,9 +31,9 @@ function kindOf(c: number): number {
 }
 
 /**
- * Drops control characters, folds every run of whitespace into one space, and trims: what
- * `text.replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g, '').replace(/\s+/g, ' ').trim()` gives.
- */
+ * Drops control characters and bidi controls (lib/bidi.ts), folds every run of whitespace into one space,
+ * and trims: `withoutBidiControls(text.replace(/[\u0000-\u0008\u000e-\u001f\u007f-\u009f]/g, ''))`, then
+ * `.replace(/\s+/g, ' ').trim()`. */
 export function foldWhitespace(text: string): string {
   return readText(text, false) ?? text; // never null without markup
 }

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { TidingsError } from '../errors.js';
+import { withoutBidiControls } from '../lib/bidi.js';
+import { MAX_TITLE_LENGTH as TITLE_LENGTH } from '../lib/display.js';
 import { codePoints, truncate } from '../lib/text.js';
 
 export const MAX_URL_LENGTH = 2048;
-export const MAX_TITLE_LENGTH = 1000;
+/** lib/display.ts: the one length of a title, queued or shown. */
+export const MAX_TITLE_LENGTH = TITLE_LENGTH;
 
 /** Query parameters that only track where a click came from; dropped when comparing URLs. */
 const TRACKING_PARAMS = new Set([
@@ -105,7 +108,8 @@ const CONTROL_OR_SPACE = /[\s\u0000-\u001f\u007f-\u009f]+/g;
 const LONE_SURROGATE_G = new RegExp(LONE_SURROGATE.source, 'g');
 
 /**
- * A title: optional, trimmed, whitespace runs folded; missing or blank → the URL. One longer than
+ * A title: optional, trimmed, whitespace runs folded, bidi controls dropped (lib/text.ts); missing or
+ * blank → the URL. One longer than
  * MAX_TITLE_LENGTH characters is refused (a TidingsError), or with `tooLong: 'shorten'` cut on a word and
  * marked with "…".
  */
@@ -115,7 +119,10 @@ export function checkTitle(
   tooLong: 'refuse' | 'shorten' = 'refuse',
 ): string {
   if (raw === undefined) return url;
-  const title = raw.replace(CONTROL_OR_SPACE, ' ').replace(LONE_SURROGATE_G, '\ufffd').trim();
+  const title = withoutBidiControls(raw)
+    .replace(CONTROL_OR_SPACE, ' ')
+    .replace(LONE_SURROGATE_G, '\ufffd')
+    .trim();
   if (title === '') return url;
   const length = codePoints(title);
   // truncate counts UTF-16 units, never fewer than characters: its result is within the limit.

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database, Timestamp } from './schema.js';
 
 /** The stored hash of an account's password, or null when it has none. */
@@ -42,24 +42,37 @@ export async function deletePassword(db: Kysely<Database>, accountId: number): P
 
 /**
  * The accounts an identifier may name for a password sign-in, with their password hashes (null: no
- * password): the e-mail address (any case) or the account's name (any case). At most `limit`, by id;
- * a disabled account is none of them.
+ * password) and whether it is the account's e-mail address (any case; at most one account, migration 0026)
+ * or its name (any case). At most `limit`, by id; a disabled account is none of them.
  */
 export async function passwordCandidates(
   db: Kysely<Database>,
   identifier: string,
   limit: number,
-): Promise<{ accountId: number; passwordHash: string | null }[]> {
-  const lower = identifier.toLowerCase();
-  return db
+): Promise<{ accountId: number; passwordHash: string | null; byEmail: boolean }[]> {
+  // The e-mail address first: it names one account whatever other accounts are called.
+  const rows = await db
     .selectFrom('accounts as a')
     .leftJoin('account_passwords as p', 'p.account_id', 'a.id')
-    .select(['a.id as accountId', 'p.password_hash as passwordHash'])
+    .select((eb) => [
+      'a.id as accountId',
+      'p.password_hash as passwordHash',
+      eb(eb.fn('lower', ['a.email']), '=', eb.fn('lower', [eb.val(identifier)])).as('byEmail'),
+    ])
     .where((eb) =>
-      eb.or([eb(eb.fn('lower', ['a.email']), '=', lower), eb(eb.fn('lower', ['a.name']), '=', lower)]),
+      eb.or([
+        eb(eb.fn('lower', ['a.email']), '=', eb.fn('lower', [eb.val(identifier)])),
+        eb(eb.fn('lower', ['a.name']), '=', eb.fn('lower', [eb.val(identifier)])),
+      ]),
     )
     .where('a.disabled_at', 'is', null)
+    .orderBy(sql`case when lower(a.email) = lower(${identifier}) then 0 else 1 end`)
     .orderBy('a.id')
     .limit(limit)
     .execute();
+  return rows.map((r) => ({
+    accountId: r.accountId,
+    passwordHash: r.passwordHash,
+    byEmail: r.byEmail === true || Number(r.byEmail) === 1,
+  }));
 }

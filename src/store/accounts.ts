@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, type UpdateObject, sql } from 'kysely';
 import type { AccountsTable, Database, Timestamp } from './schema.js';
 import { type Engine, now } from './db.js';
+import { emailTaken } from './accountEmails.js';
 import { precompile } from './precompiled.js';
 
 export const accountColumns = [
@@ -70,7 +71,8 @@ export async function createAccount(
       created_at: now(),
     })
     .returning(accountColumns)
-    .executeTakeFirstOrThrow();
+    .executeTakeFirstOrThrow()
+    .catch(emailTaken);
   return toAccount(row);
 }
 
@@ -235,7 +237,8 @@ export async function updateAccountSettings(
     })
     .where('id', '=', accountId)
     .returning(accountColumns)
-    .executeTakeFirst();
+    .executeTakeFirst()
+    .catch(emailTaken);
   return row === undefined ? null : toAccount(row);
 }
 

@@ -6,6 +6,7 @@ import type {
   DigestsTable,
   UnsubscribeTokensTable,
 } from './schemaDigests.js';
+import type { OpmlImportsTable } from './schemaOpmlImports.js';
 
 /** Timestamps are ISO 8601 UTC strings (`2026-11-22T07:00:00.000Z`): identical on both engines and sortable. */
 export type Timestamp = string;
@@ -343,4 +344,5 @@ export interface Database {
   webauthn_challenges: WebauthnChallengesTable;
   invitations: InvitationsTable;
   search_documents: SearchDocumentsTable;
+  opml_imports: OpmlImportsTable;
 }

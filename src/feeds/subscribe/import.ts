@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { TidingsError } from '../../errors.js';
 import { feedsByUrls, findOrCreateFeeds } from '../../store/feeds.js';
+import { advanceOpmlImport, finishOpmlImport, startOpmlImport } from '../../store/opmlImports.js';
 import { transaction } from '../../store/precompiled.js';
 import type { Engine } from '../../store/db.js';
 import type { Database } from '../../store/schema.js';
@@ -23,6 +24,8 @@ export interface OpmlImport {
   /** Feeds the account already followed (or that the file lists twice). */
   known: number;
   refused: { url: string; message: string }[];
+  /** Outlines of the file with no feed address (xmlUrl) and nothing inside: skipped, counted. */
+  withoutUrl: number;
 }
 
 /**
@@ -51,14 +54,20 @@ interface Entry {
  * make the account follow more than `maxSubscriptions`, is refused whole (TidingsError limit_reached). The
  * work goes in batches of BATCH feeds, each its own transaction, taking turns with other requests.
  * Should another request take the last places meanwhile, the feeds past the limit are refused one by one.
+ *
+ * Visibly partial and resumable rather than all-or-nothing (docs/feeds.md): the import is recorded
+ * (store/opmlImports.ts) before its first batch, and each batch advances it in its own transaction, so an
+ * import cut short (the process killed) is seen as such, with how far it went; importing the same file
+ * again skips the feeds followed already and finishes it.
  */
 export async function importOpml(
   deps: RefreshDeps,
   accountId: number,
   outlines: readonly OpmlOutline[],
+  withoutUrl = 0,
 ): Promise<OpmlImport> {
   checkOutlineCount(outlines.length, deps.maxOpmlOutlines);
-  const result: OpmlImport = { added: 0, known: 0, refused: [] };
+  const result: OpmlImport = { added: 0, known: 0, refused: [], withoutUrl };
   // First the file's feeds, checked, each once, and how many the account follows already; by batches too.
   const batches: Entry[][] = [];
   const seen = new Set<string>();
@@ -90,6 +99,8 @@ export async function importOpml(
     deps.maxSubscriptions,
   );
 
+  const entries = batches.reduce((n, batch) => n + batch.length, 0);
+  await startOpmlImport(deps.store.db, accountId, entries, currentTime(deps).toISOString());
   for (const batch of batches) {
     await nextTurn();
     const done = await transaction(deps.store.db, (trx) => importBatch(deps, trx, accountId, batch));
@@ -101,6 +112,7 @@ export async function importOpml(
       await fillSubscription(deps, subscription);
     }
   }
+  await finishOpmlImport(deps.store.db, accountId, currentTime(deps).toISOString());
   return result;
 }
 
@@ -157,6 +169,7 @@ async function importBatch(
   done.known += fresh.length - done.made.length;
   const fetched = new Set(feeds.filter((f) => f.last_success_at !== null).map((f) => f.id));
   done.toFill = done.made.filter((s) => fetched.has(s.feed_id));
+  await advanceOpmlImport(trx, accountId, batch.length, at);
   return done;
 }
 

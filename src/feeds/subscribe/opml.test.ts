@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import iconv from 'iconv-lite';
 import { isTidingsError } from '../../errors.js';
-import { MAX_OPML_BYTES, type OpmlFeed, generateOpml, parseOpml } from './opml.js';
+import { MAX_OPML_BYTES, type OpmlFeed, generateOpml, parseOpml, parseOpmlList } from './opml.js';
 
 const opml = (body: string, head = '<head><title>Subscriptions</title></head>'): string =>
   `<?xml version="1.0" encoding="UTF-8"?>\n<opml version="2.0">${head}<body>${body}</body></opml>\n`;
@@ -244,4 +244,23 @@ describe('generateOpml', () => {
       ['bell and nul', 'https://n.example/'],
     );
   });
+});
+
+test('outlines without a feed address are counted, not silently dropped; folders are not counted', () => {
+  const list = parseOpmlList(
+    opml(`<outline text="Bookmark" htmlUrl="https://site.example/"/>
+      <outline text="Tech"><outline text="A" xmlUrl="https://a.example/feed"/><outline text="Lost" type="rss"/></outline>
+      <outline text="Outer"><outline text="Inner"><outline text="" xmlUrl="https://b.example/feed"/></outline></outline>`),
+  );
+  assert.deepEqual(
+    list.outlines.map((o) => o.url),
+    ['https://a.example/feed', 'https://b.example/feed'],
+  );
+  assert.equal(list.withoutUrl, 2);
+  assert.equal(parseOpmlList(opml('<outline text="A" xmlUrl="https://a.example/feed"/>')).withoutUrl, 0);
+});
+
+test('a title loses its bidi controls', () => {
+  const [only] = parseOpml(opml('<outline text="Ne&#x202E;ws&#x2066;" xmlUrl="https://a.example/feed"/>'));
+  assert.equal(only?.title, 'News');
 });

@@ -1,6 +1,7 @@
 import { decodeHTMLStrict, escapeUTF8 } from 'entities';
 import { XMLParser } from 'fast-xml-parser';
 import { TidingsError } from '../../errors.js';
+import { withoutBidiControls } from '../../lib/bidi.js';
 import { decodeFeedBytes } from '../parse/decode.js';
 
 /**
@@ -22,6 +23,13 @@ export interface OpmlOutline {
   htmlUrl: string | null;
   /** The titles of the enclosing outlines, outermost first, joined with " / "; null at the top level. */
   folder: string | null;
+}
+
+/** What an OPML file lists: its feeds, and how many outlines it skipped for want of a feed address. */
+export interface OpmlList {
+  outlines: OpmlOutline[];
+  /** Outlines with no xmlUrl and no outline inside (not a feed, not a folder of any): skipped, counted. */
+  withoutUrl: number;
 }
 
 /** One feed to export. */
@@ -75,11 +83,16 @@ const parser = new XMLParser({
  * nothing. The same feed listed in two folders is returned twice. Throws TidingsError invalid_input, and only that.
  */
 export function parseOpml(input: Buffer | string): OpmlOutline[] {
+  return parseOpmlList(input).outlines;
+}
+
+/** parseOpml, with the count of outlines skipped because they have no feed address and hold none. */
+export function parseOpmlList(input: Buffer | string): OpmlList {
   try {
     const opml = opmlElement(readText(input));
-    const outlines: OpmlOutline[] = [];
-    collectOutlines(childOutlines(firstOf(opml['body'])), [], outlines);
-    return outlines;
+    const list: OpmlList = { outlines: [], withoutUrl: 0 };
+    collectOutlines(childOutlines(firstOf(opml['body'])), [], list);
+    return list;
   } catch (err) {
     if (err instanceof TidingsError) throw err;
     // Uploads are whatever a person picked: anything that slipped through is still a file we cannot read.
@@ -139,20 +152,21 @@ function requireClosedRoot(text: string, opml: Record<string, unknown>): void {
 function collectOutlines(
   outlines: readonly Record<string, unknown>[],
   folders: readonly string[],
-  into: OpmlOutline[],
+  into: OpmlList,
 ): void {
   for (const outline of outlines) {
     const label = attribute(outline, 'text') || attribute(outline, 'title');
     const url = attribute(outline, 'xmlurl');
+    const children = childOutlines(outline);
+    if (url === '' && children.length === 0) into.withoutUrl++;
     if (url !== '') {
-      into.push({
+      into.outlines.push({
         url,
         title: label || url,
         htmlUrl: attribute(outline, 'htmlurl') || null,
         folder: folders.length === 0 ? null : folders.join(FOLDER_SEPARATOR),
       });
     }
-    const children = childOutlines(outline);
     if (children.length > 0) collectOutlines(children, label === '' ? folders : [...folders, label], into);
   }
 }
@@ -166,11 +180,14 @@ function childOutlines(element: unknown): Record<string, unknown>[] {
 /**
  * An attribute as plain text, "" when absent. Entities are decoded only when they end with ";", as XML
  * requires; HTML's named ones (&eacute;) are decoded too, since hand-written OPML uses them. Whitespace is
- * collapsed: a parser would turn the line breaks of an attribute value into spaces anyway.
+ * collapsed: a parser would turn the line breaks of an attribute value into spaces anyway. Bidi controls
+ * are dropped (lib/text.ts): a title is text.
  */
 function attribute(outline: Record<string, unknown>, name: string): string {
   const value = outline[`@${name}`];
-  return typeof value === 'string' ? decodeHTMLStrict(value).replace(/\s+/g, ' ').trim() : '';
+  return typeof value === 'string'
+    ? withoutBidiControls(decodeHTMLStrict(value)).replace(/\s+/g, ' ').trim()
+    : '';
 }
 
 /** A folder of the export, with its feeds and subfolders in the order they first appear. */

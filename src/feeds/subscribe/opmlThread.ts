@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '../../lib/threads.js';
 import { type ErrorKind, TidingsError } from '../../errors.js';
-import type { OpmlOutline } from './opml.js';
+import type { OpmlList, OpmlOutline } from './opml.js';
 
 /** What the reading thread is given. */
 export interface OpmlJob {
@@ -16,7 +16,7 @@ export interface OpmlJob {
 export type OpmlMessage =
   | { kind: 'outlines'; outlines: OpmlOutline[] }
   | { kind: 'refused'; error: { kind: ErrorKind; message: string } }
-  | { kind: 'done' };
+  | { kind: 'done'; withoutUrl: number };
 
 /**
  * Heap of the reading thread, in MB. The largest file taken (MAX_OPML_BYTES, 5 MiB) parses in well under
@@ -30,7 +30,12 @@ const THREAD_HEAP_MB = 256;
  * and a file that lists more than `maxOutlines` feeds is refused there, so its outlines never cross over.
  * Throws TidingsError: invalid_input for a file that is not readable OPML, limit_reached for too many feeds.
  */
-export function readOpml(bytes: Uint8Array, maxOutlines: number): Promise<OpmlOutline[]> {
+export async function readOpml(bytes: Uint8Array, maxOutlines: number): Promise<OpmlOutline[]> {
+  return (await readOpmlList(bytes, maxOutlines)).outlines;
+}
+
+/** readOpml, with the count of outlines skipped for want of a feed address (parseOpmlList). */
+export function readOpmlList(bytes: Uint8Array, maxOutlines: number): Promise<OpmlList> {
   return new Promise((resolve, reject) => {
     const job: OpmlJob = { bytes, maxOutlines };
     const worker = startReader(job);
@@ -46,7 +51,7 @@ export function readOpml(bytes: Uint8Array, maxOutlines: number): Promise<OpmlOu
       if (message.kind === 'outlines') {
         outlines.push(...message.outlines);
         worker.postMessage('next');
-      } else if (message.kind === 'done') settle(() => resolve(outlines));
+      } else if (message.kind === 'done') settle(() => resolve({ outlines, withoutUrl: message.withoutUrl }));
       else settle(() => reject(new TidingsError(message.error.kind, message.error.message)));
     });
     worker.on('error', (err: Error) => {

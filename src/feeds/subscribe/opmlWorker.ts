@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { TidingsError } from '../../errors.js';
 import { checkOutlineCount } from './limits.js';
-import { type OpmlOutline, parseOpml } from './opml.js';
+import { type OpmlOutline, parseOpmlList } from './opml.js';
 import type { OpmlJob, OpmlMessage } from './opmlThread.js';
 
 /**
@@ -22,8 +22,9 @@ const send = (message: OpmlMessage): void => {
 };
 
 let outlines: OpmlOutline[] = [];
+let withoutUrl = 0;
 try {
-  outlines = parseOpml(Buffer.from(job.bytes));
+  ({ outlines, withoutUrl } = parseOpmlList(Buffer.from(job.bytes)));
   checkOutlineCount(outlines.length, job.maxOutlines);
 } catch (err) {
   if (!(err instanceof TidingsError)) throw err; // the 'error' event, in the main thread
@@ -35,7 +36,7 @@ let next = 0;
 /** The next chunk, or `done` after the last. */
 const sendNext = (): void => {
   if (next >= outlines.length) {
-    send({ kind: 'done' });
+    send({ kind: 'done', withoutUrl });
     return;
   }
   send({ kind: 'outlines', outlines: outlines.slice(next, next + CHUNK) });

@@ -21,6 +21,7 @@ import { discoverFeeds } from './discover.js';
 import { compileFilter } from '../filters.js';
 import { DEFAULT_POLLER_OPTIONS } from '../poller.js';
 import { workerId } from '../../lib/workers.js';
+import { withoutBidiControls } from '../../lib/bidi.js';
 import { type RefreshDeps, currentTime } from '../deps.js';
 import { refreshFeed } from '../refresh.js';
 import { resolveHttpUrl } from '../parse/urls.js';
@@ -85,7 +86,8 @@ export async function subscribe(
   else if (input.trusted === true) found = { url: trustedFeedUrl(input.url), title: '' };
   else [found, ...alternatives] = await findFeeds(deps, input.url);
   const { url } = found;
-  const title = input.title?.trim() || found.title;
+  const given = withoutBidiControls(input.title ?? '').trim();
+  const title = given || found.title;
   const at = currentTime(deps).toISOString();
   const { feed, subscription, created } = await transaction(deps.store.db, async (trx) => {
     const room = await subscriptionRoom(trx, deps.store.engine, accountId, deps.maxSubscriptions);
@@ -98,7 +100,7 @@ export async function subscribe(
     });
     const made = await createSubscription(trx, accountId, {
       feedId: row.id,
-      title: input.title?.trim() || null,
+      title: given || null,
       folder: input.folder ?? null,
       ...filters,
       ...(input.fetchOriginal === true ? { fetchOriginal: true } : {}),

@@ -15,6 +15,7 @@ const STATUS: Record<ErrorKind, number> = {
   limit_reached: 409,
   account_gone: 401,
   invalid_input: 400,
+  email_taken: 409,
   not_found: 404,
   source_failed: 400,
 };

@@ -24,6 +24,7 @@ import * as m0022 from './0022_digest_search_lazy.js';
 import * as m0023 from './0023_enqueue_at_once.js';
 import * as m0024 from './0024_notify_queue_moves.js';
 import * as m0025 from './0025_digest_choice.js';
+import * as m0026 from './0026_unique_email_opml_imports.js';
 import * as m0030 from './0030_page_direction.js';
 
 /** What a migration may need to know about the engine it runs on. */
@@ -63,6 +64,7 @@ const modules: Record<string, MigrationModule> = {
   '0023_enqueue_at_once': m0023,
   '0024_notify_queue_moves': m0024,
   '0025_digest_choice': m0025,
+  '0026_unique_email_opml_imports': m0026,
   '0030_page_direction': m0030,
 };
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
+import { interruptedImport } from '../../../accounts/opml.js';
 import {
   type Followed,
   changeFetchOriginal,
@@ -81,6 +82,7 @@ export async function feedsPageOf(deps: WebDeps, session: WebSession, extra: Fee
     filterForm: extra.filterForm,
     imported: extra.imported,
     importError: extra.importError,
+    interrupted: await interruptedImport(deps.store, session.accountId, deps.now()),
   });
 }
 
@@ -144,11 +146,16 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
   scope.get('/feeds', async (request, reply) => {
     const session = requireSession(request);
     const code = queryParam(request, 'notice') ?? '';
-    const imported = /^imported-(\d{1,6})-(\d{1,6})-(\d{1,6})$/.exec(code);
+    const imported = /^imported-(\d{1,6})-(\d{1,6})-(\d{1,6})(?:-(\d{1,6}))?$/.exec(code);
     const notice =
       imported === null
         ? NOTICES[code]
-        : importSummary(Number(imported[1]), Number(imported[2]), Number(imported[3]));
+        : importSummary(
+            Number(imported[1]),
+            Number(imported[2]),
+            Number(imported[3]),
+            Number(imported[4] ?? 0),
+          );
     const start = startParam(queryParam(request, 'start'));
     const followed = code === 'added' ? followedParams(request) : undefined;
     return sendPage(reply, 200, await view(session, { notice, start, followed }));

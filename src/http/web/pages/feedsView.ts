@@ -1,3 +1,4 @@
+import { type InterruptedImport, interruptedWords } from '../../../accounts/opml.js';
 import type { OpmlImport } from '../../../feeds/subscribe/import.js';
 import type { SubscriptionView } from '../../../store/subscriptions.js';
 import { sentence } from '../errors.js';
@@ -76,20 +77,22 @@ export interface FeedsView {
   /** An OPML import just done (shown with the feeds it refused), or why the file was not taken. */
   imported?: OpmlImport | undefined;
   importError?: string | undefined;
+  /** The account's last OPML import, when it was cut short. */
+  interrupted?: InterruptedImport | null | undefined;
 }
 
 /** The refused feeds an import summary lists; the rest are counted. */
 export const REFUSED_SHOWN = 20;
 
 /** "Imported 2 feeds (0 you already followed, 1 refused)." */
-export const importSummary = (added: number, known: number, refused: number): string =>
-  `Imported ${added} feed${added === 1 ? '' : 's'} (${known} you already followed, ${refused} refused). They are fetched within minutes.`;
+export const importSummary = (added: number, known: number, refused: number, withoutUrl = 0): string =>
+  `Imported ${added} feed${added === 1 ? '' : 's'} (${known} you already followed, ${refused} refused${withoutUrl === 0 ? '' : `, ${withoutUrl} outline${withoutUrl === 1 ? '' : 's'} without a feed address skipped`}). They are fetched within minutes.`;
 
 function importResult(i: OpmlImport): SafeHtml {
   const shown = i.refused.slice(0, REFUSED_SHOWN);
   const more = i.refused.length - shown.length;
   return html`<div class="notice" role="status">
-    <p>${importSummary(i.added, i.known, i.refused.length)}</p>
+    <p>${importSummary(i.added, i.known, i.refused.length, i.withoutUrl)}</p>
     ${
       shown.length === 0
         ? null
@@ -112,6 +115,7 @@ export function feedsPage(v: FeedsView): SafeHtml {
       ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
       ${v.error === undefined ? null : html`<p class="error" role="alert">${v.error}</p>`}
       ${v.imported === undefined ? null : importResult(v.imported)}
+      ${v.interrupted == null ? null : html`<p class="error" role="alert">${interruptedWords(v.interrupted)}</p>`}
       <p>
         New items of the feeds you follow join your queue as they are published, and reach you with your next
         digest.

@@ -134,6 +134,9 @@ export function registerInvite(scope: FastifyInstance, deps: WebDeps): void {
       if (isTidingsError(err, 'invalid_input')) {
         return renderForm(request, reply, 400, { ...form, error: sentence(err.message) });
       }
+      if (isTidingsError(err, 'email_taken')) {
+        return renderForm(request, reply, 409, { ...form, error: sentence(err.message) });
+      }
       if (isTidingsError(err, 'not_found')) throw new WebError(410, err.message);
       throw err;
     }

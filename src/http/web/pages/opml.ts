@@ -119,18 +119,20 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
       let imported: OpmlImport;
       try {
         // As `tidings opml import`: no discovery, no fetch now; the poller fetches the new feeds.
-        const outlines = await readSubscriptionList(feeds, file);
-        imported = await importSubscriptions(feeds, session.accountId, outlines);
+        const list = await readSubscriptionList(feeds, file);
+        imported = await importSubscriptions(feeds, session.accountId, list);
       } catch (err) {
         // Not OPML (400), more feeds than one import or one account may have (409, the limit named).
         const refusal = webRefusal(err, deps.config);
         if (refusal === null || !(err instanceof TidingsError)) throw err;
         return refuse(refusal.status, `That file cannot be imported: ${err.message}.`);
       }
-      const { added, known, refused } = imported;
+      const { added, known, refused, withoutUrl } = imported;
       // Feeds refused are listed, with why, on the page answered here; an import without any redirects.
       if (refused.length > 0) return sendPage(reply, 200, await feedsPageOf(deps, session, { imported }));
-      return seeOther(reply, `/feeds?notice=imported-${added}-${known}-0`);
+      // The outlines without a feed address, when there were any, as a fourth number.
+      const skipped = withoutUrl === 0 ? '' : `-${withoutUrl}`;
+      return seeOther(reply, `/feeds?notice=imported-${added}-${known}-0${skipped}`);
     },
   );
 }

@@ -25,6 +25,7 @@ import { dueWords } from '../time.js';
 import { digestNowSection, nextDigestLine } from './digestNow.js';
 import { accountSection } from './profile.js';
 import { emailControls } from './unsubscribe.js';
+import { webRefusal } from '../errors.js';
 
 const DAYS = [
   ['mon', 'Monday'],
@@ -155,7 +156,15 @@ export function registerSettings(scope: FastifyInstance, deps: WebDeps): void {
     if (errors.length > 0 || !parsed.success) {
       return sendPage(reply, 400, await render(session, { form, errors }));
     }
-    const changed = await changeAccountSettings(deps.store, session.accountId, parsed.data, deps.now());
+    let changed;
+    try {
+      changed = await changeAccountSettings(deps.store, session.accountId, parsed.data, deps.now());
+    } catch (err) {
+      // Another account's address (email_taken): the form again, with what was typed.
+      const refusal = webRefusal(err, deps.config);
+      if (refusal === null) throw err;
+      return sendPage(reply, refusal.status, await render(session, { form, errors: [refusal.message] }));
+    }
     if (changed === null) throw new WebError(404, 'This account no longer exists.');
     return seeOther(reply, '/settings?notice=saved');
   });
