@@ -44,7 +44,7 @@ test('feed parse prints one JSON line per file with the documented fields', asyn
     title: 'Earl Grey & the perfect brew — part 1',
     published: '2024-03-05T08:30:00.000Z',
     updated: null,
-    summary: 'Steep for three minutes. Then wait.',
+    summary: 'Steep for three minutes.\nThen wait.', // paragraphs kept (issue 25)
     author: 'Ada Lovelace',
   });
   assert.equal((JSON.parse(r.out[1] ?? '') as { format: string }).format, 'json');

@@ -183,8 +183,8 @@ function queuePage(v: QueueView): SafeHtml {
     total === 0
       ? html`Your queue is empty. Your next digest ${due}.`
       : html`${total.toLocaleString('en')} link${total === 1 ? '' : 's'} wait${total === 1 ? 's' : ''}. Your
-        next digest ${due} and takes
-        ${total > max ? html`the oldest ${max.toLocaleString('en')} (your maximum); the rest wait for the next one` : 'them all'}.`;
+        next digest ${due} and takes every item from your feeds, showing a few of each, and
+        ${total > max ? html`of your own links the oldest ${max.toLocaleString('en')} (your maximum); the rest of them wait for the next one` : 'all your own links'}.`;
   const next = v.items.filter((_, i) => start + i < max);
   const later = v.items.filter((_, i) => start + i >= max);
   const list = (items: QueuedItem[], label: string): SafeHtml | null =>

@@ -319,7 +319,10 @@ function settingsPage(v: SettingsView): SafeHtml {
             aria-describedby="max-items-hint"
             ${invalid('maxItems')}
           />
-          <p class="hint" id="max-items-hint">The oldest go first; the rest wait for the next digest.</p>
+          <p class="hint" id="max-items-hint">
+            Your own saved links, oldest first; the rest wait for the next digest. Every feed item goes in,
+            the email showing a few of each feed.
+          </p>
         </div>
         <label class="check"
           ><input type="checkbox" name="skip_empty" ${form.skipEmpty ? html` checked` : null} /> No digest on
