@@ -40,6 +40,8 @@ export interface DigestView {
   groups: DigestGroup[];
   /** Entries an email left out to stay under its size limit (render/fit.ts); 0 otherwise. */
   cut: number;
+  /** Laid out by its build (migration 0025: sections, entries, "+N more"), not a digest built before. */
+  laidOut: boolean;
   /** Which of the digest's items the groups hold: 1-based positions, inclusive (`last` < `first`: none). */
   shown: { first: number; last: number };
   /** The page of the digest's web page the shown items start on, among how many, and the links to its neighbours. */
@@ -299,6 +301,7 @@ export function digestView(input: DigestViewInput): DigestView {
     },
     groups,
     cut: 0,
+    laidOut: laidOut || (digest.shown_count !== null && digest.shown_count !== undefined),
     shown: { first: offset + 1, last: offset + input.items.length },
     page: {
       number: page,

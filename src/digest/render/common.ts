@@ -31,9 +31,7 @@ export function countsLine(view: DigestView): string {
 
 /** Whether the view's digest was laid out by its build (migration 0025): entries, top stories, "+N more". */
 export function laidOut(view: DigestView): boolean {
-  return (
-    view.groups.some((g) => g.kind === 'top' || g.more !== null) || view.counts.entries !== view.counts.items
-  );
+  return view.laidOut;
 }
 
 /**
