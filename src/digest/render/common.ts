@@ -29,24 +29,19 @@ export function countsLine(view: DigestView): string {
   return line;
 }
 
-/** Whether the view's digest was laid out by its build (migration 0025): entries, top stories, "+N more". */
-export function laidOut(view: DigestView): boolean {
-  return view.laidOut;
-}
-
 /**
  * Items of the digest after those the view shows: the entries an email left out for its size (fit.ts), and,
  * in a digest built before migration 0025, the items past the first ones its email and Atom entry show.
  */
 export function itemsAfter(view: DigestView): number {
-  return view.cut + (laidOut(view) ? 0 : Math.max(0, view.counts.items - view.shown.last));
+  return view.cut + (view.laidOut ? 0 : Math.max(0, view.counts.items - view.shown.last));
 }
 
 /** "…and 9900 more links." under a digest shown in part; "" when it is shown to its end. */
 export function moreLine(view: DigestView): string {
   const after = itemsAfter(view);
   if (after === 0) return '';
-  return laidOut(view)
+  return view.laidOut
     ? `…and ${plural(after, 'more entry', 'more entries')}, cut to keep this email whole.`
     : `…and ${plural(after, 'more link', 'more links')}.`;
 }

@@ -1,15 +1,6 @@
 import { type LeadImage, thumbnailSize } from '../../lib/display.js';
 import { type DigestGroup, type DigestItemView, type DigestView, excerptOfText } from '../view.js';
-import {
-  countsLine,
-  digestSubject,
-  entriesLine,
-  esc,
-  laidOut,
-  moreLine,
-  preheaderText,
-  shownLine,
-} from './common.js';
+import { countsLine, digestSubject, entriesLine, esc, moreLine, preheaderText, shownLine } from './common.js';
 
 /*
  * One body markup serves the email, the web page and the Atom entries. Mail clients keep little CSS:
@@ -140,7 +131,7 @@ export const EMAIL_EXCERPT = 140;
 
 function header(view: DigestView, variant: BodyVariant): string {
   const entries =
-    variant === 'email' && laidOut(view)
+    variant === 'email' && view.laidOut
       ? `\n<p class="td-muted" style="margin:2px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.muted};">${esc(entriesLine(view, EMAIL_EXCERPT))}</p>`
       : '';
   return `<tr><td class="td-pad" style="padding:28px 32px 8px 32px;">

@@ -1,6 +1,6 @@
 import { codePoints } from '../../lib/text.js';
 import type { DigestView } from '../view.js';
-import { countsLine, entriesLine, laidOut, moreLine } from './common.js';
+import { countsLine, entriesLine, moreLine } from './common.js';
 import { EMAIL_EXCERPT } from './html.js';
 import { excerptOfText } from '../view.js';
 
@@ -15,7 +15,7 @@ export function renderText(view: DigestView): string {
   const out: string[] = [];
   out.push(...wrap(`Tidings — ${view.dateLabel}`, TEXT_WIDTH));
   out.push(...wrap(countsLine(view), TEXT_WIDTH));
-  if (laidOut(view)) out.push(...wrap(entriesLine(view, EMAIL_EXCERPT), TEXT_WIDTH));
+  if (view.laidOut) out.push(...wrap(entriesLine(view, EMAIL_EXCERPT), TEXT_WIDTH));
   for (const group of view.groups) {
     const heading = wrap(group.title.toUpperCase(), TEXT_WIDTH);
     out.push('', ...heading, '='.repeat(Math.min(TEXT_WIDTH, Math.max(...heading.map((l) => l.length)))), '');
