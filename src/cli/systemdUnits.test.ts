@@ -79,14 +79,15 @@ describe('systemd units', { skip }, () => {
       assert.equal(r.status, 0, r.stderr);
       const m = /Overall exposure level for \S+: (\d+\.\d) (\S+)/.exec(r.stdout);
       assert.ok(m !== null, `no overall exposure in:\n${r.stdout}`);
-      t.diagnostic(`${name}: exposure ${m[1]} ${m[2]}`);
-      assert.ok(Number(m[1]) <= MAX_EXPOSURE, `exposure ${m[1]} > ${MAX_EXPOSURE}`);
-      assert.equal(m[2], 'OK');
+      const [, score = '', verdict] = m;
+      t.diagnostic(`${name}: exposure ${score} ${verdict}`);
+      assert.ok(Number(score) <= MAX_EXPOSURE, `exposure ${score} > ${MAX_EXPOSURE}`);
+      assert.equal(verdict, 'OK');
       // The figure the unit's own comment and docs/operating.md quote.
-      assert.ok(readUnit(name).includes(`→  ${m[1]} OK`), `${name}'s comment does not quote ${m[1]}`);
+      assert.ok(readUnit(name).includes(`→  ${score} OK`), `${name}'s comment does not quote ${score}`);
       const docs = readFileSync(join(DEPLOY, '../docs/operating.md'), 'utf8');
-      const row = new RegExp(`^\\| \`${name}\` +\\| ${m[1].replace('.', '\\.')} OK +\\|`, 'm');
-      assert.ok(row.test(docs), `docs/operating.md does not record ${name}'s ${m[1]}`);
+      const row = new RegExp(`^\\| \`${name}\` +\\| ${score.replace('.', '\\.')} OK +\\|`, 'm');
+      assert.ok(row.test(docs), `docs/operating.md does not record ${name}'s ${score}`);
     });
   }
 });
