@@ -20,12 +20,16 @@ import { noteDatabaseFailure } from './unavailable.js';
 export interface Checkpointer {
   /** Runs a last checkpoint and stops the thread. */
   stop(): Promise<void>;
+  /** Whether a thread runs now: it ends while the database is quiet (see startCheckpointer). */
+  readonly running: boolean;
 }
 
 export interface CheckpointerOptions {
   intervalMs?: number;
   /** Told about a failed checkpoint (the next one is tried all the same). */
   onError?: (message: string) => void;
+  /** Checks in a row without a change after which the thread ends; IDLE_CHECKS unless a test says. */
+  idleChecks?: number;
 }
 
 // Plain CommonJS run with `eval`, so the same code works from dist/ and under tsx in tests.
@@ -65,6 +69,7 @@ export function startCheckpointer(
   options: CheckpointerOptions = {},
 ): Checkpointer {
   const intervalMs = options.intervalMs ?? 1000;
+  const idleChecks = options.idleChecks ?? IDLE_CHECKS;
   let thread: CheckpointThread | null = checkpointThread(file, intervalMs, options);
   const ending: Promise<void>[] = [];
   let seen = changes();
@@ -75,13 +80,16 @@ export function startCheckpointer(
       seen = now;
       quiet = 0;
       thread ??= checkpointThread(file, intervalMs, options);
-    } else if (thread !== null && ++quiet >= IDLE_CHECKS) {
+    } else if (thread !== null && ++quiet >= idleChecks) {
       ending.push(thread.stop(false));
       thread = null;
     }
   }, intervalMs);
   check.unref();
   return {
+    get running() {
+      return thread !== null;
+    },
     async stop() {
       clearInterval(check);
       await Promise.all([...ending, thread?.stop()]);
