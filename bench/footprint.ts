@@ -46,6 +46,14 @@ function rssOf(pid: number | undefined): number | null {
   }
 }
 
+/** CPU seconds (user + system, all threads) a process has used; clock ticks of 10 ms. */
+function cpuOf(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function serveEnv(dir: string, port: number): NodeJS.ProcessEnv {
   return {
     ...process.env,
@@ -61,6 +69,8 @@ interface Started {
   child: ChildProcess;
   spawnedAt: number;
   readyMs: number;
+  /** CPU seconds the process had used when it first answered: the start-up's cost, whatever the load. */
+  readyCpu: number;
   env: NodeJS.ProcessEnv;
   base: string;
   stdout: string[];
@@ -90,7 +100,8 @@ async function startServe(cleanup: Cleanup, dir: string): Promise<Started> {
     if (performance.now() - spawnedAt > 60_000) throw new Error('serve did not answer /healthz in 60 s');
     await sleep(10);
   }
-  return { child, spawnedAt, readyMs: performance.now() - spawnedAt, env, base, stdout };
+  const readyMs = performance.now() - spawnedAt;
+  return { child, spawnedAt, readyMs, readyCpu: cpuOf(child.pid), env, base, stdout };
 }
 
 const median = (xs: readonly number[]): number => {
@@ -179,12 +190,15 @@ await runBench('bench:footprint', async (cleanup) => {
   const bareAt = performance.now();
   const idle = await startServe(cleanup, join(tmp, 'start-0'));
   const starts = [idle.readyMs];
+  const cpu = [idle.readyCpu];
   for (let i = 1; i < STARTS; i++) {
     const s = await startServe(cleanup, join(tmp, `start-${i}`));
     starts.push(s.readyMs);
+    cpu.push(s.readyCpu);
     await stopChild(s.child);
   }
   log(`  spawn → first 200 from /healthz, ${STARTS} starts: ${starts.map((ms) => fmt(ms)).join(', ')} ms`);
+  log(`  CPU used by then: ${cpu.map((c) => c.toFixed(2)).join(', ')} s`);
 
   await sleep(Math.max(0, bareAt + IDLE_S * 1000 - performance.now()));
   const bareRss = rssOf(bare.pid) ?? NaN;
@@ -206,6 +220,7 @@ await runBench('bench:footprint', async (cleanup) => {
   log(
     `| spawn → /healthz 200, median of ${STARTS} (min–max) | – | ${fmt(startMedian)} ms (${fmt(Math.min(...starts))}–${fmt(Math.max(...starts))}) | ≤ ${START_BAR_MS} ms |`,
   );
+  log(`| CPU used by the first 200, median | – | ${median(cpu).toFixed(2)} s | – |`);
   log(`| resident at ${IDLE_S} s, idle | ${mb(bareRss)} | ${mb(idleRss)} | ≤ ${mb(IDLE_BAR)} |`);
   log(
     `| peak resident polling ${fmt(FEEDS)} feeds (${poll.seconds.toFixed(1)} s) | – | ${mb(poll.peakRss)} | – |`,
