@@ -1,20 +1,20 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
-import {
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type WebAuthnCredential,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  WebAuthnCredential,
 } from '@simplewebauthn/server';
+import { lazy } from '../lib/lazy.js';
 import type { Store } from '../store/db.js';
 import { createPasskey, passkeyByCredentialId, passkeyIdsOf, recordPasskeyUse } from '../store/passkeys.js';
 import { saveWebauthnChallenge, takeWebauthnChallenge } from '../store/webauthnChallenges.js';
 import { type AccountId, grantAccount } from './authorize.js';
 import { checkPasskeyName } from './passkeyList.js';
 import { parseAuthenticationResponse, parseRegistrationResponse } from './passkeyResponses.js';
+
+/** Loaded by the first passkey ceremony: most servers never see one. */
+const webauthn = lazy(() => import('@simplewebauthn/server'));
 
 /**
  * Passkeys (WebAuthn, through @simplewebauthn/server): adding one to a signed-in account, and signing in
@@ -77,7 +77,9 @@ export async function passkeyRegistrationOptions(
   const existing = await passkeyIdsOf(store.db, accountId);
   // One user handle per account, random (it says nothing about the account), shared by its passkeys.
   const userHandle = existing[0]?.userHandle ?? randomBytes(32).toString('base64url');
-  const options = await generateRegistrationOptions({
+  const options = await (
+    await webauthn()
+  ).generateRegistrationOptions({
     rpName: input.rp.name,
     rpID: input.rp.id,
     userName: input.userName,
@@ -122,7 +124,9 @@ export async function addPasskey(
   if (response === null) return 'invalid';
   let credential: WebAuthnCredential;
   try {
-    const verified = await verifyRegistrationResponse({
+    const verified = await (
+      await webauthn()
+    ).verifyRegistrationResponse({
       response,
       expectedChallenge: waiting.challenge,
       expectedOrigin: input.rp.origin,
@@ -152,7 +156,9 @@ export async function passkeySignInOptions(
   input: { binding: string; rp: RelyingParty },
   now: Date,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const options = await generateAuthenticationOptions({
+  const options = await (
+    await webauthn()
+  ).generateAuthenticationOptions({
     rpID: input.rp.id,
     timeout: TIMEOUT_MS,
     userVerification: 'preferred',
@@ -191,7 +197,9 @@ export async function signInWithPasskey(
   if (handle !== undefined && handle !== passkey.userHandle) return null;
   let newCounter: number;
   try {
-    const verified = await verifyAuthenticationResponse({
+    const verified = await (
+      await webauthn()
+    ).verifyAuthenticationResponse({
       response,
       expectedChallenge: waiting.challenge,
       expectedOrigin: input.rp.origin,

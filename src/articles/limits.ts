@@ -48,7 +48,10 @@ export const THREAD_YOUNG_MB = 8;
 /** The reasons a page past a limit is recorded with (the page's `error`), in plain words. */
 export const LIMIT_REASONS = {
   nesting: `the page's markup nests more than ${MAX_NESTING} levels deep, more than Tidings reads`,
-  elements: `the page has more than ${MAX_ELEMENTS.toLocaleString('en')} elements, more than Tidings reads`,
+  // Spelled when first needed: number formatting loads ICU's data (~5 MiB resident; issue 26).
+  get elements(): string {
+    return `the page has more than ${MAX_ELEMENTS.toLocaleString('en')} elements, more than Tidings reads`;
+  },
   time: (ms: number): string =>
     `reading the page took longer than ${ms / 1000} s, the limit, and was stopped`,
   memory: (mb: number): string =>

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { type Feed, FeedParseError, parseFeed } from '../feeds/parse/parse.js';
+import { feedParser } from '../feeds/parse/load.js';
+import { type Feed, FeedParseError } from '../feeds/parse/model.js';
 import { resolveHttpUrl } from '../feeds/parse/urls.js';
 import { type Io, UsageError } from './context.js';
 import { addCommand, filterCommand, listCommand, removeCommand, setCommand } from './feedSubscriptions.js';
@@ -75,7 +76,7 @@ async function parseFileLine(file: string, url: string | undefined): Promise<Par
     return { file, error: `cannot read the file: ${err instanceof Error ? err.message : String(err)}` };
   }
   try {
-    return summarise(parseFeed(bytes, url === undefined ? {} : { url }));
+    return summarise((await feedParser()).parseFeed(bytes, url === undefined ? {} : { url }));
   } catch (err) {
     if (err instanceof FeedParseError) return { file, error: err.message };
     throw err;

@@ -17,10 +17,11 @@ import {
   nextSlotToRun,
   scheduleOf,
 } from './schedule.js';
-import { type Choice, chooseDigest } from './choose/choose.js';
+import type { Choice } from './choose/choose.js';
 import { ensureDigestTokens } from './token.js';
 import { emailPaused } from './unsubscribe.js';
 import { tallyOf } from './view.js';
+import { lazy } from '../lib/lazy.js';
 
 /**
  * Building the digests of several accounts in one transaction, each step one statement for the whole
@@ -101,6 +102,9 @@ export async function buildBatch(
   );
 }
 
+/** The choice of stories (with its stemmers and stop words), loaded by the first digest to build. */
+const chooser = lazy(() => import('./choose/choose.js'));
+
 const EMPTY_CHOICE: Choice = { placed: [], carried: 0, entries: 0 };
 
 /** How many of an account's latest digests a story must not have been delivered in to be shown as new. */
@@ -115,6 +119,7 @@ async function chooseDigests(
   const ids = accounts.map((a) => a.id);
   const waiting = await waitingOf(trx, ids);
   const recent = await recentShownOfAccounts(trx, ids, RECENT_DIGESTS);
+  const { chooseDigest } = await chooser();
   return new Map(
     accounts.map((account) => {
       const before = recent.get(account.id) ?? { previousAt: null, shown: [] };

@@ -21,19 +21,23 @@ export function timeLabel(iso: string, timezone: string): string {
   return format.format(new Date(iso));
 }
 
-const longDay = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'UTC',
-  weekday: 'long',
-  day: 'numeric',
-  month: 'long',
-  year: 'numeric',
-});
-const shortDay = new Intl.DateTimeFormat('en-GB', {
-  timeZone: 'UTC',
-  weekday: 'long',
-  day: 'numeric',
-  month: 'long',
-});
+// Made at the first label, not at start: a formatter loads ICU's calendar data (MiBs resident; issue 26).
+const dayFormats: { long?: Intl.DateTimeFormat; short?: Intl.DateTimeFormat } = {};
+const dayFormat = (withYear: boolean): Intl.DateTimeFormat =>
+  withYear
+    ? (dayFormats.long ??= new Intl.DateTimeFormat('en-GB', {
+        timeZone: 'UTC',
+        weekday: 'long',
+        day: 'numeric',
+        month: 'long',
+        year: 'numeric',
+      }))
+    : (dayFormats.short ??= new Intl.DateTimeFormat('en-GB', {
+        timeZone: 'UTC',
+        weekday: 'long',
+        day: 'numeric',
+        month: 'long',
+      }));
 
 /** A calendar day (YYYY-MM-DD, already local) spelled out; the string itself when it is not such a day. */
 export function dayLabel(localDate: string, withYear: boolean): string {
@@ -41,5 +45,5 @@ export function dayLabel(localDate: string, withYear: boolean): string {
   if (m === null) return localDate;
   const day = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   if (Number.isNaN(day.getTime())) return localDate;
-  return (withYear ? longDay : shortDay).format(day).replace(',', '');
+  return dayFormat(withYear).format(day).replace(',', '');
 }

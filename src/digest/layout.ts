@@ -131,8 +131,10 @@ function newestFirst(a: LaidOutRow, b: LaidOutRow): number {
   return (Number.isNaN(d) ? 0 : d) || a.position - b.position;
 }
 
-const titleCollator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+// Made at the first comparison, not at start: a collator loads ICU's collation data (issue 26).
+let titleCollator: Intl.Collator | undefined;
 
 function compareTitles(a: string, b: string): number {
+  titleCollator ??= new Intl.Collator('en', { sensitivity: 'base', numeric: true });
   return titleCollator.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
 }

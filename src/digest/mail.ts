@@ -1,8 +1,11 @@
-import nodemailer from 'nodemailer';
 import { encode as qpEncode, wrap as qpWrap } from 'nodemailer/lib/qp';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.js';
 import { parseMailbox } from '../lib/email.js';
+import { lazy } from '../lib/lazy.js';
+
+const nodemailer = lazy(() => import('nodemailer'));
 
 /** One email, as the digest delivery hands it over. */
 export interface MailMessage {
@@ -94,7 +97,12 @@ export function createMailer(config: MailConfig, options: MailerOptions = {}): M
   if (from === null) throw new Error(`TIDINGS_MAIL_FROM is not an address: ${config.mailFrom}`);
   const smtp = smtpOptions(config.smtpUrl, { ...DEFAULT_MAIL_TIMEOUTS, ...options.timeouts });
   const password = smtp.auth?.pass;
-  const transport = nodemailer.createTransport(smtp);
+  // Made by the first email: nodemailer is loaded only by a process that sends one.
+  let transport: Transporter<SMTPTransport.SentMessageInfo> | null = null;
+  const made = async (): Promise<Transporter<SMTPTransport.SentMessageInfo>> => {
+    const { default: mailer } = await nodemailer();
+    return (transport ??= mailer.createTransport(smtp));
+  };
   const where = `${smtp.host ?? ''}:${smtp.port ?? ''}`;
   return {
     async send(message: MailMessage): Promise<SentMail> {
@@ -108,7 +116,9 @@ export function createMailer(config: MailConfig, options: MailerOptions = {}): M
         Object.assign(headers, unsubscribeHeaders(message.unsubscribeUrl, config.unsubscribeMailto ?? null));
       }
       try {
-        const info = await transport.sendMail({
+        const info = await (
+          await made()
+        ).sendMail({
           from,
           // One address, as given: never parsed as a list ("a@x, b@y" is not two recipients).
           to: { name: '', address: message.to },
@@ -125,7 +135,7 @@ export function createMailer(config: MailConfig, options: MailerOptions = {}): M
       }
     },
     close() {
-      transport.close();
+      transport?.close();
     },
   };
 }

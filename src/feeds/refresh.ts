@@ -3,7 +3,8 @@ import type { FetchErrorCode, FetchResult } from '../fetch/fetch.js';
 import { type FeedFetchOutcome, stopwatch } from '../lib/metrics.js';
 import { type RefreshDeps, currentTime } from './deps.js';
 import { fetchFeed } from './fetchFeed.js';
-import { type Feed, FeedParseError, parseFeed } from './parse/parse.js';
+import { feedParser } from './parse/load.js';
+import { type Feed, FeedParseError } from './parse/model.js';
 import { countOffered } from './queueing.js';
 import { intervalFromPosts, nextFetchAfterError, nextFetchAfterSuccess } from './schedule.js';
 import { recordOutcome, storeFetch } from './writer.js';
@@ -121,7 +122,7 @@ async function ingest(
 ): Promise<RefreshOutcome> {
   let parsed: Feed;
   try {
-    parsed = parseFeed(result.body, {
+    parsed = (await feedParser()).parseFeed(result.body, {
       url: result.finalUrl,
       contentType: result.contentType ?? undefined,
       now,

@@ -1,7 +1,7 @@
 import { ADDRCONFIG } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { buildConnector } from 'undici';
+import type { buildConnector } from 'undici';
 import { type NetworkPolicy, whyRefused } from './address.js';
 import { FetchFailure } from './failure.js';
 
@@ -12,11 +12,13 @@ import { FetchFailure } from './failure.js';
  * cannot slip a private address past the check. undici calls it for every new connection, and so for every
  * redirect hop to another host.
  *
- * The connect timeout bounds each TCP and TLS handshake; a name lookup that hangs is ended by the
+ * `connect` (undici's, built with the connect timeout) bounds each TCP and TLS handshake; a name lookup that hangs is ended by the
  * whole-request deadline, which aborts the request waiting on it.
  */
-export function guardedConnector(policy: NetworkPolicy, connectTimeoutMs: number): buildConnector.connector {
-  const connect = buildConnector({ timeout: connectTimeoutMs });
+export function guardedConnector(
+  policy: NetworkPolicy,
+  connect: buildConnector.connector,
+): buildConnector.connector {
   return (options, callback) => {
     checkedAddresses(options.hostname, policy).then(
       (addresses) => {

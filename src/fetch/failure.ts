@@ -1,4 +1,4 @@
-import { errors } from 'undici';
+import { undici } from './undici.js';
 
 /**
  * Why a fetch failed. The codes are stable: the scheduler decides on them (retry soon, back off, tell the
@@ -67,17 +67,19 @@ const UNREACHABLE = new Set(['EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDO
 export function describeError(err: unknown, url: URL, connectTimeoutMs: number): FetchFailure {
   if (err instanceof FetchFailure) return err;
   const host = url.host;
-  if (err instanceof errors.ConnectTimeoutError) {
+  // undici's classes, once a fetch loaded it (an error of undici's cannot exist before).
+  const errors = undici.loaded()?.errors;
+  if (errors !== undefined && err instanceof errors.ConnectTimeoutError) {
     return new FetchFailure(
       'timeout',
       `could not connect to ${host} within ${formatDuration(connectTimeoutMs)}`,
     );
   }
-  if (err instanceof errors.HTTPParserError) {
+  if (errors !== undefined && err instanceof errors.HTTPParserError) {
     return new FetchFailure('connection', `${host} did not answer in valid HTTP`);
   }
   const code = errorCode(err);
-  if (err instanceof errors.SocketError || CLOSED_EARLY.has(code)) {
+  if ((errors !== undefined && err instanceof errors.SocketError) || CLOSED_EARLY.has(code)) {
     return new FetchFailure('connection', `${host} closed the connection before the response was complete`);
   }
   if (code === 'ECONNREFUSED') {

@@ -1,9 +1,10 @@
 import { STATUS_CODES } from 'node:http';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import type { NetworkPolicy } from './address.js';
 import { ACCEPT_ENCODING, readBody } from './body.js';
 import { guardedConnector } from './connect.js';
 import { type FetchErrorCode, FetchFailure, describeError, formatDuration } from './failure.js';
+import { undici } from './undici.js';
 import { type ResponseHeaders, header, parseHttpDate, parseMaxAge, parseRetryAfter } from './headers.js';
 
 export type { NetworkPolicy } from './address.js';
@@ -130,8 +131,10 @@ export async function fetchUrl(url: string, options: FetchOptions): Promise<Fetc
   if (options.signal?.aborted === true) return cancelled(start);
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const { Agent, buildConnector } = await undici();
   // One agent per fetch: its connections are checked under this fetch's policy and end with it.
-  const agent = new Agent({ connect: guardedConnector(options.policy, connectTimeoutMs) });
+  const connect = buildConnector({ timeout: connectTimeoutMs });
+  const agent = new Agent({ connect: guardedConnector(options.policy, connect) });
   // Not AbortSignal.timeout: its timer would hold the process for the full duration after the fetch is done.
   const deadline = new AbortController();
   const timer = setTimeout(() => {
@@ -195,6 +198,7 @@ async function followRedirects(start: URL, context: Context): Promise<FetchResul
 /** One request, answered as a result or a redirect to follow; errors become failures here. */
 async function fetchHop(hop: Hop, context: Context): Promise<FetchResult | Redirect> {
   try {
+    const { request } = await undici();
     const response = await request(hop.url, {
       dispatcher: context.agent,
       method: 'GET',

@@ -4,7 +4,7 @@ import { digestActionReader } from '../accounts/digestActions.js';
 import { digestFeed, digestToRead } from '../accounts/digests.js';
 import { withActionLinks } from '../digest/actionLinks.js';
 import { digestFeedUrl } from '../digest/token.js';
-import { renderAtom } from '../digest/render/atom.js';
+import { lazy } from '../lib/lazy.js';
 import { renderWebPage } from '../digest/render/html.js';
 import { ApiError } from './errors.js';
 import type { Store } from '../store/db.js';
@@ -47,6 +47,8 @@ export const DIGEST_PAGE_HEADERS: Readonly<Record<string, string>> = {
 
 const HTML_TYPE = 'text/html; charset=utf-8';
 const ATOM_TYPE = 'application/atom+xml; charset=utf-8';
+/** feedsmith's writer, loaded by the first request for a digest feed. */
+const atomWriter = lazy(() => import('../digest/render/atom.js'));
 
 export interface DigestRoutesDeps {
   store: Store;
@@ -107,6 +109,7 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
         (max, { digest: d }) => (max === null || d.created_at > max ? d.created_at : max),
         null,
       );
+      const { renderAtom } = await atomWriter();
       return sendConditional(request, reply, {
         contentType: ATOM_TYPE,
         body: renderAtom({

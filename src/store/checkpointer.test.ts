@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { after, test } from 'node:test';
+import SQLite from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { addSavedUrl } from '../queue/add.js';
 import { type TestDatabase, createTestDatabase } from '../test/databases.js';
+import { startCheckpointer } from './checkpointer.js';
 import { type Store, type StoreOptions, openStore } from './db.js';
 import { migrateToLatest } from './migrate.js';
 
@@ -58,4 +60,46 @@ test('the commits themselves no longer checkpoint: with the thread idle, the sav
   await sleep(200);
   assert.ok(mainFileSize(file) < before + 100 * 900, `the file grew to ${mainFileSize(file)} bytes`);
   await store.close();
+});
+
+test('the thread ends once the database is quiet, and the next change starts one that checkpoints it', async () => {
+  const database = await createTestDatabase('sqlite');
+  databases.push(database);
+  const writer = new SQLite(database.url);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('wal_autocheckpoint = 0'); // only the checkpointer copies the log
+  writer.exec('create table t (body text)');
+  const insert = writer.prepare('insert into t (body) values (?)');
+  const write = (n: number): void => {
+    for (let i = 0; i < n; i++) insert.run('x'.repeat(1000));
+  };
+  let version = 0;
+  const checkpointer = startCheckpointer(database.url, () => String(version), {
+    intervalMs: 20,
+    idleChecks: 5,
+    onError: (m) => assert.fail(m),
+  });
+  const waitFor = async (what: string, done: () => boolean): Promise<void> => {
+    const deadline = Date.now() + 5000;
+    while (!done() && Date.now() < deadline) await sleep(10);
+    assert.ok(done(), what);
+  };
+  try {
+    assert.equal(checkpointer.running, true);
+    write(300);
+    version++;
+    await waitFor('the first writes reach the file', () => mainFileSize(database.url) >= 250 * 1000);
+    await waitFor('the thread ends when nothing changes', () => !checkpointer.running);
+    const quiet = mainFileSize(database.url);
+    write(300);
+    await sleep(200);
+    assert.equal(mainFileSize(database.url), quiet, 'no thread, no checkpoint: the writes wait in the log');
+    version++;
+    await waitFor('a change starts a thread again', () => checkpointer.running);
+    await waitFor('which checkpoints the new writes', () => mainFileSize(database.url) >= quiet + 250 * 1000);
+  } finally {
+    await checkpointer.stop();
+    writer.close();
+  }
+  assert.equal(checkpointer.running, false);
 });

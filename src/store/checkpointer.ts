@@ -20,12 +20,16 @@ import { noteDatabaseFailure } from './unavailable.js';
 export interface Checkpointer {
   /** Runs a last checkpoint and stops the thread. */
   stop(): Promise<void>;
+  /** Whether a thread runs now: it ends while the database is quiet (see startCheckpointer). */
+  readonly running: boolean;
 }
 
 export interface CheckpointerOptions {
   intervalMs?: number;
   /** Told about a failed checkpoint (the next one is tried all the same). */
   onError?: (message: string) => void;
+  /** Checks in a row without a change after which the thread ends; IDLE_CHECKS unless a test says. */
+  idleChecks?: number;
 }
 
 // Plain CommonJS run with `eval`, so the same code works from dist/ and under tsx in tests.
@@ -50,11 +54,60 @@ parentPort.on('message', () => {
 });
 `;
 
-export function startCheckpointer(file: string, options: CheckpointerOptions = {}): Checkpointer {
+/** Checks in a row without a change to the database after which the thread ends (~30 s at 1 s). */
+const IDLE_CHECKS = 30;
+
+/**
+ * `changes` reads something that differs after any commit to the database (this connection's or
+ * another's). The thread runs while the database changes and ends after IDLE_CHECKS checks without a
+ * change, with a last checkpoint: an idle server holds no thread (~10 MiB; issue 26). The next change
+ * starts one again. Both decisions are taken here, on the main thread, so none can race a commit.
+ */
+export function startCheckpointer(
+  file: string,
+  changes: () => string,
+  options: CheckpointerOptions = {},
+): Checkpointer {
+  const intervalMs = options.intervalMs ?? 1000;
+  const idleChecks = options.idleChecks ?? IDLE_CHECKS;
+  let thread: CheckpointThread | null = checkpointThread(file, intervalMs, options);
+  const ending: Promise<void>[] = [];
+  let seen = changes();
+  let quiet = 0;
+  const check = setInterval(() => {
+    const now = changes();
+    if (now !== seen) {
+      seen = now;
+      quiet = 0;
+      thread ??= checkpointThread(file, intervalMs, options);
+    } else if (thread !== null && ++quiet >= idleChecks) {
+      ending.push(thread.stop(false));
+      thread = null;
+    }
+  }, intervalMs);
+  check.unref();
+  return {
+    get running() {
+      return thread !== null;
+    },
+    async stop() {
+      clearInterval(check);
+      await Promise.all([...ending, thread?.stop()]);
+      thread = null;
+    },
+  };
+}
+
+/** One checkpointing thread; stop(false) ends it without holding the process open meanwhile. */
+interface CheckpointThread {
+  stop(hold?: boolean): Promise<void>;
+}
+
+function checkpointThread(file: string, intervalMs: number, options: CheckpointerOptions): CheckpointThread {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { file, driver, intervalMs: options.intervalMs ?? 1000 },
+    workerData: { file, driver, intervalMs },
   });
   worker.on('message', (m: { error?: string; code?: unknown }) => {
     if (m.error === undefined) return;
@@ -67,8 +120,8 @@ export function startCheckpointer(file: string, options: CheckpointerOptions = {
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.unref();
   return {
-    async stop() {
-      worker.ref(); // keep the process alive until the thread has finished
+    async stop(hold = true) {
+      if (hold) worker.ref(); // keep the process alive until the thread has finished
       worker.postMessage('stop'); // a no-op once the thread has exited
       await exited;
     },

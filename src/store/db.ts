@@ -129,7 +129,20 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
       sqlite.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
       // After a burst, the log file is cut back to this size at the next reset.
       sqlite.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
-      checkpointer = startCheckpointer(target.file, options.checkpointer);
+      // This connection's row changes and data_version (other connections' commits): either moves on
+      // every commit, so the checkpointer knows when the database is idle.
+      const version = sqlite.prepare(
+        'select total_changes() as own, data_version as others from pragma_data_version',
+      );
+      const changes = (): string => {
+        try {
+          const row = version.get() as { own: number; others: number };
+          return `${row.own}:${row.others}`;
+        } catch {
+          return String(Date.now()); // unknown: taken as a change
+        }
+      };
+      checkpointer = startCheckpointer(target.file, changes, options.checkpointer);
     }
     return {
       db,

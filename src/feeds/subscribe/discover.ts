@@ -3,7 +3,8 @@ import { decodeFeedBytes } from '../parse/decode.js';
 import { formatDuration } from '../../fetch/failure.js';
 import type { FetchOk, FetchOptions, FetchResult } from '../../fetch/fetch.js';
 import { fetchFeed } from '../fetchFeed.js';
-import { type Feed, FeedParseError, parseFeed } from '../parse/parse.js';
+import { feedParser } from '../parse/load.js';
+import { type Feed, FeedParseError } from '../parse/model.js';
 import { type FeedLink, feedLinks } from './links.js';
 
 export interface DiscoverOptions {
@@ -94,7 +95,7 @@ export async function discoverFeeds(input: string, opts: DiscoverOptions): Promi
 async function discover(url: string, opts: Run): Promise<DiscoveryResult> {
   const page = await fetchFeed(url, fetchOptions(opts));
   if (page.kind !== 'ok') return { kind: 'error', message: failureWords(page) };
-  const direct = readFeed(page);
+  const direct = await readFeed(page);
   if (!(direct instanceof FeedParseError)) return found([candidate(url, page, direct, '')]);
 
   const html = decodeFeedBytes(page.body, page.contentType ?? undefined).text;
@@ -147,7 +148,8 @@ function failureWords(result: Exclude<FetchResult, FetchOk>): string {
   return `${new URL(result.finalUrl).host} answered 304 Not Modified to a request that was not conditional`;
 }
 
-function readFeed(response: FetchOk): Feed | FeedParseError {
+async function readFeed(response: FetchOk): Promise<Feed | FeedParseError> {
+  const { parseFeed } = await feedParser();
   try {
     return parseFeed(response.body, {
       url: response.finalUrl,
@@ -202,7 +204,7 @@ async function confirm(links: readonly FeedLink[], opts: Run): Promise<Confirmed
 async function probe(link: FeedLink, opts: Run): Promise<FeedCandidate | Miss> {
   const response = await fetchFeed(link.url, fetchOptions(opts));
   if (response.kind !== 'ok') return { url: link.url, reason: failureWords(response) };
-  const feed = readFeed(response);
+  const feed = await readFeed(response);
   if (feed instanceof FeedParseError) return { url: link.url, reason: feed.message };
   return candidate(link.url, response, feed, link.title);
 }

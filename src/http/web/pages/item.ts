@@ -23,7 +23,10 @@ import {
 } from '../context.js';
 import { SafeHtml, html, safeHref } from '../html.js';
 import { type Viewer, page } from '../layout.js';
-import { readerHtml } from '../readerHtml.js';
+import { lazy } from '../../../lib/lazy.js';
+
+/** sanitize-html, loaded by the first reading view. */
+const readerSanitizer = lazy(() => import('../readerHtml.js'));
 
 /**
  * The reading view of a saved page, `GET /items/:id` (the id of the `pages` row): for the signed-in
@@ -59,7 +62,8 @@ export function registerItem(scope: FastifyInstance, deps: WebDeps): void {
     }
     const found = id === null || accountId === null ? null : await readableItem(deps.store, accountId, id);
     if (found === null) throw new WebError(404, NOT_FOUND);
-    return sendPage(reply, 200, readingPage(found, viewer), {
+    const { readerHtml } = await readerSanitizer();
+    return sendPage(reply, 200, readingPage(found, viewer, readerHtml), {
       'content-security-policy': viewer === null ? READER_TOKEN_CSP : READER_CSP,
     });
   });
@@ -68,7 +72,11 @@ export function registerItem(scope: FastifyInstance, deps: WebDeps): void {
 /** Lead images are drawn at most this wide (CSS pixels); the stylesheet narrows them on small screens. */
 const LEAD_WIDTH = 640;
 
-function readingPage(found: ReadableItem, viewer: Viewer | null): SafeHtml {
+function readingPage(
+  found: ReadableItem,
+  viewer: Viewer | null,
+  readerHtml: (html: string) => string,
+): SafeHtml {
   const { page: p, item } = found;
   const title = shownTitle(item.title, item.url, p);
   const href = safeHref(deliveredUrl(item.url, found.cleanLinks));
