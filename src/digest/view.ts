@@ -104,6 +104,8 @@ export interface DigestItemView {
   image: LeadImage | null;
   /** The reading view of the item's page (`/items/ID?token=…`); null when it has no text to read. */
   readHref: string | null;
+  /** The page read for the item, when it has text to read (the EPUB's chapter); else null. */
+  pageId: number | null;
   /** Host of the link without "www."; "" when the link has none. */
   domain: string;
   /** ISO UTC, or null when unknown. */
@@ -362,6 +364,7 @@ function itemView(row: DigestItemRow, shown: ItemContext): DigestItemView {
     readingTime: readingTime(page),
     image: leadImage(page, row.image_url, shown.showImages),
     readHref: page?.has_text === true && pageId !== null ? shown.readHref(pageId) : null,
+    pageId: page?.has_text === true ? pageId : null,
     domain: parsed === null ? '' : domainOf(parsed),
     published,
     publishedLabel: published === null ? null : timeLabel(published, shown.timezone),
