@@ -13,7 +13,6 @@ import { dayLabel, timeLabel } from './labels.js';
 import { type CollapsedGroup, type LaidOutRow, feedGroupOf, laidOutGroups, legacyGroups } from './layout.js';
 import { DIGEST_PAGE_ITEMS } from './limits.js';
 import { zoneOrUtc } from './zone.js';
-
 export { timeLabel } from './labels.js';
 
 /**
@@ -134,6 +133,8 @@ export interface DigestItemView {
 export interface DigestLinks {
   /** This digest as a web page, the account's digest token in its query (the page needs it). */
   web: string;
+  /** This digest as an EPUB (`/digests/ID/epub`, same token): "Read on your e-reader". */
+  epub: string;
   /** Where the reader manages feeds. */
   feeds: string;
   /** Where the reader changes when and how digests arrive. */
@@ -244,6 +245,7 @@ export function digestLinks(baseUrl: string, digestId: number, token: string | n
   const query = token === null ? '' : `?token=${encodeURIComponent(token)}`;
   return {
     web: `${base}/digests/${digestId}${query}`,
+    epub: `${base}/digests/${digestId}/epub${query}`,
     feeds: `${base}/feeds`,
     settings: `${base}/settings`,
     archive: `${base}/digests`,
@@ -252,7 +254,7 @@ export function digestLinks(baseUrl: string, digestId: number, token: string | n
   };
 }
 
-/** The link of page `page` of a digest's web page, from the link of its first page. */
+/** The link of page `page` of a digest's web page, from its first page's link. */
 export function digestPageUrl(web: string, page: number): string {
   return page === 1 ? web : `${web}${web.includes('?') ? '&' : '?'}page=${page}`;
 }
