@@ -1,3 +1,4 @@
+import { type DigestEpub, digestEpub } from '../digest/epub/load.js';
 import { ATOM_ENTRY_ITEMS, EMAIL_ITEMS } from '../digest/limits.js';
 import { type LoadedDigest, loadDigest, loadLatestDigests } from '../digest/load.js';
 import { digestTokenOf } from '../digest/token.js';
@@ -136,4 +137,24 @@ export async function digestFeed(
   baseUrl: string,
 ): Promise<{ account: Account; digests: LoadedDigest[] } | null> {
   return loadLatestDigests(store.db, accountId, limit, ATOM_ENTRY_ITEMS, baseUrl);
+}
+
+/** One of the account's digests as an EPUB (the digest link's download); null when it has no such digest. */
+export function digestAsEpub(
+  store: Store,
+  accountId: AccountId,
+  digestId: number,
+  baseUrl: string,
+): Promise<DigestEpub | null> {
+  return digestEpub(store.db, accountId, digestId, baseUrl);
+}
+
+/** Any account's digest as an EPUB, named by its id alone (the operator's `digest epub`); null when none. */
+export async function anyDigestAsEpub(
+  store: Store,
+  digestId: number,
+  baseUrl: string,
+): Promise<DigestEpub | null> {
+  const accountId = await accountIdOfDigest(store.db, digestId);
+  return accountId === null ? null : digestEpub(store.db, accountId, digestId, baseUrl);
 }

@@ -8,12 +8,15 @@ export interface Io {
   out: (line: string) => void;
   err: (line: string) => void;
   env: NodeJS.ProcessEnv;
+  /** Bytes to stdout as they are (`digest epub`); absent where a command's output is only lines. */
+  outBytes?: (data: Uint8Array) => void;
 }
 
 export const processIo: Io = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
   env: process.env,
+  outBytes: (data) => process.stdout.write(data),
 };
 
 /** A failure the user can fix; main prints its message alone and exits with `exitCode`. */

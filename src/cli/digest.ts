@@ -8,7 +8,7 @@ import { renderText } from '../digest/render/text.js';
 import { runDigestPass } from '../digest/worker.js';
 import { createLogger } from '../logger.js';
 import { operatorAccount } from '../accounts/authorize.js';
-import { anyDigestToRead, digestHistory } from '../accounts/digests.js';
+import { anyDigestAsEpub, anyDigestToRead, digestHistory } from '../accounts/digests.js';
 import { accountOf, nextDigestOf } from '../accounts/profile.js';
 import { listAccounts } from '../accounts/service.js';
 import type { Store } from '../store/db.js';
@@ -20,6 +20,7 @@ export function digestCommands(program: Command, io: Io): void {
   runCommand(digest, io);
   listCommand(digest, io);
   showCommand(digest, io);
+  epubCommand(digest, io);
 }
 
 function runCommand(digest: Command, io: Io): void {
@@ -231,3 +232,21 @@ function showCommand(digest: Command, io: Io): void {
 }
 
 const plural = (n: number, one: string): string => `${n} ${n === 1 ? one : `${one}s`}`;
+
+function epubCommand(digest: Command, io: Io): void {
+  digest
+    .command('epub')
+    .description('write a digest as an EPUB 3 file to stdout: tidings digest epub ID > tidings.epub')
+    .argument('<id>', 'digest ID (see digest list)')
+    .action(async (id: string) => {
+      const digestId = parseId(id, 'the digest ID');
+      const write = io.outBytes;
+      if (write === undefined) throw new UsageError('this output takes no binary file');
+      await withStore(io, async (store, config) => {
+        const epub = await anyDigestAsEpub(store, digestId, config.baseUrl);
+        if (epub === null) throw new UsageError(`no digest ${digestId}`);
+        write(epub.bytes);
+        io.err(`${epub.fileName}: ${epub.bytes.length} bytes`);
+      });
+    });
+}

@@ -156,6 +156,7 @@ test('dates, links and determinism', () => {
   assert.equal(view.localDate, '2026-11-22');
   assert.deepEqual(view.links, {
     web: 'https://news.example/digests/42',
+    epub: 'https://news.example/digests/42/epub',
     feeds: 'https://news.example/feeds',
     settings: 'https://news.example/settings',
     archive: 'https://news.example/digests',

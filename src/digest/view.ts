@@ -13,7 +13,6 @@ import { dayLabel, timeLabel } from './labels.js';
 import { type CollapsedGroup, type LaidOutRow, feedGroupOf, laidOutGroups, legacyGroups } from './layout.js';
 import { DIGEST_PAGE_ITEMS } from './limits.js';
 import { zoneOrUtc } from './zone.js';
-
 export { timeLabel } from './labels.js';
 
 /**
@@ -104,6 +103,8 @@ export interface DigestItemView {
   image: LeadImage | null;
   /** The reading view of the item's page (`/items/ID?token=…`); null when it has no text to read. */
   readHref: string | null;
+  /** The page read for the item, when it has text to read (the EPUB's chapter); else null. */
+  pageId: number | null;
   /** Host of the link without "www."; "" when the link has none. */
   domain: string;
   /** ISO UTC, or null when unknown. */
@@ -132,6 +133,8 @@ export interface DigestItemView {
 export interface DigestLinks {
   /** This digest as a web page, the account's digest token in its query (the page needs it). */
   web: string;
+  /** This digest as an EPUB (`/digests/ID/epub`, same token): "Read on your e-reader". */
+  epub: string;
   /** Where the reader manages feeds. */
   feeds: string;
   /** Where the reader changes when and how digests arrive. */
@@ -242,6 +245,7 @@ export function digestLinks(baseUrl: string, digestId: number, token: string | n
   const query = token === null ? '' : `?token=${encodeURIComponent(token)}`;
   return {
     web: `${base}/digests/${digestId}${query}`,
+    epub: `${base}/digests/${digestId}/epub${query}`,
     feeds: `${base}/feeds`,
     settings: `${base}/settings`,
     archive: `${base}/digests`,
@@ -250,7 +254,7 @@ export function digestLinks(baseUrl: string, digestId: number, token: string | n
   };
 }
 
-/** The link of page `page` of a digest's web page, from the link of its first page. */
+/** The link of page `page` of a digest's web page, from its first page's link. */
 export function digestPageUrl(web: string, page: number): string {
   return page === 1 ? web : `${web}${web.includes('?') ? '&' : '?'}page=${page}`;
 }
@@ -362,6 +366,7 @@ function itemView(row: DigestItemRow, shown: ItemContext): DigestItemView {
     readingTime: readingTime(page),
     image: leadImage(page, row.image_url, shown.showImages),
     readHref: page?.has_text === true && pageId !== null ? shown.readHref(pageId) : null,
+    pageId: page?.has_text === true ? pageId : null,
     domain: parsed === null ? '' : domainOf(parsed),
     published,
     publishedLabel: published === null ? null : timeLabel(published, shown.timezone),

@@ -10,7 +10,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 export function sendConditional(
   request: FastifyRequest,
   reply: FastifyReply,
-  doc: { contentType: string; body: string; lastModified: string },
+  doc: { contentType: string; body: string | Buffer; lastModified: string },
 ): FastifyReply {
   const etag = `"${hash('sha256', doc.body, 'base64url').slice(0, 27)}"`;
   const modified = Date.parse(doc.lastModified);

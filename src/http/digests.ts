@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { digestReader } from '../accounts/digestToken.js';
 import { digestActionReader } from '../accounts/digestActions.js';
-import { digestFeed, digestToRead } from '../accounts/digests.js';
+import { digestAsEpub, digestFeed, digestToRead } from '../accounts/digests.js';
 import { withActionLinks } from '../digest/actionLinks.js';
+import { EPUB_MEDIA_TYPE } from '../digest/epub/package.js';
 import { digestFeedUrl } from '../digest/token.js';
 import { lazy } from '../lib/lazy.js';
 import { renderWebPage } from '../digest/render/html.js';
@@ -17,6 +18,7 @@ import { type WebFallbacks, wantsPage } from './web/index.js';
  *
  * - `GET /digests/:id?token=T[&page=N]`: one digest as a web page (the email's markup), DIGEST_PAGE_ITEMS
  *   items a page (src/digest/limits.ts); a page that does not exist is a 404;
+ * - `GET /digests/:id/epub?token=T`: the same digest as an EPUB 3 file (src/digest/epub/), a download;
  * - `GET /digests.atom?token=T`: the Atom feed of the account's latest FEED_DIGESTS digests, each entry
  *   with the first ATOM_ENTRY_ITEMS items of its digest.
  *
@@ -95,6 +97,28 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
         contentType: HTML_TYPE,
         body: renderWebPage(view),
         lastModified: loaded.digest.created_at,
+      });
+    });
+
+    scope.get('/digests/:id/epub', async (request, reply) => {
+      const { id } = request.params as { id: string };
+      const token = queryToken(request);
+      const accountId = token === null ? null : await digestReader(store, token);
+      const digestId = /^[1-9]\d{0,14}$/.test(id) ? Number(id) : null;
+      const epub =
+        accountId === null || digestId === null
+          ? null
+          : await digestAsEpub(store, accountId, digestId, baseUrl);
+      if (epub === null) {
+        if (deps.browserRefusal !== undefined && wantsPage(request))
+          return deps.browserRefusal(request, reply, digestId, 1);
+        throw digestNotFound();
+      }
+      reply.header('content-disposition', `attachment; filename="${epub.fileName}"`);
+      return sendConditional(request, reply, {
+        contentType: EPUB_MEDIA_TYPE,
+        body: Buffer.from(epub.bytes),
+        lastModified: epub.book.modified,
       });
     });
 

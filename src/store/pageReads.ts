@@ -129,3 +129,35 @@ export async function readPageById(db: Kysely<Database>, pageId: number): Promis
     .executeTakeFirst();
   return row ?? null;
 }
+
+/** A read page's text and byline, as an e-book's chapter shows it. */
+export type PageBody = Pick<
+  Selectable<PagesTable>,
+  'id' | 'html' | 'author' | 'site_name' | 'language' | 'direction'
+>;
+
+/**
+ * The bodies of the given pages that were read with text, by id, a few at a time: each may be up to
+ * MAX_HTML_CHARS (articles/html.ts), so the caller bounds how many it asks for.
+ */
+export async function pageBodiesByIds(
+  db: Kysely<Database>,
+  ids: readonly number[],
+): Promise<Map<number, PageBody & { html: string }>> {
+  const wanted = [...new Set(ids)];
+  const bodies = new Map<number, PageBody & { html: string }>();
+  for (let i = 0; i < wanted.length; i += BODY_CHUNK) {
+    const rows = await db
+      .selectFrom('pages')
+      .select(['id', 'html', 'author', 'site_name', 'language', 'direction'])
+      .where('id', 'in', wanted.slice(i, i + BODY_CHUNK))
+      .where('state', '=', 'read')
+      .where('html', 'is not', null)
+      .execute();
+    for (const row of rows) if (row.html !== null) bodies.set(row.id, { ...row, html: row.html });
+  }
+  return bodies;
+}
+
+/** Bodies per query: at most a few megabytes of text in memory at once. */
+const BODY_CHUNK = 20;

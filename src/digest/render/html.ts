@@ -289,6 +289,7 @@ function moreRow(view: DigestView): string {
 function footer(view: DigestView, variant: BodyVariant): string {
   const links = [
     ...(variant === 'web' ? [] : [link(view.links.web, 'Read on the web')]),
+    link(view.links.epub, 'Read on your e-reader'),
     link(view.links.feeds, 'Manage feeds'),
     link(view.links.settings, 'Settings'),
     ...(variant === 'email' && view.links.unsubscribe !== undefined

@@ -50,6 +50,7 @@ export function renderText(view: DigestView): string {
     out.push(...wrap(`${more} Read the whole digest on the web:`, TEXT_WIDTH), view.links.web, '');
   out.push('-- ');
   out.push(`Read on the web: ${view.links.web}`);
+  out.push(`Read on your e-reader (EPUB): ${view.links.epub}`);
   out.push(`Manage feeds: ${view.links.feeds}`);
   out.push(`Settings: ${view.links.settings}`);
   if (view.links.unsubscribe !== undefined) out.push(`Unsubscribe: ${view.links.unsubscribe}`);

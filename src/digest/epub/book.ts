@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import type { DigestView } from '../view.js';
+
+/*
+ * What goes into a digest's EPUB, resolved from its view and the pages read for it (load.ts): a cover,
+ * then one section per group of the digest (own links, top stories, each feed…), each with a page that
+ * lists its entries and, after it, one chapter per entry whose page was read. The view's private links
+ * (the web page, the reading view, the email's actions: they carry the account's tokens) are not used:
+ * the file may be mailed to an e-reader service and kept there, so it links only to the articles.
+ */
+
+/** A page read for an entry, as its chapter shows it. */
+export interface ArticleBody {
+  /** Sanitised reader HTML (pages.html). */
+  html: string;
+  author: string | null;
+  siteName: string | null;
+  language: string | null;
+  direction: string | null;
+}
+
+export interface BookEntry {
+  title: string;
+  /** The article's own link (absolute http(s)), or null. */
+  href: string | null;
+  /** The site's name, else the link's domain; "" without either. */
+  site: string;
+  /** "6 min read", or null. */
+  readingTime: string | null;
+  excerpt: string;
+  /** The page read for it; null when it was not read (the section page then shows its link and summary). */
+  article: ArticleBody | null;
+}
+
+export interface BookSection {
+  title: string;
+  entries: BookEntry[];
+  /** The feed's entries the digest only counts ("and 12 more from …, on the web page"); 0 otherwise. */
+  more: number;
+}
+
+export interface Book {
+  /** urn:uuid:…, the same for a digest every time its book is made. */
+  identifier: string;
+  title: string;
+  /** "Sunday 22 November 2026". */
+  dateLabel: string;
+  /** YYYY-MM-DD: the file's name. */
+  localDate: string;
+  /** CCYY-MM-DDThh:mm:ssZ: the digest's build, so the same digest makes the same file. */
+  modified: string;
+  language: string;
+  /** The whole digest's items, and those the book holds. */
+  counts: { items: number; entries: number; articles: number };
+  sections: BookSection[];
+}
+
+/** The language of the book's own text (its headings and cover): the app's. */
+export const BOOK_LANGUAGE = 'en';
+
+/** The book of a digest's view, with the bodies of the pages read for its entries, by page id. */
+export function bookOf(view: DigestView, bodies: ReadonlyMap<number, ArticleBody>): Book {
+  const sections: BookSection[] = view.groups.map((group) => ({
+    title: group.title,
+    more: group.more?.count ?? 0,
+    entries: group.items.map((item): BookEntry => ({
+      title: item.title,
+      href: item.href,
+      site: item.siteName ?? item.domain,
+      readingTime: item.readingTime,
+      excerpt: item.excerpt,
+      article: item.pageId === null ? null : (bodies.get(item.pageId) ?? null),
+    })),
+  }));
+  const entries = sections.reduce((n, s) => n + s.entries.length, 0);
+  const articles = sections.reduce((n, s) => n + s.entries.filter((e) => e.article !== null).length, 0);
+  return {
+    identifier: `urn:uuid:${digestUuid(view)}`,
+    title: `Tidings — ${view.dateLabel}`,
+    dateLabel: view.dateLabel,
+    localDate: view.localDate,
+    modified: epubDate(view.createdAt),
+    language: BOOK_LANGUAGE,
+    counts: { items: view.counts.items, entries, articles },
+    sections,
+  };
+}
+
+/** The file's name: `tidings-YYYY-MM-DD.epub`, the digest's day in the reader's zone. */
+export function epubFileName(localDate: string): string {
+  return `tidings-${localDate}.epub`;
+}
+
+/**
+ * A name-based UUID (the layout of version 5, from SHA-256) of the digest: its id, the account's and its
+ * build time, so a digest of another database with the same id is another book.
+ */
+function digestUuid(view: Pick<DigestView, 'id' | 'createdAt' | 'account'>): string {
+  const h = createHash('sha256')
+    .update(`tidings digest ${view.account.id} ${view.id} ${view.createdAt}`)
+    .digest();
+  h[6] = ((h[6] ?? 0) & 0x0f) | 0x50;
+  h[8] = ((h[8] ?? 0) & 0x3f) | 0x80;
+  const hex = h.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** dcterms:modified's form: seconds, no fraction, UTC. */
+function epubDate(iso: string): string {
+  const ms = Date.parse(iso);
+  return `${new Date(Number.isNaN(ms) ? 0 : ms).toISOString().slice(0, 19)}Z`;
+}
