@@ -48,6 +48,7 @@ export async function changeAccountSettings(
       ...(change.skipEmpty === undefined ? {} : { digestSkipEmpty: change.skipEmpty }),
       ...(change.email === undefined ? {} : { email: change.email }),
       ...(change.emailEnabled === undefined ? {} : { emailEnabled: change.emailEnabled }),
+      ...(change.ereaderEmail === undefined ? {} : { ereaderEmail: change.ereaderEmail }),
       // Turning emails off or on by hand ends a pause ("pause for a week" from an email's unsubscribe page).
       ...(change.emailEnabled === undefined || change.emailEnabled === account.email_enabled
         ? {}

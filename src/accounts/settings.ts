@@ -121,6 +121,12 @@ const email = z.string().transform((value, ctx) => {
   return address;
 });
 
+/** The e-reader's address: the email address's rule; `none`, as an empty string, removes it. */
+const ereaderEmail = z
+  .string()
+  .transform((value) => (value.trim().toLowerCase() === 'none' ? '' : value))
+  .pipe(email);
+
 const flag = z
   .enum(['true', 'false'], { error: (issue) => `must be true or false, not "${String(issue.input)}"` })
   .transform((v) => v === 'true');
@@ -133,6 +139,7 @@ export const settingsSchema = z.strictObject({
   maxItems: maxItems.optional(),
   email: email.optional(),
   emailEnabled: flag.optional(),
+  ereaderEmail: ereaderEmail.optional(),
   skipEmpty: flag.optional(),
   images: flag.optional(),
   cleanLinks: flag.optional(),
@@ -147,6 +154,7 @@ const OPTION_NAMES: Record<string, string> = {
   maxItems: '--max-items',
   email: '--email',
   emailEnabled: '--email-enabled',
+  ereaderEmail: '--ereader-email',
   skipEmpty: '--skip-empty',
   images: '--images',
   cleanLinks: '--clean-links',

@@ -119,6 +119,7 @@ export function accountCommands(program: Command, io: Io): void {
     .option('--max-items <n>', 'most items in one digest; the rest wait for the next (default 100)')
     .option('--email <addr>', 'where the digest is emailed ("" removes the address)')
     .option('--email-enabled <bool>', 'email digests: true or false')
+    .option('--ereader-email <addr>', 'where each digest is mailed as an EPUB ("" or none removes it)')
     .option('--skip-empty <bool>', 'no digest on a day with an empty queue: true or false (default true)')
     .option('--images <bool>', 'show lead images in digests and the queue: true or false (default true)')
     .option(
@@ -135,6 +136,7 @@ export function accountCommands(program: Command, io: Io): void {
         maxItems: opts.maxItems,
         email: opts.email,
         emailEnabled: opts.emailEnabled,
+        ereaderEmail: opts.ereaderEmail,
         skipEmpty: opts.skipEmpty,
         images: opts.images,
         cleanLinks: opts.cleanLinks,
@@ -142,7 +144,7 @@ export function accountCommands(program: Command, io: Io): void {
       const present = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
       if (Object.keys(present).length === 0) {
         throw new UsageError(
-          'nothing to change: give --timezone, --time, --days, --max-items, --email, --email-enabled, --skip-empty, --images or --clean-links',
+          'nothing to change: give --timezone, --time, --days, --max-items, --email, --email-enabled, --ereader-email, --skip-empty, --images or --clean-links',
           2,
         );
       }
@@ -166,6 +168,7 @@ interface SetOptions {
   maxItems?: string;
   email?: string;
   emailEnabled?: string;
+  ereaderEmail?: string;
   skipEmpty?: string;
   images?: string;
   cleanLinks?: string;
@@ -199,6 +202,7 @@ function printAccount(io: Io, a: Account, json: boolean): void {
     ['email', a.email ?? '-'],
     ['email enabled', a.email_enabled ? 'yes' : 'no'],
     ['emailed', emailed(a)],
+    ['e-reader', a.ereader_email ?? '-'],
     ['images', a.show_images ? 'yes' : 'no'],
     ['clean links', a.clean_links ? 'yes' : 'no'],
     ['administrator', a.is_admin ? 'yes' : 'no'],

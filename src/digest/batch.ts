@@ -202,6 +202,7 @@ async function writeDigests(
         delivery,
         nextAttemptAt: delivery === 'pending' ? createdAt : null,
         messageId: digestMessageId({ id, created_at: createdAt }, deps.mailFrom ?? messageDomain(deps)),
+        ereaderState: ereaderAtBuild(deps, p.account),
       };
     }),
   );
@@ -273,6 +274,15 @@ function digestRows(choice: Choice) {
 function deliveryAtBuild(deps: DigestDeps, account: LockedAccount): DeliveryState {
   if (!account.email_enabled || account.email === null) return 'not_emailed';
   if (emailPaused(account, deps.now())) return 'not_emailed';
+  return deps.mailer === null ? 'no_smtp' : 'pending';
+}
+
+/**
+ * The EPUB's copy to the e-reader address: apart from the email's switch and pause (those are about the
+ * inbox; the address alone says the reader wants the copy), and `no_smtp` as the email when there is no SMTP.
+ */
+function ereaderAtBuild(deps: DigestDeps, account: LockedAccount): DeliveryState | null {
+  if (account.ereader_email === null) return null;
   return deps.mailer === null ? 'no_smtp' : 'pending';
 }
 

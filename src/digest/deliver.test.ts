@@ -88,7 +88,7 @@ await describeEachEngine('digest delivery', (ctx) => {
 
     clock.advance(MINUTE);
     const again = await runDigestPass(process(clock), { accountId: id });
-    assert.deepEqual(again, { builds: [], deliveries: [] });
+    assert.deepEqual(again, { builds: [], deliveries: [], ereader: [] });
     assert.equal(smtp.messages.length, 1, 'never twice');
   });
 

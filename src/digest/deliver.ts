@@ -1,7 +1,7 @@
 import { stopwatch } from '../lib/metrics.js';
 import { workerId } from '../lib/workers.js';
 import { type Digest, type DeliveryUpdate, claimDueDeliveries, recordDelivery } from '../store/digests.js';
-import { nextAttemptDelay } from './backoff.js';
+import { RETRY_WINDOW_MS, afterFailure } from './backoff.js';
 import { DIGEST_LANES, type DigestDeps } from './deps.js';
 import { EMAIL_ITEMS } from './limits.js';
 import { type LoadedDigest, loadClaimedDigests } from './load.js';
@@ -26,8 +26,8 @@ import { emailPaused, mintUnsubscribeTokens, unsubscribeUrl } from './unsubscrib
  * mail systems recognise as the same message. A `sent` digest is never claimed again.
  */
 
-/** Retries stop this long after the digest was built; the last one comes at that moment. */
-export const RETRY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** Retries stop this long after the digest was built (backoff.ts); re-exported for its tests. */
+export { RETRY_WINDOW_MS };
 
 export type DeliveryOutcome =
   | { status: 'sent'; digestId: number; accountId: number }
@@ -231,22 +231,25 @@ async function recordFailure(
   record: (update: DeliveryUpdate, outcome: DeliveryOutcome) => Promise<DeliveryOutcome>,
 ): Promise<DeliveryOutcome> {
   const ids = { digestId: digest.id, accountId: digest.account_id };
-  const now = deps.now().getTime();
-  const giveUpAt = Date.parse(digest.created_at) + RETRY_WINDOW_MS;
   deps.log.warn(
     { digestId: digest.id, attempt: digest.attempts, temporary: failure.temporary, reason: failure.message },
     'digest email not sent',
   );
-  if (!failure.temporary || !(now < giveUpAt)) {
-    const error = failure.temporary
-      ? `${failure.message} (gave up after ${digest.attempts} attempts in 24 hours)`
-      : failure.message;
-    return record({ delivery: 'failed', error }, { status: 'failed', ...ids, error });
+  const after = afterFailure(
+    failure,
+    { createdAt: digest.created_at, attempts: digest.attempts },
+    deps.now().getTime(),
+    deps.random,
+  );
+  if (after.final) {
+    return record(
+      { delivery: 'failed', error: after.error },
+      { status: 'failed', ...ids, error: after.error },
+    );
   }
-  const next = Math.min(now + nextAttemptDelay(digest.attempts, deps.random), giveUpAt);
-  const nextAttemptAt = new Date(next).toISOString();
+  const { nextAttemptAt, error } = after;
   return record(
-    { delivery: 'pending', nextAttemptAt, error: failure.message },
-    { status: 'retrying', ...ids, nextAttemptAt, error: failure.message },
+    { delivery: 'pending', nextAttemptAt, error },
+    { status: 'retrying', ...ids, nextAttemptAt, error },
   );
 }

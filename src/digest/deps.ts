@@ -20,6 +20,8 @@ export interface DigestDeps {
   leaseMs: number;
   /** Jitter of delivery retries; Math.random unless a test fixes it. */
   random: () => number;
+  /** The largest EPUB attached to an e-reader copy (limits.ts: EREADER_MAX_BYTES unless a test lowers it). */
+  ereaderMaxBytes?: number;
   /** Where builds and emails are counted; nothing is counted without it. */
   metrics?: Metrics | undefined;
 }

@@ -24,3 +24,11 @@ export const EMAIL_ITEMS = 100;
 
 /** Items in a digest's entry of the Atom feed (the first ones of the digest); the rest are on the web page. */
 export const ATOM_ENTRY_ITEMS = 100;
+
+/**
+ * The largest EPUB mailed to an e-reader address as an attachment; past it the message carries the
+ * download link instead. Send-to-Kindle takes up to 50 MB, but base64 makes the message a third larger and
+ * many relays refuse messages past 25 MB (Gmail, Outlook): 20 MB of EPUB stays under those. A digest's
+ * EPUB is text only (images are left out) and bounded by EMAIL_ITEMS, so this is rarely reached.
+ */
+export const EREADER_MAX_BYTES = 20 * 1024 * 1024;

@@ -12,8 +12,11 @@ export interface MailMessage {
   /** One bare address (reader@example.org), used as it is: never read as a list or a display name. */
   to: string;
   subject: string;
+  /** The HTML part; '' sends a text-only message (the e-reader copy). */
   html: string;
   text: string;
+  /** Files attached as they are (the e-reader copy's EPUB). */
+  attachments?: readonly MailAttachment[];
   /**
    * The Message-ID, with or without angle brackets: stable per digest (see digestMessageId), so that a send
    * retried after a failure or a restart carries the same one and the reader's mail system can tell.
@@ -27,6 +30,12 @@ export interface MailMessage {
   unsubscribeUrl?: string;
   /** The Date header; defaults to the time of sending. */
   date?: Date;
+}
+
+export interface MailAttachment {
+  filename: string;
+  content: Uint8Array;
+  contentType: string;
 }
 
 export interface SentMail {
@@ -124,7 +133,16 @@ export function createMailer(config: MailConfig, options: MailerOptions = {}): M
           to: { name: '', address: message.to },
           subject: message.subject,
           text: message.text,
-          html: message.html,
+          ...(message.html === '' ? {} : { html: message.html }),
+          ...(message.attachments === undefined
+            ? {}
+            : {
+                attachments: message.attachments.map((a) => ({
+                  filename: a.filename,
+                  content: Buffer.from(a.content),
+                  contentType: a.contentType,
+                })),
+              }),
           messageId,
           date: message.date ?? new Date(),
           headers,

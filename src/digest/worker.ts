@@ -2,20 +2,24 @@ import { type Worker, startLoop, workerId } from '../lib/workers.js';
 import { type BuildOutcome, buildDueDigests } from './build.js';
 import { type DeliveryOutcome, deliverDueDigests } from './deliver.js';
 import type { DigestDeps } from './deps.js';
+import { type EreaderOutcome, deliverDueEreaderCopies } from './ereader.js';
 
 export interface DigestPass {
   builds: BuildOutcome[];
   deliveries: DeliveryOutcome[];
+  /** The EPUB copies mailed to e-reader addresses (ereader.ts), apart from the emails. */
+  ereader: EreaderOutcome[];
 }
 
-/** One pass: build the digests that are due, then send the emails that are due (of one account, or all). */
+/** One pass: build the digests that are due, then send the emails and e-reader copies that are due (of one account, or all). */
 export async function runDigestPass(
   deps: DigestDeps,
   opts: { accountId?: number; owner?: string } = {},
 ): Promise<DigestPass> {
   const builds = await buildDueDigests(deps, opts);
   const deliveries = await deliverDueDigests(deps, opts);
-  return { builds, deliveries };
+  const ereader = await deliverDueEreaderCopies(deps, opts);
+  return { builds, deliveries, ereader };
 }
 
 /** Counts by status, for a log line or a summary. */
@@ -24,6 +28,10 @@ export function tallyPass(pass: DigestPass): Record<string, number> {
   for (const o of pass.builds) counts[o.status] = (counts[o.status] ?? 0) + 1;
   for (const o of pass.deliveries) {
     const key = `email_${o.status}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  }
+  for (const o of pass.ereader) {
+    const key = `ereader_${o.status}`;
     counts[key] = (counts[key] ?? 0) + 1;
   }
   return counts;
@@ -37,7 +45,8 @@ export function startDigestWorker(deps: DigestDeps, opts: { intervalMs?: number 
     name: 'digest scheduler',
     pass: async () => {
       const pass = await runDigestPass(deps, { owner });
-      if (pass.builds.length + pass.deliveries.length > 0) deps.log.info(tallyPass(pass), 'digest pass');
+      if (pass.builds.length + pass.deliveries.length + pass.ereader.length > 0)
+        deps.log.info(tallyPass(pass), 'digest pass');
     },
     sleepMs: () => intervalMs,
     log: deps.log,

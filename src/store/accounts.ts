@@ -22,6 +22,7 @@ export const accountColumns = [
   'is_admin',
   'disabled_at',
   'email_paused_until',
+  'ereader_email',
 ] as const;
 
 export type AccountRow = Pick<Selectable<AccountsTable>, (typeof accountColumns)[number]>;
@@ -205,6 +206,7 @@ export interface AccountSettingsUpdate {
   digestSkipEmpty?: boolean;
   email?: string | null;
   emailEnabled?: boolean;
+  ereaderEmail?: string | null;
   showImages?: boolean;
   cleanLinks?: boolean;
   /** Emails wait until then (digests are still built); null resumes them. */
@@ -230,6 +232,7 @@ export async function updateAccountSettings(
       ...(u.digestSkipEmpty === undefined ? {} : { digest_skip_empty: u.digestSkipEmpty ? 1 : 0 }),
       ...(u.email === undefined ? {} : { email: u.email }),
       ...(u.emailEnabled === undefined ? {} : { email_enabled: u.emailEnabled ? 1 : 0 }),
+      ...(u.ereaderEmail === undefined ? {} : { ereader_email: u.ereaderEmail }),
       ...(u.showImages === undefined ? {} : { show_images: u.showImages ? 1 : 0 }),
       ...(u.cleanLinks === undefined ? {} : { clean_links: u.cleanLinks ? 1 : 0 }),
       ...(u.emailPausedUntil === undefined ? {} : { email_paused_until: u.emailPausedUntil }),

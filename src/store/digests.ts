@@ -20,6 +20,8 @@ export interface NewDigest {
   nextAttemptAt: Timestamp | null;
   /** The stable Message-ID every attempt to email the digest sends. */
   messageId: string;
+  /** Its e-reader copy (0028): null or absent when the account has no e-reader address. */
+  ereaderState?: DeliveryState | null;
 }
 
 /**
@@ -59,6 +61,9 @@ export async function createDigests(
         delivery: d.delivery,
         next_attempt_at: d.nextAttemptAt,
         message_id: d.messageId,
+        ereader_state: d.ereaderState ?? null,
+        // Due at once, as the email: the build and its copy's state are one commit.
+        ereader_next_attempt_at: d.ereaderState === 'pending' ? d.createdAt : null,
       })),
     )
     .onConflict((oc) => oc.columns(['account_id', 'local_date']).doNothing())

@@ -46,6 +46,8 @@ export interface AccountsTable {
   disabled_at: Generated<Timestamp | null>;
   /** Digests are built but not emailed before this time ("pause for a week"); null: not paused. */
   email_paused_until: Timestamp | null;
+  /** Where each digest's EPUB is mailed (Send-to-Kindle …; migration 0028); null: nowhere. */
+  ereader_email: Generated<string | null>;
 }
 
 export interface ApiKeysTable {

@@ -51,7 +51,13 @@ export const permanentFailure = (): MailError =>
 
 export function testDigestDeps(
   store: Store,
-  overrides: { now?: () => Date; mailer?: Mailer | null; mailFrom?: string | null; leaseMs?: number } = {},
+  overrides: {
+    now?: () => Date;
+    mailer?: Mailer | null;
+    mailFrom?: string | null;
+    leaseMs?: number;
+    ereaderMaxBytes?: number;
+  } = {},
 ): DigestDeps {
   const mailer = overrides.mailer ?? null;
   return {
@@ -63,6 +69,7 @@ export function testDigestDeps(
     baseUrl: 'https://tidings.example',
     leaseMs: overrides.leaseMs ?? 5 * 60_000,
     random: () => 0.5,
+    ...(overrides.ereaderMaxBytes === undefined ? {} : { ereaderMaxBytes: overrides.ereaderMaxBytes }),
   };
 }
 

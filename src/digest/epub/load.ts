@@ -17,6 +17,9 @@ export interface DigestEpub {
   fileName: string;
   bytes: Uint8Array;
   book: Book;
+  /** Its download link (`/digests/ID/epub?token=…`) and day, for the e-reader copy's message. */
+  link: string;
+  dateShort: string;
 }
 
 /** The EPUB of one of the account's digests; null when it has no such digest. */
@@ -41,5 +44,11 @@ export async function digestEpub(
     ]),
   );
   const book = bookOf(loaded.view, bodies);
-  return { fileName: epubFileName(book.localDate), bytes: epubBytes(book), book };
+  return {
+    fileName: epubFileName(book.localDate),
+    bytes: epubBytes(book),
+    book,
+    link: loaded.view.links.epub,
+    dateShort: loaded.view.dateShort,
+  };
 }
