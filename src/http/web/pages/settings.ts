@@ -43,6 +43,7 @@ const FIELD_LABELS: Record<string, string> = {
   days: 'Days',
   maxItems: 'Most links in one digest',
   email: 'Email address',
+  ereaderEmail: 'E-reader address',
 };
 
 let zones: string[] | undefined;
@@ -68,6 +69,7 @@ interface SettingsForm {
   skipEmpty: boolean;
   email: string;
   emailEnabled: boolean;
+  ereaderEmail: string;
   images: boolean;
   cleanLinks: boolean;
 }
@@ -82,6 +84,7 @@ function formFromAccount(a: Account): SettingsForm {
     skipEmpty: a.digest_skip_empty,
     email: a.email ?? '',
     emailEnabled: a.email_enabled,
+    ereaderEmail: a.ereader_email ?? '',
     images: a.show_images,
     cleanLinks: a.clean_links,
   };
@@ -97,6 +100,7 @@ function formFromBody(body: URLSearchParams): SettingsForm {
     skipEmpty: body.get('skip_empty') === 'on',
     email: one('email'),
     emailEnabled: body.get('email_enabled') === 'on',
+    ereaderEmail: one('ereader_email'),
     images: body.get('images') === 'on',
     cleanLinks: body.get('clean_links') === 'on',
   };
@@ -143,6 +147,7 @@ export function registerSettings(scope: FastifyInstance, deps: WebDeps): void {
       maxItems: form.maxItems.trim(),
       email: form.email,
       emailEnabled: String(form.emailEnabled),
+      ereaderEmail: form.ereaderEmail,
       skipEmpty: String(form.skipEmpty),
       images: String(form.images),
       cleanLinks: String(form.cleanLinks),
@@ -360,6 +365,20 @@ function settingsPage(v: SettingsView): SafeHtml {
           ><input type="checkbox" name="email_enabled" ${form.emailEnabled ? html` checked` : null} /> Email
           me each digest</label
         >
+        <div>
+          <label for="ereader_email">E-reader address</label>
+          <input
+            id="ereader_email"
+            name="ereader_email"
+            type="email"
+            value="${form.ereaderEmail}"
+            ${invalid('ereaderEmail')}
+          />
+          <p class="hint">
+            Each digest is mailed there as an EPUB (Kindle: your Send-to-Kindle address; add this Tidings'
+            sender to Amazon's approved list). Empty: none.
+          </p>
+        </div>
         <div><button type="submit">Save settings</button></div>
       </form>
       ${emailControls(v.viewer, account, v.now)}
