@@ -5,7 +5,7 @@ import { RETRY_WINDOW_MS, afterFailure } from './backoff.js';
 import { DIGEST_LANES, type DigestDeps } from './deps.js';
 import { EMAIL_ITEMS } from './limits.js';
 import { type LoadedDigest, loadClaimedDigests } from './load.js';
-import { MailError, type MailMessage, type Mailer } from './mail.js';
+import { MailError, type MailMessage, type Mailer, asMailError } from './mail.js';
 import { digestSubject } from './render/common.js';
 import { withActionLinks } from './actionLinks.js';
 import { mintActionTokens } from './actionTokens.js';
@@ -211,10 +211,7 @@ async function deliverOne(
   try {
     await mailer.send(message);
   } catch (err) {
-    const failure =
-      err instanceof MailError
-        ? err
-        : new MailError(`sending failed: ${err instanceof Error ? err.message : String(err)}`, true);
+    const failure = asMailError(err);
     if (!(err instanceof MailError)) deps.log.error({ err, digestId: digest.id }, 'digest email failed');
     return recordFailure(deps, digest, failure, record);
   }

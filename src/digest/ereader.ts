@@ -3,11 +3,12 @@ import { accountById } from '../store/accounts.js';
 import type { Digest } from '../store/digests.js';
 import { type EreaderUpdate, claimDueEreaderCopies, recordEreaderCopy } from '../store/ereaderDeliveries.js';
 import { afterFailure } from './backoff.js';
+import type { DeliveryOutcome } from './deliver.js';
 import type { DigestDeps } from './deps.js';
 import { type DigestEpub, digestEpub } from './epub/load.js';
 import { EPUB_MEDIA_TYPE } from './epub/package.js';
 import { EREADER_MAX_BYTES } from './limits.js';
-import { MailError, type MailMessage, type Mailer } from './mail.js';
+import { type MailMessage, type Mailer, asMailError } from './mail.js';
 
 /**
  * Mailing each digest's EPUB to the account's e-reader address (Send-to-Kindle and the like): one message,
@@ -16,14 +17,10 @@ import { MailError, type MailMessage, type Mailer } from './mail.js';
  * the other again. Every attempt sends the same Message-ID (the email's, marked as the e-reader's).
  */
 
+/** As the email's outcomes (`not_emailed`: the address was removed before sending); `sent` says whether the file was attached. */
 export type EreaderOutcome =
-  | { status: 'sent'; digestId: number; accountId: number; attached: boolean }
-  | { status: 'retrying'; digestId: number; accountId: number; nextAttemptAt: string; error: string }
-  | { status: 'failed'; digestId: number; accountId: number; error: string }
-  /** The address was removed between build and send: not sent, not retried. */
-  | { status: 'not_emailed'; digestId: number; accountId: number }
-  | { status: 'lease_lost'; digestId: number; accountId: number }
-  | { status: 'error'; digestId: number; accountId: number; message: string };
+  | Exclude<DeliveryOutcome, { status: 'sent' }>
+  | { status: 'sent'; digestId: number; accountId: number; attached: boolean };
 
 /** Copies claimed at once; each is built and sent on its own (an EPUB is a few hundred KB to a few MB). */
 const EREADER_BATCH = 10;
@@ -87,10 +84,7 @@ async function sendOne(
   try {
     await mailer.send(message);
   } catch (err) {
-    const failure =
-      err instanceof MailError
-        ? err
-        : new MailError(`sending failed: ${err instanceof Error ? err.message : String(err)}`, true);
+    const failure = asMailError(err);
     deps.log.warn(
       {
         digestId: digest.id,

@@ -69,6 +69,13 @@ export class MailError extends Error {
   }
 }
 
+/** Any failure of a send as a MailError: one that is not (a bug) is taken as temporary. */
+export function asMailError(err: unknown): MailError {
+  return err instanceof MailError
+    ? err
+    : new MailError(`sending failed: ${err instanceof Error ? err.message : String(err)}`, true);
+}
+
 export interface MailTimeouts {
   /** To open the TCP (and TLS) connection. */
   connectMs: number;

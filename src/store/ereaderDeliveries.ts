@@ -1,4 +1,5 @@
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { type ClaimInput, type DeliveryColumns, claimDue } from './deliveryClaims.js';
 import type { Engine } from './db.js';
 import type { Digest } from './digests.js';
 import type { Database, Timestamp } from './schema.js';
@@ -11,47 +12,18 @@ import type { Database, Timestamp } from './schema.js';
 export async function claimDueEreaderCopies(
   db: Kysely<Database>,
   engine: Engine,
-  input: { owner: string; now: Timestamp; leaseUntil: Timestamp; limit: number; accountId?: number },
+  input: ClaimInput,
 ): Promise<Digest[]> {
-  const stale = await claim(
-    db,
-    engine,
-    input,
-    sql`ereader_state = 'sending' and ereader_lease_until < ${input.now}`,
-  );
-  if (stale.length >= input.limit) return stale;
-  const due = await claim(
-    db,
-    engine,
-    { ...input, limit: input.limit - stale.length },
-    sql`ereader_state = 'pending' and ereader_next_attempt_at <= ${input.now}`,
-  );
-  return [...stale, ...due];
+  return claimDue(db, engine, EREADER_COLUMNS, input);
 }
 
-async function claim(
-  db: Kysely<Database>,
-  engine: Engine,
-  input: { owner: string; leaseUntil: Timestamp; limit: number; accountId?: number },
-  due: RawBuilder<unknown>,
-): Promise<Digest[]> {
-  const lock = engine === 'postgres' ? sql`for update skip locked` : sql``;
-  const only = input.accountId === undefined ? sql`` : sql`and account_id = ${input.accountId}`;
-  const result = await sql<Digest>`
-    update digests
-    set ereader_state = 'sending', ereader_lease_owner = ${input.owner},
-        ereader_lease_until = ${input.leaseUntil}, ereader_attempts = ereader_attempts + 1
-    where id in (
-      select id from digests
-      where ${due} ${only}
-        and account_id not in (select a.id from accounts a where a.disabled_at is not null)
-      order by ereader_next_attempt_at, id
-      limit ${input.limit}
-      ${lock}
-    )
-    returning *`.execute(db);
-  return result.rows;
-}
+const EREADER_COLUMNS: DeliveryColumns = {
+  state: 'ereader_state',
+  attempts: 'ereader_attempts',
+  nextAttemptAt: 'ereader_next_attempt_at',
+  leaseOwner: 'ereader_lease_owner',
+  leaseUntil: 'ereader_lease_until',
+};
 
 /** Where an attempt left the e-reader copy. */
 export type EreaderUpdate =
