@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { buildDigestNow } from '../digest/build.js';
 import { accountById } from '../store/accounts.js';
+import { saveUrl, testDigestDeps } from '../test/digestPipeline.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { runCli } from './run.js';
 
@@ -45,5 +47,20 @@ await describeEachEngine('cli account set --ereader-email', (ctx) => {
     const empty = await cli('account', 'set', '--account', String(id), '--ereader-email', '');
     assert.equal(empty.code, 0, empty.err.join('\n'));
     assert.equal(await stored(id), null);
+  });
+
+  test("digest list --json shows the e-reader copy's state", async () => {
+    const { id } = await newAccount(ctx.store());
+    assert.equal(
+      (await cli('account', 'set', '--account', String(id), '--ereader-email', 'me@kindle.example')).code,
+      0,
+    );
+    await saveUrl(ctx.store(), id, 'https://example.org/ereader-cli');
+    assert.equal((await buildDigestNow(testDigestDeps(ctx.store()), id)).status, 'built');
+    const list = await cli('digest', 'list', '--account', String(id), '--json');
+    assert.equal(list.code, 0, list.err.join('\n'));
+    const line = JSON.parse(list.out[0] ?? '{}') as Record<string, unknown>;
+    // This instance has no SMTP: the copy is marked so, as the email is.
+    assert.deepEqual([line.delivery, line.ereader, line.ereaderAttempts], ['not_emailed', 'no_smtp', 0]);
   });
 });

@@ -189,6 +189,11 @@ function digestLine(d: Digest): Record<string, unknown> {
     lastError: d.last_error,
     sentAt: d.sent_at,
     createdAt: d.created_at,
+    // The copy to the e-reader address (null: none), tracked apart from the email.
+    ereader: d.ereader_state,
+    ereaderAttempts: d.ereader_attempts,
+    ereaderError: d.ereader_error,
+    ereaderSentAt: d.ereader_sent_at,
   };
 }
 
