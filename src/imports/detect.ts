@@ -1,10 +1,9 @@
-import { TidingsError } from '../errors.js';
 import { looksLikeBookmarks, parseBookmarks } from './bookmarks.js';
 import { csvHeader } from './csv.js';
 import { parseInstapaperCsv } from './instapaper.js';
 import { looksLikeOmnivore, parseOmnivoreJson, parseOmnivoreZip } from './omnivore.js';
 import { parsePocketCsv, parsePocketHtml, parsePocketZip } from './pocket.js';
-import { IMPORT_FORMATS, IMPORT_LIMITS, type ImportFormat, type ParsedFile, unreadable } from './record.js';
+import { IMPORT_FORMATS, type ImportFormat, checkFileSize, type ParsedFile, unreadable } from './record.js';
 import { looksLikeWallabag, parseWallabagJson } from './wallabag.js';
 import { isZip, zipNames } from './zip.js';
 
@@ -16,12 +15,7 @@ import { isZip, zipNames } from './zip.js';
  * the size limit is `limit_reached`.
  */
 export function parseExport(bytes: Uint8Array, format: ImportFormat | 'auto'): ParsedFile {
-  if (bytes.length > IMPORT_LIMITS.fileBytes) {
-    throw new TidingsError(
-      'limit_reached',
-      `The file is ${(bytes.length / 1024 / 1024).toFixed(1)} MB; an import takes at most ${IMPORT_LIMITS.fileBytes / 1024 / 1024} MB.`,
-    );
-  }
+  checkFileSize(bytes.length);
   const { found, parse } = recognise(bytes);
   if (format !== 'auto' && format !== found) {
     throw unreadable(`The file looks like a ${found} export, not ${format}; try --format auto.`);

@@ -89,6 +89,16 @@ function isoOrNull(d: Date): string | null {
     : null;
 }
 
+/** Refuses a file larger than an import takes (`limit_reached`), before it is read. */
+export function checkFileSize(bytes: number): void {
+  if (bytes > IMPORT_LIMITS.fileBytes) {
+    throw new TidingsError(
+      'limit_reached',
+      `The file is ${(bytes / 1024 / 1024).toFixed(1)} MB; an import takes at most ${IMPORT_LIMITS.fileBytes / 1024 / 1024} MB.`,
+    );
+  }
+}
+
 /** Refuses the file whole when it lists more links than one import may. */
 export function checkRowCount(rows: number): void {
   if (rows > IMPORT_LIMITS.rows) {
