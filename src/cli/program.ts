@@ -8,6 +8,7 @@ import { feedCommands } from './feed.js';
 import { keyCommands } from './key.js';
 import { migrateCommand } from './migrate.js';
 import { opmlCommands } from './opml.js';
+import { importCommand } from './readingImport.js';
 import { searchCommand } from './search.js';
 import { serveCommand } from './serve.js';
 import { workerCommands } from './worker.js';
@@ -24,6 +25,7 @@ export function buildProgram(io: Io): Command {
   workerCommands(program, io);
   enrichCommand(program, io);
   opmlCommands(program, io);
+  importCommand(program, io);
   migrateCommand(program, io);
   backupCommand(program, io);
   accountCommands(program, io);

@@ -25,6 +25,7 @@ import * as m0023 from './0023_enqueue_at_once.js';
 import * as m0024 from './0024_notify_queue_moves.js';
 import * as m0025 from './0025_digest_choice.js';
 import * as m0026 from './0026_unique_email_opml_imports.js';
+import * as m0027 from './0027_reading_list.js';
 import * as m0030 from './0030_page_direction.js';
 
 /** What a migration may need to know about the engine it runs on. */
@@ -65,6 +66,7 @@ const modules: Record<string, MigrationModule> = {
   '0024_notify_queue_moves': m0024,
   '0025_digest_choice': m0025,
   '0026_unique_email_opml_imports': m0026,
+  '0027_reading_list': m0027,
   '0030_page_direction': m0030,
 };
 
