@@ -47,7 +47,7 @@ export interface AccountsTable {
   disabled_at: Generated<Timestamp | null>;
   /** Digests are built but not emailed before this time ("pause for a week"); null: not paused. */
   email_paused_until: Timestamp | null;
-  /** Unread reading-list items a digest offers (0 turns it off) and in which order (migration 0027). */
+  /** Unread reading-list items a digest offers (0 turns it off) and in which order (migration 0031). */
   resurface_count: Generated<number>;
   resurface_order: Generated<ResurfaceOrder>;
 }

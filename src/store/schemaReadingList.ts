@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 import type { Timestamp } from './schema.js';
 
-/* The reading list's table (migration 0027; split from schema.ts by size). */
+/* The reading list's table (migration 0031; split from schema.ts by size). */
 
 export type ReadingState = 'unread' | 'archived';
 
@@ -38,5 +38,5 @@ export interface ReadingListTable {
   updated_at: Timestamp;
 }
 
-/** The account's resurfacing settings (migration 0027): how many a digest offers and in which order. */
+/** The account's resurfacing settings (migration 0031): how many a digest offers and in which order. */
 export type ResurfaceOrder = 'oldest' | 'random';
