@@ -115,6 +115,20 @@ export async function testComposeStack(t: ComposeTest): Promise<void> {
     );
   t.cleanups.push(() => run('podman', ['network', 'rm', '-f', `${project}_default`], { env }));
   t.cleanups.push(() => compose(['down', '-v', '-t', '10']));
+  // First (cleanups run last first): the containers with their anonymous volumes (the image's VOLUME /data,
+  // unused by this stack), which podman-compose's down leaves.
+  t.cleanups.push(async () => {
+    const ids = await podman(env, [
+      'ps',
+      '-a',
+      '-q',
+      '--filter',
+      `label=io.podman.compose.project=${project}`,
+    ]);
+    for (const id of ids.split('\n').filter((l) => l !== '')) {
+      await run('podman', ['rm', '-f', '-v', '-t', '10', id], { env });
+    }
+  });
   await compose(['up', '-d']);
 
   const web1 = `http://127.0.0.1:${port1}`;
