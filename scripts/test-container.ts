@@ -2,7 +2,7 @@
  * npm run test:container: builds the image from the Containerfile and tests it for real with Podman
  * (docs/operating.md, "Containers"): one container with a volume (the printed key, both API variants, a
  * restart, a non-root process, the health check, a clean stop within 10 s with nothing lost), then
- * deploy/compose.postgres.yaml with podman-compose (PostgreSQL, two HTTP-only serve, a worker that emails a
+ * deploy/compose.yaml, then deploy/compose.postgres.yaml with podman-compose (PostgreSQL, two HTTP-only serve, a worker that emails a
  * digest to an SMTP sink in this process). Installs what it needs; leaves nothing behind but the image.
  *
  *   npm run test:container        (TIDINGS_CONTAINER_TEST_KEEP=1 keeps the base image and build cache)
@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/test/process.js';
 import { type Result, ensureTools, makeNodeBase, podman, podmanEnv, run } from './container/podman.js';
-import { testComposeStack } from './container/compose.js';
+import { testComposeStack, testSqliteCompose } from './container/compose.js';
 import { type Api, KEY_LINE, apiOf, until, waitHealthy } from './container/api.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -199,6 +199,15 @@ async function main(): Promise<void> {
     console.log(`   ${IMAGE}: ${addedMb.toFixed(1)} MB over its base (${(size / 1e6).toFixed(1)} MB in all)`);
     assert.ok(addedMb < 100, `the image adds ${addedMb.toFixed(1)} MB to its base (limit 100 MB)`);
     stopMs = await timed('one container with a volume', () => testOneContainer(env, cleanups));
+    await timed('compose.yaml with podman-compose', () =>
+      testSqliteCompose({
+        env,
+        root: ROOT,
+        image: IMAGE,
+        project: `${tag.replace(/[^a-z0-9]/g, '')}sqlite`,
+        cleanups,
+      }),
+    );
     await timed('compose.postgres.yaml with podman-compose', () =>
       testComposeStack({
         env,
