@@ -208,10 +208,11 @@ export interface MetricsConfig {
 /**
  * Page extraction threads when TIDINGS_READER_THREADS is not set: two where there is a core to spare
  * (measured in BENCHMARKS.md, "Reading pages": 2 threads on 2 cores read ~20–30 % more pages a second at
- * the same peak memory), none on one core, where a thread only adds its memory.
+ * the same peak memory), one on one core: pages are always parsed in a thread with a capped heap, never on the
+ * thread that answers requests (articles/enrich.ts starts at least one, so 0 means 1).
  */
 export function defaultReaderThreads(cores: number): number {
-  return cores > 1 ? 2 : 0;
+  return cores > 1 ? 2 : 1;
 }
 
 /**

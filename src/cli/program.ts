@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { accountCommands } from './account.js';
+import { backupCommand } from './backup.js';
 import type { Io } from './context.js';
 import { digestCommands } from './digest.js';
 import { enrichCommand } from './enrich.js';
@@ -25,6 +26,7 @@ export function buildProgram(io: Io): Command {
   enrichCommand(program, io);
   opmlCommands(program, io);
   migrateCommand(program, io);
+  backupCommand(program, io);
   accountCommands(program, io);
   keyCommands(program, io);
   feedCommands(program, io);

@@ -23,6 +23,7 @@ import { trackingPool } from './writeTracking.js';
 
 export { isDatabaseUnavailable, isDiskFull, noteDatabaseFailure } from './unavailable.js';
 export { checkWrites } from './writeProbe.js';
+export { BackupError, type BackupResult, backupSqlite } from './backup.js';
 
 export type Engine = 'sqlite' | 'postgres';
 

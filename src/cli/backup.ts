@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { BackupError, backupSqlite, parseDatabaseUrl } from '../store/db.js';
+import { type Io, UsageError } from './context.js';
+
+/** How PostgreSQL is backed up instead (docs/operating.md, "Backups"). */
+const PG_DUMP_LINE = 'pg_dump --format=custom --file=tidings-$(date +%F).dump "$DATABASE_URL"';
+
+export function backupCommand(program: Command, io: Io): void {
+  program
+    .command('backup')
+    .description('write a consistent copy of the SQLite database to FILE, while serve runs')
+    .argument('<file>', 'where to write the copy (a new file)')
+    .option('--force', 'replace FILE if it exists')
+    .option('--json', 'print {"file", "bytes", "startedAt", "durationMs"} as one JSON line')
+    .action(async (file: string, opts: { force?: boolean; json?: boolean }) => {
+      const target = parseDatabaseUrl(loadConfig(io.env).databaseUrl);
+      if (target.engine === 'postgres') {
+        throw new UsageError(
+          `backup copies SQLite databases; this one is PostgreSQL: back it up with pg_dump, e.g.\n  ${PG_DUMP_LINE}`,
+          2,
+        );
+      }
+      if (target.file === ':memory:') throw new UsageError('DATABASE_URL is an in-memory database', 2);
+      try {
+        const r = await backupSqlite(target.file, file, { force: opts.force === true });
+        const durationMs = Math.round(r.durationMs);
+        if (opts.json === true) {
+          io.out(
+            JSON.stringify({
+              file: r.file,
+              bytes: r.bytes,
+              startedAt: r.startedAt.toISOString(),
+              durationMs,
+            }),
+          );
+          return;
+        }
+        io.out(`Wrote ${r.file}: ${formatSize(r.bytes)} (${r.pages} pages) in ${durationMs} ms.`);
+      } catch (err) {
+        if (!(err instanceof BackupError)) throw err;
+        // What the operator typed (an existing or impossible FILE) is 2; a database missing or refused, 1.
+        const failed = err.problem.kind === 'sqlite' || err.problem.kind === 'no_database';
+        throw new UsageError(err.message, failed ? 1 : 2);
+      }
+    });
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
