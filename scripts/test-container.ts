@@ -8,6 +8,8 @@
  *   npm run test:container        (TIDINGS_CONTAINER_TEST_KEEP=1 keeps the base image and build cache)
  */
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/test/process.js';
 import { type Result, ensureTools, makeNodeBase, podman, podmanEnv, run } from './container/podman.js';
@@ -235,6 +237,7 @@ async function main(): Promise<void> {
     const left = [...(await listed(env, [...args]))].filter((n) => !(before.get(kind)?.has(n) ?? false));
     if (left.length > 0 && failure === null) failure = new Error(`left behind: ${kind} ${left.join(', ')}`);
   }
+  rmSync(dirname(env.CONTAINERS_CONF ?? ''), { recursive: true, force: true }); // podmanEnv()'s directory
   for (const [label, ms] of timings) console.log(`   ${label.padEnd(44)} ${(ms / 1000).toFixed(1)} s`);
   console.log(`   ${'podman stop (one container)'.padEnd(44)} ${(stopMs / 1000).toFixed(1)} s`);
   console.log(`   ${'in all'.padEnd(44)} ${((Date.now() - started) / 1000).toFixed(1)} s`);
