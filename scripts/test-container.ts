@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../src/test/process.js';
@@ -237,7 +238,9 @@ async function main(): Promise<void> {
     const left = [...(await listed(env, [...args]))].filter((n) => !(before.get(kind)?.has(n) ?? false));
     if (left.length > 0 && failure === null) failure = new Error(`left behind: ${kind} ${left.join(', ')}`);
   }
-  rmSync(dirname(env.CONTAINERS_CONF ?? ''), { recursive: true, force: true }); // podmanEnv()'s directory
+  // podmanEnv()'s temporary directory, and nothing else.
+  const conf = env.CONTAINERS_CONF;
+  if (conf?.startsWith(tmpdir()) === true) rmSync(dirname(conf), { recursive: true, force: true });
   for (const [label, ms] of timings) console.log(`   ${label.padEnd(44)} ${(ms / 1000).toFixed(1)} s`);
   console.log(`   ${'podman stop (one container)'.padEnd(44)} ${(stopMs / 1000).toFixed(1)} s`);
   console.log(`   ${'in all'.padEnd(44)} ${((Date.now() - started) / 1000).toFixed(1)} s`);
