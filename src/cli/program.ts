@@ -5,6 +5,7 @@ import type { Io } from './context.js';
 import { digestCommands } from './digest.js';
 import { enrichCommand } from './enrich.js';
 import { feedCommands } from './feed.js';
+import { healthcheckCommand } from './healthcheck.js';
 import { keyCommands } from './key.js';
 import { migrateCommand } from './migrate.js';
 import { opmlCommands } from './opml.js';
@@ -33,5 +34,6 @@ export function buildProgram(io: Io): Command {
   feedCommands(program, io);
   digestCommands(program, io);
   searchCommand(program, io);
+  healthcheckCommand(program, io);
   return program;
 }
