@@ -228,6 +228,12 @@ async function main(): Promise<void> {
   }
   await timed('clean up', async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err: unknown) => console.error(err));
+    // Anonymous volumes (the image's VOLUME /data) that podman-compose's run-then-start fallback can leave
+    // unattached to any container the cleanups found: every volume made during the test goes.
+    for (const volume of await listed(env, [...INVENTORY.volumes])) {
+      if (before.get('volumes')?.has(volume) !== true)
+        await run('podman', ['volume', 'rm', '-f', volume], { env });
+    }
     if (!KEEP) {
       for (const image of made) await run('podman', ['rmi', '-f', image], { env });
       await run('podman', ['image', 'prune', '-f'], { env, timeoutMs: 300_000 });
