@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { get } from 'node:http';
 import { loadConfig } from '../config.js';
 import { type Io, UsageError, parseId } from './context.js';
 
@@ -34,17 +35,26 @@ export function localOrigin(config: { host: string; port: number }): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
-/** null when `url` answers 200 within `timeoutMs`; else what went wrong, in a few words. */
-async function probe(url: string, timeoutMs: number): Promise<string | null> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
-    await res.body?.cancel();
-    return res.status === 200 ? null : `answered ${res.status}`;
-  } catch (err) {
-    if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
-      return `no answer within ${timeoutMs} ms`;
-    }
-    const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : String(err);
-    return `unreachable (${cause})`;
-  }
+/**
+ * null when `url` answers 200 within `timeoutMs`; else what went wrong, in a few words. node:http rather
+ * than fetch: it loads nothing more (this runs every 30 s in a container), and its timer keeps the process
+ * alive until there is an answer (AbortSignal.timeout's does not: a peer that closes the socket mid-answer
+ * left fetch's promise pending on an empty event loop).
+ */
+function probe(url: string, timeoutMs: number): Promise<string | null> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      req.destroy();
+      resolve(`no answer within ${timeoutMs} ms`);
+    }, timeoutMs);
+    const done = (problem: string | null): void => {
+      clearTimeout(timer);
+      resolve(problem);
+    };
+    const req = get(url, (res) => {
+      res.resume();
+      done(res.statusCode === 200 ? null : `answered ${res.statusCode ?? 'nothing'}`);
+    });
+    req.on('error', (err) => done(`unreachable (${err.message})`));
+  });
 }
