@@ -17,7 +17,7 @@ const MAX_LINES = 400;
 const LAYERS = [
   ['cli'],
   ['http'],
-  ['accounts'],
+  ['accounts', 'imports'],
   ['feeds', 'digest', 'articles'],
   ['queue'],
   ['fetch'],

@@ -26,9 +26,9 @@ export const SEARCH_MAX_LIMIT = 100;
 export const SEARCH_MAX_OFFSET = 10_000;
 
 export interface SearchHit {
-  /** `queue`: waiting in the queue; `digest`: in a digest already built. */
+  /** `queue`: waiting in the queue; `digest`: in a digest already built; `reading`: the reading list. */
   kind: SearchKind;
-  /** queue_items.id or digest_items.id. */
+  /** queue_items.id, digest_items.id or reading_list.id. */
   itemId: number;
   digestId: number | null;
   /** The digest's day, YYYY-MM-DD; null for a queued item. */

@@ -1,7 +1,6 @@
 import { type Config, loadConfig } from '../config.js';
 import { TidingsError } from '../errors.js';
-import { type Store, openStore } from '../store/db.js';
-import { migrateDatabase, storeOptions, waitForDatabase } from './database.js';
+import type { Store } from '../store/db.js';
 
 /** What a command writes to; tests pass their own. */
 export interface Io {
@@ -36,6 +35,11 @@ export class UsageError extends Error {
  */
 export async function withStore<T>(io: Io, fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig(io.env);
+  // Loaded here, not with this module: `serve` answers /healthz before the store's modules are loaded.
+  const [{ openStore }, { migrateDatabase, storeOptions, waitForDatabase }] = await Promise.all([
+    import('../store/db.js'),
+    import('./database.js'),
+  ]);
   const store = openStore(config.databaseUrl, { ...storeOptions(config), poolSize: 2 });
   try {
     await waitForDatabase(store, 0, { warn: () => undefined });

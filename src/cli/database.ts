@@ -9,13 +9,9 @@ import type { Config } from '../config.js';
 import { type Store, type StoreOptions, isDatabaseUnavailable, openStore, pingStore } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
 
-/**
- * The database refused the connection at start (a wrong password, TLS the server does not offer), or could
- * not be reached within DATABASE_STARTUP_TIMEOUT_MS: the command exits 1 with this message alone.
- */
-export class DatabaseStartError extends Error {
-  override name = 'DatabaseStartError';
-}
+import { DatabaseStartError } from './startError.js';
+
+export { DatabaseStartError };
 
 /** The PostgreSQL options every store of a command is opened with. */
 export function storeOptions(config: Config): Pick<StoreOptions, 'caFile' | 'statementTimeoutMs'> {

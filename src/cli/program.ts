@@ -1,18 +1,34 @@
 import { Command } from 'commander';
-import { accountCommands } from './account.js';
-import { backupCommand } from './backup.js';
 import type { Io } from './context.js';
-import { digestCommands } from './digest.js';
-import { enrichCommand } from './enrich.js';
-import { feedCommands } from './feed.js';
-import { keyCommands } from './key.js';
-import { migrateCommand } from './migrate.js';
-import { opmlCommands } from './opml.js';
-import { searchCommand } from './search.js';
-import { serveCommand } from './serve.js';
-import { workerCommands } from './worker.js';
 
-export function buildProgram(io: Io): Command {
+type Register = (program: Command, io: Io) => void;
+
+/**
+ * Each command module, loaded only when needed (issue 26): a command line naming one of its commands loads
+ * that module alone (`serve` does not load the feed parser's CLI, `account` not the HTTP server), anything
+ * else (`--help`, an unknown command) loads them all, in this order, which is the order of `--help`.
+ */
+const MODULES: readonly { commands: readonly string[]; load: () => Promise<Register> }[] = [
+  { commands: ['serve'], load: async () => (await import('./serve.js')).serveCommand },
+  { commands: ['worker', 'poll'], load: async () => (await import('./worker.js')).workerCommands },
+  { commands: ['enrich'], load: async () => (await import('./enrich.js')).enrichCommand },
+  { commands: ['opml'], load: async () => (await import('./opml.js')).opmlCommands },
+  { commands: ['import'], load: async () => (await import('./readingImport.js')).importCommand },
+  { commands: ['migrate'], load: async () => (await import('./migrate.js')).migrateCommand },
+  { commands: ['backup'], load: async () => (await import('./backup.js')).backupCommand },
+  { commands: ['account'], load: async () => (await import('./account.js')).accountCommands },
+  { commands: ['key'], load: async () => (await import('./key.js')).keyCommands },
+  { commands: ['feed'], load: async () => (await import('./feed.js')).feedCommands },
+  { commands: ['digest'], load: async () => (await import('./digest.js')).digestCommands },
+  { commands: ['search'], load: async () => (await import('./search.js')).searchCommand },
+  { commands: ['healthcheck'], load: async () => (await import('./healthcheck.js')).healthcheckCommand },
+];
+
+/** The command modules' top-level commands, for the test that keeps MODULES true. */
+export const COMMAND_MODULES: readonly (readonly string[])[] = MODULES.map((m) => m.commands);
+
+/** The program for `args` (without the leading `node tidings`); all commands when `args` is not given. */
+export async function buildProgram(io: Io, args?: readonly string[]): Promise<Command> {
   const program = new Command('tidings')
     .description('A self-hosted feed reader whose output is one calm daily digest.')
     .version('0.1.0')
@@ -20,16 +36,9 @@ export function buildProgram(io: Io): Command {
     // Errors become exit codes in runCli instead of process.exit (inherited by every subcommand).
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
-  serveCommand(program, io);
-  workerCommands(program, io);
-  enrichCommand(program, io);
-  opmlCommands(program, io);
-  migrateCommand(program, io);
-  backupCommand(program, io);
-  accountCommands(program, io);
-  keyCommands(program, io);
-  feedCommands(program, io);
-  digestCommands(program, io);
-  searchCommand(program, io);
+  const first = args?.[0];
+  const one = MODULES.find((m) => first !== undefined && m.commands.includes(first));
+  const registers = await Promise.all((one === undefined ? MODULES : [one]).map((m) => m.load()));
+  for (const register of registers) register(program, io);
   return program;
 }

@@ -3,7 +3,7 @@ import { ConfigError } from '../config.js';
 import { type ErrorKind, TidingsError } from '../errors.js';
 import { redactText } from '../lib/redact.js';
 import { type Io, UsageError } from './context.js';
-import { DatabaseStartError } from './database.js';
+import { DatabaseStartError } from './startError.js';
 import { buildProgram } from './program.js';
 
 /**
@@ -29,7 +29,7 @@ const EXIT_CODES: Record<ErrorKind, number> = {
  * 1 for a failure, 2 for wrong usage or configuration. Long-running commands (serve) resolve once started.
  */
 export async function runCli(args: readonly string[], io: Io): Promise<number> {
-  const program = buildProgram(io);
+  const program = await buildProgram(io, args);
   // What a failure prints may quote a URL (DATABASE_URL, a feed's): through the logs' redaction rule.
   const fail = (message: string): void => io.err(`tidings: ${redactText(message)}`);
   try {

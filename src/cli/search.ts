@@ -72,6 +72,11 @@ export function searchLine(hit: SearchHit): Record<string, unknown> {
   };
 }
 
-const where = (hit: SearchHit) => (hit.kind === 'queue' ? '[queued]' : `[digest ${hit.digestDate ?? '?'}]`);
+const where = (hit: SearchHit) =>
+  hit.kind === 'queue'
+    ? '[queued]'
+    : hit.kind === 'reading'
+      ? '[reading list]'
+      : `[digest ${hit.digestDate ?? '?'}]`;
 const terminal = (segments: readonly Segment[]) =>
   segments.map((s) => (s.mark ? `**${s.text}**` : s.text)).join('');

@@ -1,13 +1,11 @@
 import type { Command } from 'commander';
-import { describeClearedEmail, ensureFirstAccount, sharedEmailsCleared } from '../accounts/service.js';
-import { loadConfig } from '../config.js';
-import { buildServer } from '../http/server.js';
+import { type Config, loadConfig } from '../config.js';
+import { listenStarting, type StartingServer } from '../http/starting.js';
 import { createLogger } from '../logger.js';
+import type { Logger } from 'pino';
 import type { Worker } from '../lib/workers.js';
-import { type MetricsListener, createMetrics, listenMetrics } from './metrics.js';
-import { startWorkers, stopWorkers } from './workers.js';
+import type { MetricsListener } from './metrics.js';
 import { type Io, UsageError, curlLines } from './context.js';
-import { startServerStore } from './database.js';
 
 export function serveCommand(program: Command, io: Io): void {
   program
@@ -19,27 +17,96 @@ export function serveCommand(program: Command, io: Io): void {
     });
 }
 
+/**
+ * Listens first, with only what /healthz needs (http/starting.ts), then loads the rest, migrates, makes the
+ * first account and builds the app, which then answers the requests that arrived meanwhile (issue 26).
+ */
 export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
   const config = loadConfig(io.env);
   const logger = createLogger(config.logLevel);
-  const { store, applied } = await startServerStore(config, logger);
-  for (const m of applied) logger.info({ migration: m.migrationName, status: m.status }, 'migration');
-  if (applied.some((m) => m.migrationName === '0026_unique_email_opml_imports')) {
-    for (const c of await sharedEmailsCleared(store)) logger.warn(describeClearedEmail(c));
+  let starting: StartingServer;
+  try {
+    starting = await listenStarting(config.port, config.host);
+  } catch (err) {
+    const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      throw new UsageError(`cannot listen on ${config.host}:${config.port} (${code}); set PORT or HOST`);
+    }
+    throw err;
   }
-
-  const first = await ensureFirstAccount(store);
-  if (first !== null) {
-    io.out('');
-    io.out(`Tidings created a first account (id ${first.account.id}, "${first.account.name}").`);
-    io.out(`Its API key, shown only this once: ${first.apiKey}`);
-    io.out('Save a link with either variant of the API:');
-    for (const line of curlLines(config.baseUrl, first.apiKey)) io.out(line);
-    io.out('');
+  try {
+    await start(io, opts, { config, logger, starting });
+  } catch (err) {
+    starting.abort();
+    throw err;
   }
+}
 
-  const metrics = await createMetrics(config, store, logger);
-  const app = buildServer({ config, store, logger, metrics: metrics ?? undefined });
+async function start(
+  io: Io,
+  opts: { worker: boolean },
+  {
+    config,
+    logger,
+    starting,
+  }: {
+    config: Config;
+    logger: Logger;
+    starting: StartingServer;
+  },
+): Promise<void> {
+  const [
+    service,
+    { buildServer },
+    { createMetrics, listenMetrics },
+    { startWorkers, stopWorkers },
+    database,
+  ] = await Promise.all([
+    import('../accounts/service.js'),
+    import('../http/server.js'),
+    import('./metrics.js'),
+    import('./workers.js'),
+    import('./database.js'),
+  ]);
+  const { store, applied } = await database.startServerStore(config, logger);
+  const app = await (async () => {
+    try {
+      for (const m of applied) logger.info({ migration: m.migrationName, status: m.status }, 'migration');
+      if (applied.some((m) => m.migrationName === '0026_unique_email_opml_imports')) {
+        for (const c of await service.sharedEmailsCleared(store))
+          logger.warn(service.describeClearedEmail(c));
+      }
+      const first = await service.ensureFirstAccount(store);
+      if (first !== null) {
+        io.out('');
+        io.out(`Tidings created a first account (id ${first.account.id}, "${first.account.name}").`);
+        io.out(`Its API key, shown only this once: ${first.apiKey}`);
+        io.out('Save a link with either variant of the API:');
+        for (const line of curlLines(config.baseUrl, first.apiKey)) io.out(line);
+        io.out('');
+      }
+      const metrics = await createMetrics(config, store, logger);
+      const built = buildServer({
+        config,
+        store,
+        logger,
+        metrics: metrics ?? undefined,
+        serverFactory: starting.factory,
+      });
+      // Fastify did not open this server, so it does not close it either: at the same point as it would.
+      const serverClosed = new Promise<void>((resolve) => starting.server.once('close', resolve));
+      built.addHook('preClose', (done) => {
+        starting.server.close();
+        done();
+      });
+      await built.ready();
+      return { app: built, metrics, serverClosed };
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  })();
+  starting.ready();
   const runWorkers = opts.worker && config.worker;
   let workers: Worker[] = [];
   let metricsListener: MetricsListener | null = null;
@@ -54,7 +121,8 @@ export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
-    await app.close();
+    await app.app.close();
+    await app.serverClosed;
     await stopWorkers(workers);
     await metricsListener?.app.close();
     await store.close();
@@ -64,26 +132,16 @@ export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
-  try {
-    await app.listen({ port: config.port, host: config.host });
-  } catch (err) {
-    await store.close();
-    const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
-    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      throw new UsageError(`cannot listen on ${config.host}:${config.port} (${code}); set PORT or HOST`);
-    }
-    throw err;
-  }
-  if (config.metrics !== null && metrics !== null) {
+  if (config.metrics !== null && app.metrics !== null) {
     try {
-      metricsListener = await listenMetrics(config.metrics, metrics, logger);
+      metricsListener = await listenMetrics(config.metrics, app.metrics, logger);
     } catch (err) {
-      await app.close();
+      await app.app.close();
       await store.close();
       throw err;
     }
   }
-  if (runWorkers) workers = startWorkers(config, store, logger, metrics ?? undefined);
+  if (runWorkers) workers = startWorkers(config, store, logger, app.metrics ?? undefined);
   logger.info(
     {
       url: config.baseUrl,

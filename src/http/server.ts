@@ -21,6 +21,7 @@ import { InvalidKeyLimiter } from './invalidKeyLimiter.js';
 import { RequestLogController } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { QueueCache } from './queueCache.js';
+import type { StartingServer } from './starting.js';
 import type { WebConfig } from './web/context.js';
 import { registerWeb, wantsPage } from './web/index.js';
 
@@ -40,6 +41,8 @@ export interface ServerDeps {
   now?: () => Date;
   /** Where requests, saves and the web app's work are counted (TIDINGS_METRICS); nothing without it. */
   metrics?: Metrics | undefined;
+  /** An HTTP server already listening (`serve`: http/starting.ts), taken over instead of a new one. */
+  serverFactory?: StartingServer['factory'] | undefined;
 }
 
 export function buildServer(deps: ServerDeps): FastifyInstance {
@@ -55,6 +58,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     requestTimeout: 30_000,
     connectionTimeout: 60_000,
     return503OnClosing: false,
+    ...(deps.serverFactory === undefined ? {} : { serverFactory: deps.serverFactory }),
     // Fastify's own early errors (a path with broken percent-encoding, a path segment over
     // maxParamLength…) would echo the URL, key included. A browser gets the web's "no page here".
     frameworkErrors: (err, request, reply) => {

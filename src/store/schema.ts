@@ -7,6 +7,7 @@ import type {
   UnsubscribeTokensTable,
 } from './schemaDigests.js';
 import type { OpmlImportsTable } from './schemaOpmlImports.js';
+import type { ReadingListTable, ResurfaceOrder } from './schemaReadingList.js';
 
 /** Timestamps are ISO 8601 UTC strings (`2026-11-22T07:00:00.000Z`): identical on both engines and sortable. */
 export type Timestamp = string;
@@ -48,6 +49,9 @@ export interface AccountsTable {
   email_paused_until: Timestamp | null;
   /** Where each digest's EPUB is mailed (Send-to-Kindle …; migration 0028); null: nowhere. */
   ereader_email: Generated<string | null>;
+  /** Unread reading-list items a digest offers (0 turns it off) and in which order (migration 0031). */
+  resurface_count: Generated<number>;
+  resurface_order: Generated<ResurfaceOrder>;
 }
 
 export interface ApiKeysTable {
@@ -291,7 +295,7 @@ export interface InvitationsTable {
   used_by_account_id: number | null;
 }
 
-export type SearchKind = 'queue' | 'digest';
+export type SearchKind = 'queue' | 'digest' | 'reading';
 
 /**
  * One queue or digest item as search finds it (migration 0015), kept in step by triggers: the text indexed
@@ -347,4 +351,5 @@ export interface Database {
   invitations: InvitationsTable;
   search_documents: SearchDocumentsTable;
   opml_imports: OpmlImportsTable;
+  reading_list: ReadingListTable;
 }

@@ -315,6 +315,32 @@ async function rowsOf(
     // digests (by digests.account_id) instead of reading the 20 items by id.
     for (const { account_id, ...r } of rows) if (account_id === accountId) out.set(`digest:${r.item_id}`, r);
   }
+  const reading = ids('reading');
+  if (reading.length > 0) {
+    // A reading-list item: its description is the summary; the text it brought stands for a page's.
+    const rows = await db
+      .selectFrom('reading_list as i')
+      .leftJoin('pages as p', (j) => j.onRef('p.id', '=', 'i.page_id').on('p.state', '=', 'read'))
+      .select([
+        sql<SearchKind>`'reading'`.as('kind'),
+        'i.id as item_id',
+        sql<null>`null`.as('digest_id'),
+        sql<null>`null`.as('digest_date'),
+        'i.saved_at as created_at',
+        'i.url',
+        'i.title',
+        'i.description as summary',
+        sql<null>`null`.as('feed_title'),
+        'p.title as page_title',
+        'p.description as page_description',
+        'p.site_name',
+        sql<string | null>`substr(coalesce(p.text, i.text), 1, ${INDEXED_TEXT_CHARS})`.as('page_text'),
+      ])
+      .where('i.account_id', '=', accountId)
+      .where('i.id', 'in', reading)
+      .execute();
+    for (const r of rows) out.set(`reading:${r.item_id}`, r);
+  }
   return out;
 }
 

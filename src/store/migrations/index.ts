@@ -27,6 +27,7 @@ import * as m0025 from './0025_digest_choice.js';
 import * as m0026 from './0026_unique_email_opml_imports.js';
 import * as m0028 from './0028_ereader_email.js';
 import * as m0030 from './0030_page_direction.js';
+import * as m0031 from './0031_reading_list.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -39,7 +40,10 @@ interface MigrationModule {
   up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void>;
 }
 
-/** Numbered and append-only: never edit or reorder a migration that has shipped; add the next number. */
+/**
+ * Numbered and append-only: never edit or reorder a migration that has shipped; add a number above every
+ * existing one (Kysely refuses a database that ran a migration whose name sorts after a new one).
+ */
 const modules: Record<string, MigrationModule> = {
   '0001_init': m0001,
   '0002_feeds': m0002,
@@ -68,6 +72,7 @@ const modules: Record<string, MigrationModule> = {
   '0026_unique_email_opml_imports': m0026,
   '0028_ereader_email': m0028,
   '0030_page_direction': m0030,
+  '0031_reading_list': m0031,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

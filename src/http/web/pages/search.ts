@@ -122,12 +122,14 @@ function hit(h: SearchHit, zone: string, now: Date): SafeHtml {
   const where =
     h.kind === 'queue'
       ? html`Queued ${timeElement(h.at, zone, ago(h.at, now))}`
-      : html`In the digest of
-        ${
-          h.digestUrl === null
-            ? dayOf(h.digestDate)
-            : html`<a href="${h.digestUrl}">${dayOf(h.digestDate)}</a>`
-        }`;
+      : h.kind === 'reading'
+        ? html`From your reading list, saved ${timeElement(h.at, zone, ago(h.at, now))}`
+        : html`In the digest of
+          ${
+            h.digestUrl === null
+              ? dayOf(h.digestDate)
+              : html`<a href="${h.digestUrl}">${dayOf(h.digestDate)}</a>`
+          }`;
   return html`<li>
     <div class="main">
       <a class="title" href="${safeHref(h.url)}">${marked(h.title)}</a>

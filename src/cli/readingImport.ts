@@ -1,0 +1,75 @@
+import { open } from 'node:fs/promises';
+import { type Command, Option } from 'commander';
+import { operatorAccount } from '../accounts/authorize.js';
+import { isTidingsError } from '../errors.js';
+import { type ImportCounts, importReadingList } from '../imports/importLinks.js';
+import { IMPORT_FORMATS, type ImportFormat, checkFileSize } from '../imports/record.js';
+import { type Io, UsageError, parseId, withStore } from './context.js';
+
+/** `tidings import`: an export of Pocket, Instapaper, Omnivore, Wallabag or a browser into the reading list. */
+export function importCommand(program: Command, io: Io): void {
+  program
+    .command('import')
+    .description(
+      "import a reading list export (Pocket, Instapaper, Omnivore, Wallabag, bookmarks) into an account's reading list",
+    )
+    .requiredOption('--account <id>', 'account ID')
+    .argument('<file>', 'the export file (CSV, HTML, JSON or zip), as the service gave it')
+    .addOption(
+      new Option('--format <format>', 'the export format; auto recognises it by content')
+        .choices(['auto', ...IMPORT_FORMATS])
+        .default('auto'),
+    )
+    .option(
+      '--json',
+      'print exactly one JSON line of the counts {format, rows, imported, merged, duplicates, bad, badExamples}',
+    )
+    .action(
+      async (file: string, opts: { account: string; format: ImportFormat | 'auto'; json?: boolean }) => {
+        const id = parseId(opts.account, '--account');
+        const bytes = await readExport(file);
+        await withStore(io, async (store) => {
+          const accountId = await operatorAccount(store, id);
+          let counts: ImportCounts;
+          try {
+            counts = await importReadingList(store, accountId, bytes, opts.format);
+          } catch (err) {
+            if (isTidingsError(err, 'invalid_input')) throw new UsageError(`${file}: ${err.message}`);
+            throw err;
+          }
+          if (opts.json === true) {
+            io.out(JSON.stringify(counts));
+            return;
+          }
+          io.out(countsWords(counts));
+          for (const b of counts.badExamples) io.err(`skipped ${b.where}: ${b.why}`);
+        });
+      },
+    );
+}
+
+/** The counts in words, as the CLI prints them. */
+export function countsWords(c: ImportCounts): string {
+  const more = c.bad > c.badExamples.length ? ` (the first ${c.badExamples.length} below)` : '';
+  return (
+    `Imported ${c.imported} links from a ${c.format} export of ${c.rows} rows into the reading list: ` +
+    `${c.merged} already there (merged), ${c.duplicates} duplicates within the file, ${c.bad} bad rows skipped${c.bad > 0 ? more : ''}.`
+  );
+}
+
+/** The file, refused past the size limit before it is read (exit 1, the limit named). */
+async function readExport(file: string): Promise<Uint8Array> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  try {
+    const { size } = await handle.stat();
+    checkFileSize(size);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}

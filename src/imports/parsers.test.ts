@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Zip, ZipDeflate, strToU8, zipSync } from 'fflate';
+import { isTidingsError } from '../errors.js';
+import { parseExport } from './detect.js';
+import { IMPORT_LIMITS, type ParsedFile } from './record.js';
+import { fixture, omnivoreZip, pocketZip } from './testdata/fixtures.js';
+import { readZip } from './zip.js';
+
+/** Each format, recognised by content, read into the common record (its URL is checked later). */
+
+const byUrl = (parsed: ParsedFile, url: string) => parsed.links.find((l) => l.link.url === url)?.link;
+
+test('Pocket CSV: date, tags split on |, status, rows without a url are bad', () => {
+  const parsed = parseExport(fixture('pocket.csv'), 'auto');
+  assert.equal(parsed.format, 'pocket');
+  assert.equal(parsed.links.length, 5);
+  assert.deepEqual(parsed.bad, [{ where: 'line 6', why: 'no url' }]);
+  const petrels = byUrl(parsed, 'https://birds.example/petrels?utm_source=pocket');
+  assert.deepEqual(
+    [petrels?.title, petrels?.savedAt, petrels?.tags, petrels?.archived],
+    ['Why petrels fly', '2021-01-01T00:00:00.000Z', ['birds', 'Sea'], false],
+  );
+  const comma = byUrl(parsed, 'https://news.example/a');
+  assert.deepEqual([comma?.title, comma?.archived], ['A title, with a comma', true]);
+});
+
+test('Pocket zip of several CSVs and the older ril_export.html', () => {
+  const zip = parseExport(pocketZip(), 'pocket');
+  assert.deepEqual(
+    zip.links.map((l) => [l.where, l.link.url, l.link.archived]),
+    [
+      ['part_000000.csv line 2', 'https://zip.example/1', false],
+      ['part_000001.csv line 2', 'https://zip.example/2', true],
+      ['part_000001.csv line 3', 'https://zip.example/1', false],
+    ],
+  );
+  const html = parseExport(fixture('ril_export.html'), 'auto');
+  assert.equal(html.format, 'pocket');
+  assert.deepEqual(
+    html.links.map((l) => [l.link.url, l.link.title, l.link.tags, l.link.archived]),
+    [
+      ['https://unread.example/one', 'First & unread', ['rust', 'web'], false],
+      ['https://unread.example/two', 'Second', [], false],
+      ['https://read.example/done', 'Done reading', ['old'], true],
+    ],
+  );
+  assert.equal(html.links[2]?.link.savedAt, '2020-01-01T00:00:00.000Z');
+});
+
+test('Instapaper CSV, old and new: folders, JSON tags, a bad Tags cell', () => {
+  const old = parseExport(fixture('instapaper-old.csv'), 'auto');
+  assert.equal(old.format, 'instapaper');
+  assert.deepEqual(
+    old.links.map((l) => [l.link.url, l.link.archived, l.link.tags, l.link.savedAt, l.link.description]),
+    [
+      ['https://old.example/1', false, [], null, null],
+      ['https://old.example/2', true, [], null, 'A quote'],
+      ['https://old.example/3', false, ['Starred'], null, null],
+    ],
+  );
+  const fresh = parseExport(fixture('instapaper-new.csv'), 'instapaper');
+  assert.deepEqual(
+    fresh.links.map((l) => [l.link.url, l.link.archived, l.link.tags]),
+    [
+      ['https://new.example/1', false, ['tech', 'AI']],
+      ['https://new.example/2', false, ['Recipes']],
+      ['https://new.example/4', true, ['later']],
+    ],
+  );
+  assert.equal(fresh.links[0]?.link.savedAt, new Date(1700000000 * 1000).toISOString());
+  assert.deepEqual(fresh.bad, [{ where: 'line 4', why: 'Tags is not a JSON array of names' }]);
+});
+
+test('Omnivore zip: metadata, labels, state, content by slug or id', () => {
+  const parsed = parseExport(omnivoreZip(), 'auto');
+  assert.equal(parsed.format, 'omnivore');
+  const vents = byUrl(parsed, 'https://vents.example/deep');
+  assert.deepEqual(
+    [vents?.tags, vents?.archived, vents?.savedAt, vents?.author, vents?.description],
+    [['Ocean', 'science'], true, '2023-02-03T04:05:06.000Z', 'Mar Abyss', 'Life without sunlight.'],
+  );
+  assert.match(vents?.html ?? '', /Hydrothermal vents/);
+  assert.equal(byUrl(parsed, 'https://plain.example/')?.html, null);
+  assert.equal(byUrl(parsed, 'https://byid.example/')?.html, '<p>Found by the item id.</p>');
+  assert.equal(parsed.bad.length, 1);
+  assert.match(parsed.bad[0]?.where ?? '', /^metadata_2_to_3\.json item 2$/);
+});
+
+test('Wallabag JSON: archived, starred as a tag, content, author; an entry without url is bad', () => {
+  const parsed = parseExport(fixture('wallabag.json'), 'auto');
+  assert.equal(parsed.format, 'wallabag');
+  const tides = byUrl(parsed, 'https://tides.example/explained');
+  assert.deepEqual(
+    [tides?.archived, tides?.tags, tides?.author, tides?.savedAt],
+    [true, ['science'], 'Ada Tide', '2019-05-04T08:11:12.000Z'],
+  );
+  assert.deepEqual(byUrl(parsed, 'https://star.example/')?.tags, ['starred']);
+  assert.equal(parsed.bad.length, 1);
+  assert.match(parsed.bad[0]?.why ?? '', /url/);
+});
+
+test('Netscape bookmarks: folders as tags (not the toolbar), TAGS, ADD_DATE', () => {
+  const parsed = parseExport(fixture('bookmarks.html'), 'bookmarks');
+  assert.deepEqual(
+    parsed.links.map((l) => [l.link.url, l.link.tags]),
+    [
+      ['https://toolbar.example/', []],
+      ['https://bread.example/sourdough', ['Cooking', 'bread', 'Baking']],
+      ['https://cake.example/', ['Cooking', 'Sweet']],
+      ['place:sort=8&maxResults=10', []],
+      ['https://top.example/', []],
+    ],
+  );
+  assert.equal(parsed.links[1]?.link.savedAt, new Date(1600000003 * 1000).toISOString());
+});
+
+test('a format named that the file is not, and a file of no known format, are refused', () => {
+  assert.throws(
+    () => parseExport(fixture('pocket.csv'), 'wallabag'),
+    (e) => isTidingsError(e, 'invalid_input'),
+  );
+  assert.throws(
+    () => parseExport(strToU8('hello\nworld\n'), 'auto'),
+    (e) => isTidingsError(e, 'invalid_input'),
+  );
+  assert.throws(
+    () => parseExport(strToU8('{"a": 1}'), 'auto'),
+    (e) => isTidingsError(e, 'invalid_input'),
+  );
+});
+
+test('limits: file size, rows, a zip bomb refused whole', () => {
+  const big = new Uint8Array(IMPORT_LIMITS.fileBytes + 1);
+  assert.throws(
+    () => parseExport(big, 'auto'),
+    (e) => isTidingsError(e, 'limit_reached'),
+  );
+  const rows = ['title,url,time_added,tags,status'];
+  for (let i = 0; i <= IMPORT_LIMITS.rows; i++) rows.push(`t,https://r.example/${i},1609459200,,unread`);
+  assert.throws(
+    () => parseExport(strToU8(rows.join('\n')), 'auto'),
+    (e) => isTidingsError(e, 'limit_reached') && /100,000/.test(e.message),
+  );
+  // 300 MB of one byte inflates from about 300 KB: past the unpacked limit.
+  const bomb = zipSync({ 'part_000000.csv': new Uint8Array(300 * 1024 * 1024).fill(0x61) }, { level: 9 });
+  assert.ok(bomb.length < IMPORT_LIMITS.fileBytes);
+  assert.throws(
+    () => parseExport(bomb, 'auto'),
+    (e) => isTidingsError(e, 'limit_reached') && /unpacked/.test(e.message),
+  );
+  assert.throws(
+    () => parseExport(strToU8('PK\x03\x04garbage'), 'auto'),
+    (e) => isTidingsError(e),
+  );
+});
+
+test('a zip bomb: declared sizes checked first, inflated bytes counted when the sizes lie or are absent', () => {
+  const mb = new Uint8Array(1024 * 1024).fill(0x61);
+  const cap = 2 * 1024 * 1024;
+  // Sizes declared (zipSync): refused before inflating.
+  const declared = zipSync({ 'a.csv': new Uint8Array(3 * 1024 * 1024).fill(0x61) });
+  assert.ok(declared.length < 20_000);
+  assert.throws(
+    () => readZip(declared, () => true, cap),
+    (e) => isTidingsError(e, 'limit_reached'),
+  );
+  // Streamed (sizes in a data descriptor, after the data): counted while inflating.
+  const chunks: Uint8Array[] = [];
+  const zip = new Zip((err, data) => {
+    assert.equal(err, null);
+    chunks.push(data);
+  });
+  const entry = new ZipDeflate('a.csv', { level: 9 });
+  zip.add(entry);
+  for (let i = 0; i < 3; i++) entry.push(mb, i === 2);
+  zip.end();
+  const streamed = Buffer.concat(chunks);
+  assert.throws(
+    () => readZip(streamed, () => true, cap),
+    (e) => isTidingsError(e, 'limit_reached'),
+  );
+  // Under the cap it reads whole.
+  assert.equal(readZip(streamed, () => true, 4 * cap).get('a.csv')?.length, 3 * 1024 * 1024);
+});

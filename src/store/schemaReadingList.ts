@@ -1,0 +1,42 @@
+import type { Generated } from 'kysely';
+import type { Timestamp } from './schema.js';
+
+/* The reading list's table (migration 0031; split from schema.ts by size). */
+
+export type ReadingState = 'unread' | 'archived';
+
+/** Where an item was imported from. */
+export type ReadingSource = 'pocket' | 'instapaper' | 'omnivore' | 'wallabag' | 'bookmarks';
+
+/** One link of an account's reading list: imported, never queued. */
+export interface ReadingListTable {
+  id: Generated<number>;
+  account_id: number;
+  url: string;
+  /** The queue's dedupe key of `url` (queue/url.ts); unique per account. */
+  url_key: string;
+  title: string;
+  state: Generated<ReadingState>;
+  /** Lower-cased tags, each followed by "\n" and the whole preceded by one; '' when none. */
+  tags: Generated<string>;
+  /** When the reader saved it at the service it came from (the earliest when merged). */
+  saved_at: Timestamp;
+  /** The format of the first import that brought it. */
+  source: ReadingSource;
+  description: string | null;
+  author: string | null;
+  published_at: Timestamp | null;
+  /** Readable HTML the export carried (Omnivore, Wallabag), sanitised; its plain text in `text`. */
+  html: string | null;
+  text: string | null;
+  /** The page read for it in the background; null until then, and for items that brought their html. */
+  page_id: Generated<number | null>;
+  /** For the digest's resurfacing: when a digest last offered it (null: never) and how many times. */
+  offered_at: Generated<Timestamp | null>;
+  offered_count: Generated<number>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The account's resurfacing settings (migration 0031): how many a digest offers and in which order. */
+export type ResurfaceOrder = 'oldest' | 'random';
