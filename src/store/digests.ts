@@ -21,7 +21,7 @@ export interface NewDigest {
   nextAttemptAt: Timestamp | null;
   /** The stable Message-ID every attempt to email the digest sends. */
   messageId: string;
-  /** Its e-reader copy (0028): null or absent when the account has no e-reader address. */
+  /** Its e-reader copy (0032): null or absent when the account has no e-reader address. */
   ereaderState?: DeliveryState | null;
 }
 

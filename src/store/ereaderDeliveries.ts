@@ -5,7 +5,7 @@ import type { Digest } from './digests.js';
 import type { Database, Timestamp } from './schema.js';
 
 /**
- * The e-reader copy's delivery (migration 0028): the same lease-and-backoff state machine as the email's
+ * The e-reader copy's delivery (migration 0032): the same lease-and-backoff state machine as the email's
  * (digests.ts: claimDueDeliveries, recordDelivery), on the digest's `ereader_*` columns, so that either
  * can fail, retry or be given up without touching the other.
  */

@@ -47,7 +47,7 @@ export interface AccountsTable {
   disabled_at: Generated<Timestamp | null>;
   /** Digests are built but not emailed before this time ("pause for a week"); null: not paused. */
   email_paused_until: Timestamp | null;
-  /** Where each digest's EPUB is mailed (Send-to-Kindle …; migration 0028); null: nowhere. */
+  /** Where each digest's EPUB is mailed (Send-to-Kindle …; migration 0032); null: nowhere. */
   ereader_email: Generated<string | null>;
   /** Unread reading-list items a digest offers (0 turns it off) and in which order (migration 0031). */
   resurface_count: Generated<number>;

@@ -37,7 +37,7 @@ export interface DigestsTable {
   shown_count: Generated<number | null>;
   /** 1 once its items have their search documents (at the account's next search after the build), else 0. */
   search_indexed: Generated<number>;
-  /** The EPUB's copy to the account's e-reader address (0028), as `delivery`; null: no copy. */
+  /** The EPUB's copy to the account's e-reader address (0032), as `delivery`; null: no copy. */
   ereader_state: Generated<DeliveryState | null>;
   ereader_attempts: Generated<number>;
   ereader_next_attempt_at: Generated<Timestamp | null>;

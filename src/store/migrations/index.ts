@@ -25,9 +25,9 @@ import * as m0023 from './0023_enqueue_at_once.js';
 import * as m0024 from './0024_notify_queue_moves.js';
 import * as m0025 from './0025_digest_choice.js';
 import * as m0026 from './0026_unique_email_opml_imports.js';
-import * as m0028 from './0028_ereader_email.js';
 import * as m0030 from './0030_page_direction.js';
 import * as m0031 from './0031_reading_list.js';
+import * as m0032 from './0032_ereader_email.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -70,9 +70,9 @@ const modules: Record<string, MigrationModule> = {
   '0024_notify_queue_moves': m0024,
   '0025_digest_choice': m0025,
   '0026_unique_email_opml_imports': m0026,
-  '0028_ereader_email': m0028,
   '0030_page_direction': m0030,
   '0031_reading_list': m0031,
+  '0032_ereader_email': m0032,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

@@ -6,14 +6,14 @@ import { accountById } from './accounts.js';
 import { claimDueEreaderCopies } from './ereaderDeliveries.js';
 import { migrateToLatest } from './migrate.js';
 
-/** 0028: accounts have no e-reader address, digests built before have no e-reader copy (nothing is sent). */
+/** 0032: accounts have no e-reader address, digests built before have no e-reader copy (nothing is sent). */
 const pgSkip = await postgresSkipReason();
 for (const engine of ENGINES) {
   await test(
-    `0028_ereader_email upgrades accounts and digests made before [${engine}]`,
+    `0032_ereader_email upgrades accounts and digests made before [${engine}]`,
     { skip: engine === 'postgres' ? pgSkip : undefined },
     async (t) => {
-      const store = await storeMigratedTo(t, engine, '0026_unique_email_opml_imports');
+      const store = await storeMigratedTo(t, engine, '0031_reading_list');
       const at = '2026-11-01T00:00:00.000Z';
       await sql`insert into accounts (name, email, timezone, created_at) values ('old', 'old@example.org', 'UTC', ${at})`.execute(
         store.db,
