@@ -69,6 +69,7 @@ await describeEachEngine('store', (ctx) => {
       'pages',
       'passkeys',
       'queue_items',
+      'reading_list',
       'search_documents',
       // SQLite: the FTS5 tables of search and their shadow tables (migrations 0015 and 0017).
       ...(ctx.engine === 'sqlite'
