@@ -2,21 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { authenticate } from '../accounts/authorize.js';
 import { rowsNamingAccount } from '../test/accountRows.js';
+import { cliOn } from '../test/cliRun.js';
 import { describeEachEngine } from '../test/harness.js';
-import { runCli } from './run.js';
 
 /** `tidings account disable|enable|delete`, `account create --admin`, and what `account list` adds. */
 await describeEachEngine('cli: account administration', (ctx) => {
-  const cli = async (...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(args, {
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-      env: { DATABASE_URL: ctx.url(), TIDINGS_BASE_URL: 'https://tidings.example' },
-    });
-    return { code, out, err };
-  };
+  const cli = cliOn(() => ctx.url(), { TIDINGS_BASE_URL: 'https://tidings.example' });
   const create = async (...args: string[]): Promise<{ id: number; apiKey: string }> => {
     const r = await cli('account', 'create', '--json', ...args);
     assert.equal(r.code, 0, r.err.join('\n'));

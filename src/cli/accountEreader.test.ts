@@ -3,21 +3,12 @@ import { test } from 'node:test';
 import { buildDigestNow } from '../digest/build.js';
 import { accountById } from '../store/accounts.js';
 import { saveUrl, testDigestDeps } from '../test/digestPipeline.js';
+import { cliOn } from '../test/cliRun.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
-import { runCli } from './run.js';
 
 /** `tidings account set --ereader-email`: set, shown, refused as the email is, cleared by "" or none. */
 await describeEachEngine('cli account set --ereader-email', (ctx) => {
-  const cli = async (...args: string[]): Promise<{ code: number; out: string[]; err: string[] }> => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(args, {
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-      env: { DATABASE_URL: ctx.url(), TIDINGS_BASE_URL: 'https://tidings.example' },
-    });
-    return { code, out, err };
-  };
+  const cli = cliOn(() => ctx.url(), { TIDINGS_BASE_URL: 'https://tidings.example' });
   const stored = async (id: number) => (await accountById(ctx.store().db, id))?.ereader_email;
 
   test('sets, shows, refuses a bad address and clears it', async () => {

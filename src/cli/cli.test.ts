@@ -1,26 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { authenticate } from '../accounts/authorize.js';
+import { cliOn } from '../test/cliRun.js';
 import { describeEachEngine } from '../test/harness.js';
 import { runCli } from './run.js';
 
-interface Run {
-  code: number;
-  out: string[];
-  err: string[];
-}
-
 await describeEachEngine('cli', (ctx) => {
-  const cli = async (...args: string[]): Promise<Run> => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(args, {
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-      env: { DATABASE_URL: ctx.url(), TIDINGS_BASE_URL: 'https://tidings.example' },
-    });
-    return { code, out, err };
-  };
+  const cli = cliOn(() => ctx.url(), { TIDINGS_BASE_URL: 'https://tidings.example' });
 
   test('migrate brings the schema up to date and says so', async () => {
     const r = await cli('migrate');

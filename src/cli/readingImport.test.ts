@@ -5,22 +5,13 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readingListCounts } from '../store/readingList.js';
+import { cliOn } from '../test/cliRun.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
-import { runCli } from './run.js';
 
 const testdata = (name: string) => fileURLToPath(new URL(`../imports/testdata/${name}`, import.meta.url));
 
 await describeEachEngine('tidings import', (ctx) => {
-  const cli = async (...args: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(args, {
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-      env: { DATABASE_URL: ctx.url(), TIDINGS_BASE_URL: 'https://tidings.example' },
-    });
-    return { code, out, err };
-  };
+  const cli = cliOn(() => ctx.url(), { TIDINGS_BASE_URL: 'https://tidings.example' });
 
   test('--json prints one line of the counts; the text names them and the bad rows', async () => {
     const { id } = await newAccount(ctx.store());

@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { saveUrl } from '../test/digestPipeline.js';
+import { cliOn } from '../test/cliRun.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
-import { runCli } from './run.js';
 
 /** `tidings search`, run in-process as the binary runs it. */
 await describeEachEngine('search command', (ctx) => {
-  const cli = async (...args: string[]) => {
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await runCli(args, {
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-      env: { DATABASE_URL: ctx.url(), LOG_LEVEL: 'silent', TIDINGS_BASE_URL: 'https://tidings.example' },
-    });
-    return { code, out, err };
-  };
+  const cli = cliOn(() => ctx.url(), { LOG_LEVEL: 'silent', TIDINGS_BASE_URL: 'https://tidings.example' });
 
   test('prints hits as lines or one JSON line each; an invalid query exits 2, an unknown account 1', async () => {
     const a = await newAccount(ctx.store());
