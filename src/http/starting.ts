@@ -19,7 +19,17 @@ export interface StartingServer {
   abort(): void;
 }
 
-export async function listenStarting(port: number, host: string): Promise<StartingServer> {
+/**
+ * Requests held at most while starting: past it a request is answered 503 with Retry-After at once, so a
+ * flood during a slow start (PostgreSQL away) cannot hold the process's memory.
+ */
+export const MAX_HELD = 1000;
+
+export async function listenStarting(
+  port: number,
+  host: string,
+  maxHeld = MAX_HELD,
+): Promise<StartingServer> {
   let app: Handler | null = null;
   let handler: Handler | null = null;
   let held: [http.IncomingMessage, http.ServerResponse][] = [];
@@ -31,7 +41,7 @@ export async function listenStarting(port: number, host: string): Promise<Starti
     const path = (req.url ?? '').split('?')[0]?.replace(/\/$/, '');
     const read = req.method === 'GET' || req.method === 'HEAD';
     if (read && path === '/healthz') send(req, res, 200, { status: 'ok' }, {});
-    else if (read && path === '/readyz') {
+    else if ((read && path === '/readyz') || held.length >= maxHeld) {
       const { status, code } = API_ERRORS.unavailable;
       const message = 'the server is starting: its database is being opened and brought up to date';
       send(req, res, status, { code, message }, { 'retry-after': '5' });
