@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { headlineOf, sameStory } from './headlines.js';
+import { ALONE, headlineOf, sameStory, sharesNames } from './headlines.js';
 import { pageKeyOf } from './pageKey.js';
 
 const same = (a: string, b: string): boolean => sameStory(headlineOf(a), headlineOf(b));
@@ -49,4 +49,33 @@ test('one page under several links: tracking and referral parameters, www., a tr
     'a parameter that chooses the page',
   );
   assert.equal(pageKeyOf('javascript:alert(1)'), null);
+});
+
+test('names shared: a story told by two sites, but not two release notes that open alike', () => {
+  const rare = ALONE;
+  const names = (a: string, b: string): boolean => sharesNames(headlineOf(a), headlineOf(b), rare);
+  assert.ok(
+    names('Quebec braces as Storm Celine arrives', 'Thousands without power after Celine batters Quebec'),
+  );
+  assert.ok(
+    !names(
+      'Fix JavaScript linter path in GitHub Actions',
+      'Fix conditions to publish packages in GitHub workflows',
+    ),
+    'a first word capitalised by its place is no name both share',
+  );
+  assert.ok(
+    !names(
+      'Bump github.com/go-jose/go-jose/v3 from 3.0.1 to 3.0.3',
+      'Bump golang.org/x/oauth2 from 0.17.0 to 0.18.0',
+    ),
+    'a version is one word, not its digits',
+  );
+  assert.ok(
+    names(
+      'Hackers stole data of 185,000 more British Airways customers',
+      'British Airways says 185,000 more customers hit',
+    ),
+    'a figure with separators is still a name both share',
+  );
 });

@@ -82,6 +82,11 @@ export interface Headline {
   entities: readonly (readonly string[])[];
   /** The initials of its runs of capitalised words ("Reserve Bank of Australia": "rba"). */
   acronyms: ReadonlySet<string>;
+  /**
+   * Its first word when that is a name only by its capital ("Fix …", "Bump …"), lower case; null otherwise.
+   * Two headlines that both open with it do not share a name by it (sharesNames).
+   */
+  initial: string | null;
 }
 
 /**
@@ -92,7 +97,9 @@ export interface Headline {
  */
 export const MIN_SHARED_NAMES = 2;
 
-const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+// A version or a figure with separators is one word ("3.0.1", "185.000"): its parts alone ("0", "1") would
+// be names that any two release notes share.
+const WORD = /[\p{L}\p{N}]+(?:[.,]\p{N}+)*(?:['’][\p{L}]+)?/gu;
 /** Longest headline read: past it a headline is a summary, not a title. */
 const MAX_HEADLINE = 400;
 
@@ -146,7 +153,12 @@ export function headlineOf(title: string): Headline {
   if (entity.length > 0) entities.push(entity);
   // "Reserve Bank of Australia" is also "RBA": a run of capitalised words gives its initials.
   const acronyms = new Set(acronymsOf(raw, language));
-  return { normalised: words.join(' '), words: significant, names, entities, acronyms };
+  // A headline's first word is capitalised by its place: "Quebec braces…" names Quebec, "Fix the linter…"
+  // names nothing. Kept as a name (the other headline may carry it mid-sentence), but marked.
+  const first = raw[0] ?? '';
+  const initial =
+    /^\p{Lu}\p{Ll}*$/u.test(first) && names.has(first.toLowerCase()) ? first.toLowerCase() : null;
+  return { normalised: words.join(' '), words: significant, names, entities, acronyms, initial };
 }
 
 /** The initials of each run of two or more capitalised words (stop words inside a run skipped), lower case. */
@@ -177,7 +189,9 @@ export function sharesNames(a: Headline, b: Headline, rare: Rarity): boolean {
   let shared = 0;
   for (const e of a.entities) {
     const match = b.entities.findIndex(
-      (f, i) => !used.has(i) && e.some((name) => rare.name(name) && f.includes(name)),
+      (f, i) =>
+        !used.has(i) &&
+        e.some((name) => rare.name(name) && f.includes(name) && !(name === a.initial && name === b.initial)),
     );
     if (match === -1) continue;
     used.add(match);
