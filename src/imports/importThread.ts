@@ -29,10 +29,13 @@ export interface ImportThreadLimits {
 }
 
 /**
- * One thread reads a 256 MB unzipped Omnivore export within this (measured: see docs/reading-list.md);
- * two at a time on a small server's two cores leave it no room for requests, so one runs and a few wait.
+ * Measured on the development machine (node --max-old-space-size, src/imports/prepare.ts alone): a 49.6 MB
+ * Wallabag export of 5,000 entries of 10 KB of HTML is read in 6.3 s at 330 MB RSS; an Omnivore zip of
+ * 2,400 pages of 100 KB (240 MB unzipped, near the 256 MB limit) in 70 s at 1.7 GB RSS, within a 1,024 MB
+ * heap. 1,536 MB leaves room over that worst case. Two at once would take both cores of a small server
+ * and twice the memory, so one runs and a few wait.
  */
-export const IMPORT_THREAD_LIMITS: ImportThreadLimits = { running: 1, waiting: 4, oldMb: 2048 };
+export const IMPORT_THREAD_LIMITS: ImportThreadLimits = { running: 1, waiting: 4, oldMb: 1536 };
 
 /**
  * Imports of uploaded files for a server: each file is read in a worker thread (imports/importWorker.ts),

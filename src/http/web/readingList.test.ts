@@ -283,7 +283,7 @@ await describeEachEngine('web app: the reading list', (ctx) => {
     assert.equal(archived.statusCode, 303);
     assert.equal(archived.headers.location, '/reading-list?tag=x&notice=archived');
     assert.deepEqual(await counts(id), { unread: 1, archived: 1 });
-    const after = (await client.get(String(archived.headers.location))).body;
+    const after = (await client.get('/reading-list?tag=x&notice=archived')).body;
     assert.match(after, /<p class="notice" role="status">Archived\.<\/p>/);
     assert.doesNotMatch(after, />Archive me</);
 
