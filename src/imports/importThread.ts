@@ -3,16 +3,15 @@ import { type ErrorKind, TidingsError } from '../errors.js';
 import type { AccountId } from '../lib/authorized.js';
 import { startThread } from '../lib/threads.js';
 import { type Store, now } from '../store/db.js';
-import { IMPORT_BATCH, type ImportCounts, importCounts, writeImportBatch } from './importLinks.js';
+import { IMPORT_BATCH, type ImportCounts, writeImportBatch } from './importLinks.js';
 import type { CleanLink } from './merge.js';
-import type { PreparedImport } from './prepare.js';
 import type { ImportFormat } from './record.js';
 
 /** What the import thread says (imports/importWorker.ts). */
 export type FromImportThread =
   | { kind: 'started' }
   | { kind: 'refused'; error: { kind: ErrorKind; message: string } }
-  | { kind: 'read'; head: Omit<PreparedImport, 'links'>; links: number }
+  | { kind: 'read'; counts: ImportCounts; links: number }
   | { kind: 'batch'; links: CleanLink[] };
 /** What it is asked: the next links. */
 export interface ToImportThread {
@@ -127,11 +126,11 @@ export class ImportThreads {
         worker.postMessage({ batch: IMPORT_BATCH } satisfies ToImportThread);
         const batch = await thread.next();
         if (batch.kind !== 'batch') throw new Error(`the import thread said ${batch.kind}, not a batch`);
-        const done = await writeImportBatch(store, accountId, msg.head.format, batch.links, at);
+        const done = await writeImportBatch(store, accountId, msg.counts.format, batch.links, at);
         written.imported += done.imported;
         written.merged += done.merged;
       }
-      return importCounts(msg.head, written);
+      return { ...msg.counts, ...written };
     } finally {
       if (parsing) this.parsing--;
       await worker.terminate();

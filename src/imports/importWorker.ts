@@ -1,6 +1,7 @@
 import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isTidingsError } from '../errors.js';
+import { importCounts } from './importLinks.js';
 import { type PreparedImport, prepareImport } from './prepare.js';
 import type { ImportFormat } from './record.js';
 import type { FromImportThread, ToImportThread } from './importThread.js';
@@ -36,8 +37,9 @@ try {
   post({ kind: 'refused', error: { kind: err.kind, message: err.message } });
 }
 if (prepared !== null) {
-  const { links, ...head } = prepared;
-  post({ kind: 'read', head, links: links.length });
+  const { links } = prepared;
+  // The counts with only the few bad rows shown: a file of 100,000 bad rows sends five.
+  post({ kind: 'read', counts: importCounts(prepared, { imported: 0, merged: 0 }), links: links.length });
   let next = 0;
   parentPort?.on('message', (msg: ToImportThread) => {
     post({ kind: 'batch', links: links.slice(next, next + msg.batch) });
