@@ -14,6 +14,7 @@ import {
   closeBrowserAndServer,
   launchBrowser,
   listeningServer,
+  sidewaysOverflows,
 } from '../../test/browser.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 
@@ -24,6 +25,7 @@ Why petrels fly,https://birds.example/petrels,1609459200,birds|sea,unread
 Gulls at dawn,https://birds.example/gulls,1609459300,birds,unread
 Bread at home,https://bread.example/,1609459400,baking,unread
 Old news,https://news.example/old,1500000000,,archive
+A title with a very long address,https://long.example/${'x'.repeat(300)},1400000000,${'averyveryverylongtagwithoutanyspaces'.repeat(2)},archive
 `;
 
 await describeEachEngine('the reading list in Chromium', (ctx) => {
@@ -66,7 +68,7 @@ await describeEachEngine('the reading list in Chromium', (ctx) => {
     const result = page.locator('#import-result');
     assert.match(
       (await result.innerText()).replace(/\s+/g, ' '),
-      /Imported 4 links from a pocket export of 4 rows into the reading list: 0 already there \(merged\), 0 duplicates within the file, 0 bad rows skipped\./,
+      /Imported 5 links from a pocket export of 5 rows into the reading list: 0 already there \(merged\), 0 duplicates within the file, 0 bad rows skipped\./,
     );
     const titles = () => page.locator('ol.items .title').allInnerTexts();
     // Unread, newest saved first.
@@ -80,13 +82,22 @@ await describeEachEngine('the reading list in Chromium', (ctx) => {
     await page.waitForURL(`${base}/reading-list?tag=birds&notice=archived`);
     assert.equal(await page.getByRole('status').innerText(), 'Archived.');
     assert.deepEqual(await titles(), ['Why petrels fly']);
-    assert.deepEqual(await readingListCounts(ctx.store().db, accountId), { unread: 2, archived: 2 });
+    assert.deepEqual(await readingListCounts(ctx.store().db, accountId), { unread: 2, archived: 3 });
 
-    await page.getByRole('navigation', { name: 'Show' }).getByRole('link', { name: 'Archived (2)' }).click();
+    await page.getByRole('navigation', { name: 'Show' }).getByRole('link', { name: 'Archived (3)' }).click();
     await page.waitForURL(`${base}/reading-list?state=archived&tag=birds`);
     assert.deepEqual(await titles(), ['Gulls at dawn']);
     await page.getByRole('button', { name: 'Unarchive Gulls at dawn' }).click();
     await page.waitForURL(`${base}/reading-list?state=archived&tag=birds&notice=unarchived`);
     assert.match(await page.locator('main').innerText(), /No archived items tagged birds\./);
+  });
+
+  test('at phone width the list does not scroll sideways', { skip }, async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    try {
+      assert.deepEqual(await sidewaysOverflows(page, base, ['/reading-list', '/reading-list?state=all']), []);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
   });
 });
