@@ -248,6 +248,11 @@ await describeEachEngine('web app: the reading list', (ctx) => {
     assert.match(second, /<a href="\/reading-list\?state=all&amp;tag=bulk&amp;start=100">Older<\/a>/);
     // A tag in an item's line filters by it, keeping the state.
     assert.match(second, /<a href="\/reading-list\?state=all&amp;tag=bulk">#bulk<\/a>/);
+    // Past the end: the last page.
+    assert.match(
+      (await client.get('/reading-list?state=all&tag=bulk&start=500')).body,
+      /Items 101–120 of 120/,
+    );
     const none = (await client.get('/reading-list?tag=nothing')).body;
     assert.match(none, /No unread items tagged nothing/);
   });
@@ -273,6 +278,8 @@ await describeEachEngine('web app: the reading list', (ctx) => {
     assert.deepEqual(await counts(id), { unread: 2, archived: 0 });
 
     const other = await reader();
+    const theirs = (await other.client.get('/reading-list?state=all&tag=x')).body;
+    assert.doesNotMatch(theirs, /Archive me|a\.example/);
     const stolen = await other.client.post(`/reading-list/${first}/archive`);
     assert.equal(stolen.statusCode, 404);
     assert.match(stolen.body, /That item is not in your reading list\./);

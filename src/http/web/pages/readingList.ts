@@ -68,10 +68,18 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
     if (account === null) throw new WebError(404, 'This account no longer exists.');
     const viewer = viewerOf(session);
     if (viewer === null) throw new Error('no viewer for a session');
-    const view = await readingListView(deps.store, session.accountId, filter, {
+    let view = await readingListView(deps.store, session.accountId, filter, {
       offset: start,
       limit: READING_PAGE_SIZE,
     });
+    if (view.items.length === 0 && start > 0 && view.total > 0) {
+      // Past the end (the last item of the last page archived, or an old link): the last page instead.
+      start = Math.floor((view.total - 1) / READING_PAGE_SIZE) * READING_PAGE_SIZE;
+      view = await readingListView(deps.store, session.accountId, filter, {
+        offset: start,
+        limit: READING_PAGE_SIZE,
+      });
+    }
     return readingListPage({
       viewer,
       view,

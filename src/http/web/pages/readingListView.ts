@@ -157,7 +157,9 @@ function tagFilter(filter: ReadingListFilter, view: ReadingListView): SafeHtml |
 
 function emptyWords(filter: ReadingListFilter): string {
   const which = filter.state === 'all' ? '' : `${filter.state} `;
-  return `No ${which}items${filter.tag === null ? '' : ` tagged ${filter.tag}`}${filter.state === 'unread' ? ': everything here is archived' : ''}.`;
+  if (filter.tag === null && filter.state === 'unread')
+    return 'No unread items: everything here is archived.';
+  return `No ${which}items${filter.tag === null ? '' : ` tagged ${filter.tag}`}.`;
 }
 
 function pager(filter: ReadingListFilter, start: number, end: number, total: number): SafeHtml | null {
