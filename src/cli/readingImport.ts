@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { operatorAccount } from '../accounts/authorize.js';
 import { isTidingsError } from '../errors.js';
-import { type ImportCounts, importReadingList } from '../imports/importLinks.js';
+import { type ImportCounts, countsWords, importReadingList } from '../imports/importLinks.js';
 import { IMPORT_FORMATS, type ImportFormat, checkFileSize } from '../imports/record.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
 
@@ -46,15 +46,6 @@ export function importCommand(program: Command, io: Io): void {
         });
       },
     );
-}
-
-/** The counts in words, as the CLI prints them. */
-export function countsWords(c: ImportCounts): string {
-  const more = c.bad > c.badExamples.length ? ` (the first ${c.badExamples.length} below)` : '';
-  return (
-    `Imported ${c.imported} links from a ${c.format} export of ${c.rows} rows into the reading list: ` +
-    `${c.merged} already there (merged), ${c.duplicates} duplicates within the file, ${c.bad} bad rows skipped${c.bad > 0 ? more : ''}.`
-  );
 }
 
 /** The file, refused past the size limit before it is read (exit 1, the limit named). */

@@ -23,6 +23,7 @@ import { registerOpenApi } from './openapi.js';
 import { QueueCache } from './queueCache.js';
 import type { StartingServer } from './starting.js';
 import type { WebConfig } from './web/context.js';
+import type { ImportThreads } from '../imports/importThread.js';
 import { registerWeb, wantsPage } from './web/index.js';
 
 export const BODY_LIMIT = 64 * 1024;
@@ -39,6 +40,8 @@ export interface ServerDeps {
   signInLimiter?: InvalidKeyLimiter;
   /** For tests: the web app's clock. */
   now?: () => Date;
+  /** For tests: the threads that read uploaded reading-list exports. */
+  importThreads?: ImportThreads | undefined;
   /** Where requests, saves and the web app's work are counted (TIDINGS_METRICS); nothing without it. */
   metrics?: Metrics | undefined;
   /** An HTTP server already listening (`serve`: http/starting.ts), taken over instead of a new one. */
@@ -129,6 +132,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     metrics,
     ...(deps.signInLimiter === undefined ? {} : { signInLimiter: deps.signInLimiter }),
     ...(deps.now === undefined ? {} : { now: deps.now }),
+    importThreads: deps.importThreads,
   });
 
   web.notFound = webPages.notFound;

@@ -1,21 +1,9 @@
-import { isTidingsError } from '../errors.js';
 import type { AccountId } from '../lib/authorized.js';
-import { checkTitle, checkUrl } from '../queue/url.js';
 import { type Store, now } from '../store/db.js';
 import { insertReadingItems, mergeIntoKnownRow, readingItemsByKey } from '../store/readingList.js';
-import type { ReadingSource } from '../store/schemaReadingList.js';
-import { parseExport } from './detect.js';
-import {
-  type CleanLink,
-  mergeCopies,
-  mergeIntoKnown,
-  readableOf,
-  sameMerge,
-  shortText,
-  storedTags,
-  tagsOf,
-} from './merge.js';
-import { type BadRow, IMPORT_LIMITS, type ImportFormat, type ImportedLink } from './record.js';
+import { type CleanLink, mergeIntoKnown, sameMerge } from './merge.js';
+import { type PreparedImport, prepareImport } from './prepare.js';
+import { type BadRow, IMPORT_LIMITS, type ImportFormat } from './record.js';
 
 /** What an import did, as the CLI prints it and the web shows it. */
 export interface ImportCounts {
@@ -33,15 +21,16 @@ export interface ImportCounts {
   badExamples: BadRow[];
 }
 
-/** Keys handled per transaction. */
-const BATCH = 500;
+/** Keys handled per transaction (and per message from the import thread). */
+export const IMPORT_BATCH = 500;
 
 /**
- * Imports an export file into the account's reading list (docs/reading-list.md). The file is read whole
- * first (a file past a limit is refused before anything is written: `limit_reached`; one that is not an
- * export: `invalid_input`), then written in batches, each in its own transaction; running it again on the
- * same file changes nothing (every link is found and merged into itself), so a cut-short import is finished
- * by importing the file again.
+ * Imports an export file into the account's reading list (docs/reading-list.md), in this thread: what
+ * `tidings import` runs (a process of its own, with no other request to keep waiting). The file is read
+ * whole first (a file past a limit is refused before anything is written: `limit_reached`; one that is not
+ * an export: `invalid_input`), then written in batches, each in its own transaction; running it again on
+ * the same file changes nothing (every link is found and merged into itself), so a cut-short import is
+ * finished by importing the file again. The web app reads the file in a thread: imports/importThread.ts.
  */
 export async function importReadingList(
   store: Store,
@@ -49,83 +38,82 @@ export async function importReadingList(
   bytes: Uint8Array,
   format: ImportFormat | 'auto' = 'auto',
 ): Promise<ImportCounts> {
-  const parsed = parseExport(bytes, format);
   const at = now();
-  const bad = [...parsed.bad];
-  const byKey = new Map<string, CleanLink>();
-  let duplicates = 0;
-  for (const { where, link } of parsed.links) {
-    let clean: CleanLink;
-    try {
-      clean = cleanLink(link, at);
-    } catch (err) {
-      if (!isTidingsError(err)) throw err;
-      bad.push({ where, why: err.message });
-      continue;
-    }
-    const first = byKey.get(clean.urlKey);
-    if (first !== undefined) duplicates++;
-    byKey.set(clean.urlKey, first === undefined ? clean : mergeCopies(first, clean));
+  const prepared = prepareImport(bytes, format, at);
+  const written = { imported: 0, merged: 0 };
+  for (let i = 0; i < prepared.links.length; i += IMPORT_BATCH) {
+    const done = await writeImportBatch(
+      store,
+      accountId,
+      prepared.format,
+      prepared.links.slice(i, i + IMPORT_BATCH),
+      at,
+    );
+    written.imported += done.imported;
+    written.merged += done.merged;
   }
-  const source: ReadingSource = parsed.format;
-  let imported = 0;
-  let merged = 0;
-  const links = [...byKey.values()];
-  for (let i = 0; i < links.length; i += BATCH) {
-    const batch = links.slice(i, i + BATCH);
-    await store.db.transaction().execute(async (trx) => {
-      const known = new Map(
-        (
-          await readingItemsByKey(
-            trx,
-            accountId,
-            batch.map((l) => l.urlKey),
-          )
-        ).map((k) => [k.url_key, k]),
-      );
-      const fresh = batch.filter((l) => !known.has(l.urlKey));
-      await insertReadingItems(
-        trx,
-        accountId,
-        fresh.map((l) => ({ ...l, state: l.archived ? 'archived' : 'unread', source })),
-        at,
-      );
-      imported += fresh.length;
-      for (const link of batch) {
-        const item = known.get(link.urlKey);
-        if (item === undefined) continue;
-        merged++;
-        const into = mergeIntoKnown(item, link);
-        if (!sameMerge(item, into)) await mergeIntoKnownRow(trx, accountId, item.id, into, at);
-      }
-    });
-  }
-  return {
-    format: parsed.format,
-    rows: parsed.links.length + parsed.bad.length,
-    imported,
-    merged,
-    duplicates,
-    bad: bad.length,
-    badExamples: bad.slice(0, IMPORT_LIMITS.badExamples),
-  };
+  return importCounts(prepared, written);
 }
 
-/** A link's URL checked (http(s), at most 2,048 characters: the queue's rule) and its fields cleaned. */
-function cleanLink(link: ImportedLink, at: string): CleanLink {
-  const { url, key } = checkUrl(link.url);
-  const readable = readableOf(link.html, url);
-  return {
-    url,
-    urlKey: key,
-    title: checkTitle(link.title, url, 'shorten'),
-    tags: storedTags(tagsOf(link.tags)),
-    savedAt: link.savedAt ?? at,
-    archived: link.archived,
-    description: shortText(link.description, 'description'),
-    author: shortText(link.author, 'author'),
-    publishedAt: link.publishedAt,
-    html: readable.html,
-    text: readable.text,
-  };
+/** The counts of an import, from its file read and what was written. */
+export const importCounts = (
+  prepared: Omit<PreparedImport, 'links'>,
+  written: { imported: number; merged: number },
+): ImportCounts => ({
+  format: prepared.format,
+  rows: prepared.rows,
+  imported: written.imported,
+  merged: written.merged,
+  duplicates: prepared.duplicates,
+  bad: prepared.bad.length,
+  badExamples: prepared.bad.slice(0, IMPORT_LIMITS.badExamples),
+});
+
+/**
+ * One batch of a prepared file written in one transaction: links the account does not have are added,
+ * the others merged into its items (their state left as the reader set it).
+ */
+export async function writeImportBatch(
+  store: Store,
+  accountId: AccountId,
+  source: ImportFormat,
+  batch: readonly CleanLink[],
+  at: string,
+): Promise<{ imported: number; merged: number }> {
+  return store.db.transaction().execute(async (trx) => {
+    const known = new Map(
+      (
+        await readingItemsByKey(
+          trx,
+          accountId,
+          batch.map((l) => l.urlKey),
+        )
+      ).map((k) => [k.url_key, k]),
+    );
+    const fresh = batch.filter((l) => !known.has(l.urlKey));
+    await insertReadingItems(
+      trx,
+      accountId,
+      fresh.map((l) => ({ ...l, state: l.archived ? 'archived' : 'unread', source })),
+      at,
+    );
+    let merged = 0;
+    for (const link of batch) {
+      const item = known.get(link.urlKey);
+      if (item === undefined) continue;
+      merged++;
+      const into = mergeIntoKnown(item, link);
+      if (!sameMerge(item, into)) await mergeIntoKnownRow(trx, accountId, item.id, into, at);
+    }
+    return { imported: fresh.length, merged };
+  });
+}
+
+/** The counts in words, as the CLI prints them and the web app shows them. */
+export function countsWords(c: ImportCounts): string {
+  const more = c.bad > c.badExamples.length ? ` (the first ${c.badExamples.length} below)` : '';
+  return (
+    `Imported ${c.imported} links from a ${c.format} export of ${c.rows} rows into the reading list: ` +
+    `${c.merged} already there (merged), ${c.duplicates} duplicates within the file, ${c.bad} bad rows skipped${c.bad > 0 ? more : ''}.`
+  );
 }

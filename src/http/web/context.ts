@@ -6,6 +6,7 @@ import type { RefreshDeps } from '../../feeds/deps.js';
 import type { Metrics } from '../../lib/metrics.js';
 import type { Store } from '../../store/db.js';
 import type { Session as WebSession } from '../../accounts/sessions.js';
+import type { ImportThreads } from '../../imports/importThread.js';
 import type { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
 import type { SafeHtml } from './html.js';
 import type { Viewer } from './layout.js';
@@ -24,6 +25,8 @@ export interface WebDeps {
   feeds: () => RefreshDeps;
   /** Where saves are counted; nothing is counted without it. */
   metrics?: Metrics | undefined;
+  /** Reads uploaded reading-list exports off the thread that answers requests. */
+  imports: ImportThreads;
 }
 
 /**

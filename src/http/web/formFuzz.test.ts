@@ -24,6 +24,9 @@ const FORMS: { path: string; fields: string[]; multipart?: boolean }[] = [
   { path: '/save/new-key', fields: [] },
   { path: '/queue', fields: ['url', 'title'] },
   { path: '/queue/:id/remove', fields: ['start'] },
+  { path: '/reading-list/:id/archive', fields: ['state', 'tag', 'start'] },
+  { path: '/reading-list/:id/unarchive', fields: ['state', 'tag', 'start'] },
+  { path: '/reading-list/import', fields: ['export', 'format'], multipart: true },
   {
     path: '/settings',
     fields: 'timezone time days max_items email email_enabled skip_empty images clean_links'.split(' '),

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { DEFAULT_MAX_OPML_OUTLINES, DEFAULT_MAX_SUBSCRIPTIONS } from '../../config.js';
 import { DIGEST_LEASE_MS, type DigestDeps } from '../../digest/deps.js';
 import { createMailer } from '../../digest/mail.js';
+import { ImportThreads } from '../../imports/importThread.js';
 import type { Store } from '../../store/db.js';
 import { toErrorResponse } from '../errors.js';
 import { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
@@ -31,6 +32,7 @@ import { registerKeys } from './pages/keys.js';
 import { registerOpml } from './pages/opml.js';
 import { registerProfile } from './pages/profile.js';
 import { registerQueue } from './pages/queue.js';
+import { registerReadingList } from './pages/readingList.js';
 import { registerSave } from './pages/save.js';
 import { registerSearch } from './pages/search.js';
 import { registerSettings } from './pages/settings.js';
@@ -53,6 +55,8 @@ export interface WebOptions {
   now?: () => Date;
   /** Where saves, subscriptions' first fetches and digests built here are counted. */
   metrics?: Metrics | undefined;
+  /** For tests: the threads reading uploaded reading-list exports (one at a time by default). */
+  importThreads?: ImportThreads | undefined;
 }
 
 /** What the server's own routes answer a browser with: the 404 page, a digest link that did not open. */
@@ -84,6 +88,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     metrics: options.metrics,
     signInLimiter: options.signInLimiter ?? new InvalidKeyLimiter(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS),
     now,
+    imports: options.importThreads ?? new ImportThreads(),
     feeds: () => {
       const { config } = options;
       return {
@@ -186,6 +191,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     });
     registerSignIn(scope, deps);
     registerQueue(scope, deps);
+    registerReadingList(scope, deps);
     registerFeeds(scope, deps);
     registerOpml(scope, deps);
     registerDigests(scope, deps);

@@ -6,6 +6,7 @@ import { STYLESHEET_PATH } from './stylesheet.js';
 /** The pages in the navigation, in order. */
 export const NAV = [
   { id: 'queue', href: '/queue', label: 'Queue' },
+  { id: 'reading-list', href: '/reading-list', label: 'Reading list' },
   { id: 'feeds', href: '/feeds', label: 'Feeds' },
   { id: 'digests', href: '/digests', label: 'Digests' },
   { id: 'settings', href: '/settings', label: 'Settings' },

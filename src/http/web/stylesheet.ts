@@ -142,6 +142,9 @@ th, td { text-align: left; padding: 0.4rem 0.5rem 0.4rem 0; border-bottom: 1px s
   clip: rect(0 0 0 0); white-space: nowrap; border: 0;
 }
 .pager { display: flex; gap: 1rem; margin: 1rem 0; }
+/* The reading list's tag filters: a tag is one word, and may be a long one. */
+.tags li { min-width: 0; }
+.tags a { overflow-wrap: anywhere; }
 .items .thumb { flex: 0 0 auto; order: 2; }
 .items > li > .actions { order: 3; }
 .items .thumb img { display: block; border-radius: 4px; object-fit: cover; background: var(--panel); }

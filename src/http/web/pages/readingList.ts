@@ -1,0 +1,204 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { accountOf } from '../../../accounts/profile.js';
+import {
+  type ReadingListFilter,
+  type ReadingState,
+  readingListView,
+  setReadingItemState,
+} from '../../../accounts/readingList.js';
+import type { Session as WebSession } from '../../../accounts/sessions.js';
+import { TidingsError } from '../../../errors.js';
+import { type ImportCounts } from '../../../imports/importLinks.js';
+import { IMPORT_FORMATS, IMPORT_LIMITS, type ImportFormat } from '../../../imports/record.js';
+import { foldWhitespace } from '../../../lib/text.js';
+import {
+  SignInRequired,
+  type WebDeps,
+  WebError,
+  allowQuiet,
+  checkCsrf,
+  field,
+  formOf,
+  idParam,
+  queryParam,
+  requireSession,
+  seeOther,
+  sendPage,
+  sessionOf,
+  startParam,
+  viewerOf,
+} from '../context.js';
+import { webRefusal } from '../errors.js';
+import { EXPORT_FIELD, ExportUploadForm, readExportUpload } from '../exportUpload.js';
+import { type ImportOutcome, READING_PAGE_SIZE, listHref, readingListPage } from './readingListView.js';
+
+/** The upload's body: the file and a few fields, with room for multipart's own bytes. */
+const UPLOAD_BODY_LIMIT = IMPORT_LIMITS.fileBytes + 64 * 1024;
+
+/**
+ * How long an import may keep its connection quiet while it is read and written: a 50 MB file of 100,000
+ * links takes tens of seconds on a slow disk, past the server's idle timeout (60 s) when the database is
+ * busy.
+ */
+const IMPORT_QUIET_MS = 10 * 60_000;
+
+const NOTICES: Record<string, string> = {
+  archived: 'Archived.',
+  unarchived: 'Back among your unread items.',
+};
+
+/** The filter of an address (or a form's hidden fields): unread unless another state is named. */
+function filterOf(state: string | undefined, tag: string | undefined): ReadingListFilter {
+  const folded = foldWhitespace(tag ?? '').toLowerCase();
+  return {
+    state: state === 'archived' || state === 'all' ? state : 'unread',
+    tag: folded === '' || folded.length > IMPORT_LIMITS.tagChars ? null : folded,
+  };
+}
+
+/** The reading list: the account's imported links, filtered by state and tag; archive; import a file. */
+export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void {
+  async function render(
+    session: WebSession,
+    filter: ReadingListFilter,
+    start: number,
+    extra: { notice?: string | undefined; outcome?: ImportOutcome } = {},
+  ) {
+    const account = await accountOf(deps.store, session.accountId);
+    if (account === null) throw new WebError(404, 'This account no longer exists.');
+    const viewer = viewerOf(session);
+    if (viewer === null) throw new Error('no viewer for a session');
+    let view = await readingListView(deps.store, session.accountId, filter, {
+      offset: start,
+      limit: READING_PAGE_SIZE,
+    });
+    if (view.items.length === 0 && start > 0 && view.total > 0) {
+      // Past the end (the last item of the last page archived, or an old link): the last page instead.
+      start = Math.floor((view.total - 1) / READING_PAGE_SIZE) * READING_PAGE_SIZE;
+      view = await readingListView(deps.store, session.accountId, filter, {
+        offset: start,
+        limit: READING_PAGE_SIZE,
+      });
+    }
+    return readingListPage({
+      viewer,
+      view,
+      filter,
+      start,
+      timezone: account.timezone,
+      now: deps.now(),
+      notice: extra.notice,
+      outcome: extra.outcome ?? null,
+    });
+  }
+
+  scope.get('/reading-list', async (request, reply) => {
+    const session = requireSession(request);
+    const filter = filterOf(queryParam(request, 'state'), queryParam(request, 'tag'));
+    const start = startParam(queryParam(request, 'start'));
+    const notice = NOTICES[queryParam(request, 'notice') ?? ''];
+    return sendPage(reply, 200, await render(session, filter, start, { notice }));
+  });
+
+  for (const [action, state] of [
+    ['archive', 'archived'],
+    ['unarchive', 'unread'],
+  ] as const satisfies readonly (readonly [string, ReadingState])[]) {
+    scope.post(`/reading-list/:id/${action}`, async (request, reply) => {
+      const session = requireSession(request);
+      checkCsrf(request, session);
+      const id = idParam(request);
+      try {
+        if (id === null) throw new TidingsError('not_found', 'no such item');
+        await setReadingItemState(deps.store, session.accountId, id, state);
+      } catch (err) {
+        if (!(err instanceof TidingsError) || err.kind !== 'not_found') throw err;
+        throw new WebError(404, 'That item is not in your reading list.');
+      }
+      // Back to the list as it was: its filters and its page.
+      const form = formOf(request);
+      const filter = filterOf(field(form, 'state'), field(form, 'tag'));
+      const href = listHref(filter, startParam(field(form, 'start')));
+      return seeOther(reply, `${href}${href.includes('?') ? '&' : '?'}notice=${action}d`);
+    });
+  }
+
+  // The address an import answered from, opened again: the list.
+  scope.get('/reading-list/import', (request, reply) => {
+    requireSession(request);
+    return seeOther(reply, '/reading-list');
+  });
+
+  // The upload, in a scope of its own: its body is read as it streams (the file kept up to its limit),
+  // not buffered whole by the OPML upload's parser.
+  void scope.register((upload, _opts, done) => {
+    upload.removeContentTypeParser('multipart/form-data');
+    upload.addContentTypeParser(
+      'multipart/form-data',
+      (request: FastifyRequest, payload, parsed: (err: Error | null, form?: ExportUploadForm) => void) => {
+        readExportUpload(String(request.headers['content-type']), payload).then(
+          (form) => {
+            parsed(null, form);
+          },
+          (err: unknown) => {
+            parsed(err instanceof Error ? err : new Error(String(err)));
+          },
+        );
+      },
+    );
+    upload.post(
+      '/reading-list/import',
+      {
+        bodyLimit: UPLOAD_BODY_LIMIT,
+        // Signed-in readers only may send a body this large: checked before it is read.
+        onRequest: (request, _reply, next) => {
+          next(sessionOf(request) === null ? new SignInRequired('sign in first') : undefined);
+        },
+      },
+      async (request, reply) => {
+        const session = requireSession(request);
+        checkCsrf(request, session);
+        const form = request.body instanceof ExportUploadForm ? request.body : null;
+        const unread = filterOf(undefined, undefined);
+        const refuse = async (status: number, error: string) =>
+          sendPage(reply, status, await render(session, unread, 0, { outcome: { error } }));
+        if (form === null || form.malformed) {
+          return refuse(400, 'The upload could not be read as a form. Choose the file again and import it.');
+        }
+        if (form.tooLarge) {
+          return refuse(
+            413,
+            `That file is larger than ${IMPORT_LIMITS.fileBytes / 1024 / 1024} MB, the most one import takes; nothing of it was imported. Split it and import each part.`,
+          );
+        }
+        const file = form.files.get(EXPORT_FIELD);
+        if (file === undefined || file.length === 0) return refuse(400, 'Choose an export file to import.');
+        const format = field(form.fields, 'format') ?? 'auto';
+        if (format !== 'auto' && !(IMPORT_FORMATS as readonly string[]).includes(format)) {
+          return refuse(400, 'Choose one of the formats listed.');
+        }
+        allowQuiet(request.raw.socket, IMPORT_QUIET_MS);
+        let counts: ImportCounts;
+        try {
+          counts = await deps.imports.importFile(
+            deps.store,
+            session.accountId,
+            file,
+            format as ImportFormat | 'auto',
+          );
+        } catch (err) {
+          // Not an export (400), past a limit (409, the limit named): nothing of it was imported.
+          const refusal = webRefusal(err, deps.config);
+          if (refusal === null || !(err instanceof TidingsError)) throw err;
+          const why = err.message.replace('try --format auto', 'choose “Recognise it”');
+          return refuse(
+            refusal.status,
+            `That file cannot be imported: ${why}${/[.!?]$/.test(why) ? '' : '.'}`,
+          );
+        }
+        return sendPage(reply, 200, await render(session, unread, 0, { outcome: { counts } }));
+      },
+    );
+    done();
+  });
+}
