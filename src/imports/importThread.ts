@@ -31,10 +31,13 @@ export interface ImportThreadLimits {
  * Measured on the development machine (node --max-old-space-size, src/imports/prepare.ts alone): a 49.6 MB
  * Wallabag export of 5,000 entries of 10 KB of HTML is read in 6.3 s at 330 MB RSS; an Omnivore zip of
  * 2,400 pages of 100 KB (240 MB unzipped, near the 256 MB limit) in 70 s at 1.7 GB RSS, within a 1,024 MB
- * heap. 1,536 MB leaves room over that worst case. Two at once would take both cores of a small server
- * and twice the memory, so one runs and a few wait.
+ * heap. A server is planned for 80 MiB idle (docs/operating.md) and often has 512 MB to 1 GB in all: an
+ * upload must not be what the kernel's OOM killer ends the whole process for, so the thread's heap is held
+ * to 384 MB (the 50 MB Wallabag export fits; the 240 MB Omnivore zip is refused with a pointer to
+ * `tidings import`, which reads it in its own process). Two at once would take both cores of a small
+ * server and twice the memory, so one runs and a few wait.
  */
-export const IMPORT_THREAD_LIMITS: ImportThreadLimits = { running: 1, waiting: 4, oldMb: 1536 };
+export const IMPORT_THREAD_LIMITS: ImportThreadLimits = { running: 1, waiting: 4, oldMb: 384 };
 
 /**
  * Imports of uploaded files for a server: each file is read in a worker thread (imports/importWorker.ts),
@@ -156,7 +159,7 @@ class ThreadMessages {
         code === 'ERR_WORKER_OUT_OF_MEMORY'
           ? new TidingsError(
               'limit_reached',
-              `reading this file needs more memory than an import may use (${oldMb} MB); split it and import each part`,
+              `reading this file needs more memory than an import may use (${oldMb} MB); split it and import each part, or import it on the server with tidings import`,
             )
           : new Error('the import thread ended before the file was read', { cause: err });
       if (this.wanted !== null) this.take().reject(this.failure);
