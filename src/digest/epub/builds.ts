@@ -6,8 +6,10 @@ import type { BuildReply } from './epubWorker.js';
 /*
  * Where a digest's EPUB is made: its book (plain data, loaded from the database by the caller) is turned
  * into the file's bytes in a worker thread (epubWorker.ts), never on the thread that answers requests. At
- * 100 chapters of 512 KB of HTML a build is about 2.2 s of CPU (package.ts: every chapter re-written as
- * XHTML, then zipped); on the main thread that was 2.2 s in which `serve` answered nothing.
+ * 100 chapters of 512 KB of HTML a build is 2.2 s of CPU (the test fixtures' articles) to 11 s (markup of
+ * lists and tables, on a loaded 2-core machine): every chapter re-written as XHTML, then zipped. On the
+ * main thread the event loop stood still that long; with the thread its longest delay was 55-170 ms (the
+ * book's copy to the thread).
  *
  * - **One build at a time** per process (BUILDS.size): the machine's other core keeps answering. A build
  *   takes a turn before its data is loaded, so the cap bounds the memory of loaded books too.
@@ -16,10 +18,10 @@ import type { BuildReply } from './epubWorker.js';
  *   Retry-After). The e-reader mailer and the CLI wait as long as it takes (`queue: 'unbounded'`): they
  *   are background work, one build at a time each.
  * - **Threads**: none at idle. The first build starts one; it is kept BUILDS.idleMs after its last build,
- *   then ended; while idle it does not keep the process alive. Measured (/tmp bench, a 10-chapter book,
- *   dist/): a thread per build cost about 200 ms of start-up each (247 ms a build against 13 ms on a kept
- *   thread), a kept thread about 17 MB of RSS. Builds come in runs (the e-reader copies of a digest
- *   batch, one after another; a reader's second click), so a kept thread is the cheaper.
+ *   then ended; while idle it does not keep the process alive. Measured (a 10-chapter book, from dist/,
+ *   on the loaded machine): a thread per build cost about 200 ms of start-up each (247 ms a build, 13 ms
+ *   on a kept thread); a kept thread costs about 17 MB of RSS. Builds come in runs (the e-reader copies
+ *   of a digest batch, one after another; a reader's second click), so a kept thread is the cheaper.
  * - **Limits**: a build has BUILDS.limits.timeMs from the moment a ready thread takes it, and a heap of
  *   oldMb; past either its thread is ended and the build fails with kind `failed`, as it does when the
  *   thread crashes or the build throws. The process goes on; the next build gets a fresh thread.
@@ -51,7 +53,7 @@ export const BUILDS: BuildsOptions = {
   waitMs: 15_000,
   idleMs: 30_000,
   retryAfterSeconds: 10,
-  // A build of the largest book peaked at about 150 MB of heap; a slow machine takes several times 2.2 s.
+  // The largest book grew a process by about 140 MB; a loaded machine took 11 s of the 60.
   limits: { timeMs: 60_000, oldMb: 512, youngMb: 32 },
 };
 

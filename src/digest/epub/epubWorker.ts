@@ -7,7 +7,7 @@ import { epubBytes } from './package.js';
  * A thread of epub/builds.ts: turns each book it is sent (plain data, loaded from the database by the
  * main thread) into the EPUB's bytes, one at a time, and answers with the book's number; the bytes' buffer
  * is transferred, not copied. A build that throws answers with its message; one that fills the thread's
- * heap ends the thread, and builds.ts fails that build. 'close' ends the thread.
+ * heap ends the thread, and builds.ts fails that build. builds.ts ends the thread (terminate) when idle.
  *
  * The thread lowers its own scheduling priority (lib/threads.ts): requests come first.
  */
@@ -17,11 +17,7 @@ export type BuildReply = { id: number; bytes: Uint8Array } | { id: number; error
 const port = parentPort;
 if (port === null) throw new Error('epubWorker.ts runs as a worker thread');
 lowerThreadPriority();
-port.on('message', (message: { id: number; book: Book } | 'close') => {
-  if (message === 'close') {
-    port.close();
-    return;
-  }
+port.on('message', (message: { id: number; book: Book }) => {
   let reply: BuildReply;
   try {
     reply = { id: message.id, bytes: epubBytes(message.book) };
