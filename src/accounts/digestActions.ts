@@ -98,31 +98,47 @@ export async function performAction(
   }
   const feed = await feedOf(store, reader, action.feedId);
   if (feed === null) return null;
-  const sub = feed.subscription;
+  let sub = feed.subscription;
   if (sub === null) return { kind: 'unfollowed', feedName: feed.name };
-  const before = shareOf(sub);
   if (action.kind === 'mute') {
     const until = new Date(options.now.getTime() + MUTE_MS).toISOString();
     const row = await updateSubscriptionShare(store.db, reader.accountId, sub.id, { mutedUntil: until });
     if (row === null) return { kind: 'unfollowed', feedName: feed.name };
     return { kind: 'mute', feedName: feed.name, share: shareOf(row), undo: { kind: 'unmute' } };
   }
-  const next = action.kind === 'fewer' ? fewer(before.perDigest) : more(before.perDigest);
-  const changed = next !== before.perDigest || before.perDigestDefault;
-  if (!changed) {
-    return { kind: action.kind, feedName: feed.name, share: mutedShare(before, options.now), undo: null };
+  // One step from the share as it is when written: the write names the value it steps from, and when
+  // another change came between (a second click), the share is read again and the step taken from there.
+  for (let attempt = 1; ; attempt++) {
+    const before = shareOf(sub);
+    const next = action.kind === 'fewer' ? fewer(before.perDigest) : more(before.perDigest);
+    const changed = next !== before.perDigest || before.perDigestDefault;
+    if (!changed) {
+      return { kind: action.kind, feedName: feed.name, share: mutedShare(before, options.now), undo: null };
+    }
+    const row = await updateSubscriptionShare(
+      store.db,
+      reader.accountId,
+      sub.id,
+      { perDigest: perDigestColumn(next) },
+      { ifPerDigest: sub.per_digest },
+    );
+    if (row !== null) {
+      return {
+        kind: action.kind,
+        feedName: feed.name,
+        share: mutedShare(shareOf(row), options.now),
+        undo: { kind: 'share', previous: before.perDigestChoice },
+      };
+    }
+    sub = await subscriptionOfFeed(store.db, reader.accountId, action.feedId);
+    if (sub === null) return { kind: 'unfollowed', feedName: feed.name };
+    // Each round another click's write went through: as many rounds as clicks at once, never endless.
+    if (attempt >= MAX_STEP_ROUNDS) throw new Error('the feed’s share kept changing while it was stepped');
   }
-  const row = await updateSubscriptionShare(store.db, reader.accountId, sub.id, {
-    perDigest: perDigestColumn(next),
-  });
-  if (row === null) return { kind: 'unfollowed', feedName: feed.name };
-  return {
-    kind: action.kind,
-    feedName: feed.name,
-    share: mutedShare(shareOf(row), options.now),
-    undo: { kind: 'share', previous: before.perDigestChoice },
-  };
 }
+
+/** Rounds of a step's compare-and-set before giving up (a page answers 500 and the click can be repeated). */
+const MAX_STEP_ROUNDS = 20;
 
 /**
  * Undoes what performAction did: takes the kept link out of the queue if it is still waiting (false: it

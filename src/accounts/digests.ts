@@ -1,4 +1,4 @@
-import { type DigestEpub, digestEpub } from '../digest/epub/load.js';
+import { type DigestEpub, type EpubOptions, digestEpub } from '../digest/epub/load.js';
 import { ATOM_ENTRY_ITEMS, EMAIL_ITEMS } from '../digest/limits.js';
 import { type LoadedDigest, loadDigest, loadLatestDigests } from '../digest/load.js';
 import { digestTokenOf } from '../digest/token.js';
@@ -139,22 +139,31 @@ export async function digestFeed(
   return loadLatestDigests(store.db, accountId, limit, ATOM_ENTRY_ITEMS, baseUrl);
 }
 
-/** One of the account's digests as an EPUB (the digest link's download); null when it has no such digest. */
+/**
+ * One of the account's digests as an EPUB (the digest link's download); null when it has no such digest.
+ * A request takes its turn among the process's builds or is refused as busy (digest/epub/builds.ts).
+ */
 export function digestAsEpub(
   store: Store,
   accountId: AccountId,
   digestId: number,
   baseUrl: string,
+  options: EpubOptions = {},
 ): Promise<DigestEpub | null> {
-  return digestEpub(store.db, accountId, digestId, baseUrl);
+  return digestEpub(store.db, accountId, digestId, baseUrl, { queue: 'bounded', ...options });
 }
 
-/** Any account's digest as an EPUB, named by its id alone (the operator's `digest epub`); null when none. */
+/**
+ * Any account's digest as an EPUB, named by its id alone (the operator's `digest epub`); null when none.
+ * It waits for its turn however long: the operator asked for this one file.
+ */
 export async function anyDigestAsEpub(
   store: Store,
   digestId: number,
   baseUrl: string,
 ): Promise<DigestEpub | null> {
   const accountId = await accountIdOfDigest(store.db, digestId);
-  return accountId === null ? null : digestEpub(store.db, accountId, digestId, baseUrl);
+  return accountId === null
+    ? null
+    : digestEpub(store.db, accountId, digestId, baseUrl, { queue: 'unbounded' });
 }

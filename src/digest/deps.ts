@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../store/db.js';
+import type { EpubBuilds } from './epub/builds.js';
 import { type Mailer, createMailer } from './mail.js';
 
 /** What building and delivering digests needs. */
@@ -22,6 +23,8 @@ export interface DigestDeps {
   random: () => number;
   /** The largest EPUB attached to an e-reader copy (limits.ts: EREADER_MAX_BYTES unless a test lowers it). */
   ereaderMaxBytes?: number;
+  /** Where e-reader copies' EPUBs are made: the process's builds (epub/builds.ts) unless a test gives its own. */
+  epubBuilds?: EpubBuilds;
   /** Where builds and emails are counted; nothing is counted without it. */
   metrics?: Metrics | undefined;
 }

@@ -10,7 +10,8 @@ import { buildDueDigests } from './build.js';
 import { deliverDueDigests } from './deliver.js';
 import type { DigestDeps } from './deps.js';
 import { deliverDueEreaderCopies } from './ereader.js';
-import { EPUB_MEDIA_TYPE } from './epub/package.js';
+import { EPUB_MEDIA_TYPE } from './epub/book.js';
+import { BUILDS, EpubBuilds } from './epub/builds.js';
 import { type Mailer, createMailer } from './mail.js';
 import { runDigestPass } from './worker.js';
 
@@ -173,6 +174,36 @@ await describeEachEngine('digest to an e-reader', (ctx) => {
     assert.deepEqual([digest.ereader_state, digest.ereader_attempts], ['sent', 2]);
     assert.equal(to(`reader${id}@example.org`).length, 1, 'the email once');
     assert.equal(to(`reader${id}@kindle.example`).length, 1, 'the copy once');
+  });
+
+  test('an EPUB that could not be made (its thread out of memory) is retried later, nothing sent', async () => {
+    const id = await readerAccount();
+    const clock = new TestClock('2026-11-23T07:00:10Z');
+    await buildDueDigests(process(clock), { accountId: id });
+    const starved = new EpubBuilds({ ...BUILDS, limits: { timeMs: 60_000, oldMb: 2, youngMb: 1 } });
+    try {
+      const failed = await deliverDueEreaderCopies(
+        { ...process(clock), epubBuilds: starved },
+        { accountId: id },
+      );
+      assert.deepEqual(
+        failed.map((o) => o.status),
+        ['retrying'],
+      );
+      const digest = await only(id);
+      assert.equal(digest.ereader_state, 'pending');
+      assert.match(digest.ereader_error ?? '', /making the EPUB needed more than its 2 MB of memory/);
+      assert.equal(to(`reader${id}@kindle.example`).length, 0);
+    } finally {
+      await starved.close();
+    }
+    clock.advance(30 * MINUTE);
+    const retried = await deliverDueEreaderCopies(process(clock), { accountId: id });
+    assert.deepEqual(
+      retried.map((o) => o.status),
+      ['sent'],
+    );
+    assert.equal(to(`reader${id}@kindle.example`).length, 1);
   });
 
   test("the email's failure is retried without sending the copy again", async () => {

@@ -5,8 +5,9 @@ import { type EreaderUpdate, claimDueEreaderCopies, recordEreaderCopy } from '..
 import { afterFailure } from './backoff.js';
 import type { DeliveryOutcome } from './deliver.js';
 import type { DigestDeps } from './deps.js';
+import { EPUB_MEDIA_TYPE } from './epub/book.js';
+import { isEpubBuildError } from './epub/builds.js';
 import { type DigestEpub, digestEpub } from './epub/load.js';
-import { EPUB_MEDIA_TYPE } from './epub/package.js';
 import { EREADER_MAX_BYTES } from './limits.js';
 import { type MailMessage, type Mailer, asMailError } from './mail.js';
 
@@ -74,8 +75,21 @@ async function sendOne(
 
   // The address as it is now: one removed since the build stops the copy.
   const to = (await accountById(deps.store.db, digest.account_id))?.ereader_email ?? null;
-  const epub =
-    to === null ? null : await digestEpub(deps.store.db, digest.account_id, digest.id, deps.baseUrl);
+  let epub: DigestEpub | null = null;
+  try {
+    // Made in the process's EPUB thread (epub/builds.ts), waiting for its turn behind downloads.
+    epub =
+      to === null
+        ? null
+        : await digestEpub(deps.store.db, digest.account_id, digest.id, deps.baseUrl, {
+            queue: 'unbounded',
+            ...(deps.epubBuilds === undefined ? {} : { builds: deps.epubBuilds }),
+          });
+  } catch (err) {
+    // Its thread crashed or passed a limit: retried with backoff as a temporary failure to send would be.
+    if (!isEpubBuildError(err)) throw err;
+    return retryOrFail(deps, digest, record, { temporary: true, message: err.message });
+  }
   if (to === null || epub === null) {
     const error = 'the e-reader address was removed before the digest was sent';
     return record({ state: 'not_emailed', error }, { status: 'not_emailed', ...ids });
@@ -84,37 +98,44 @@ async function sendOne(
   try {
     await mailer.send(message);
   } catch (err) {
-    const failure = asMailError(err);
-    deps.log.warn(
-      {
-        digestId: digest.id,
-        attempt: digest.ereader_attempts,
-        temporary: failure.temporary,
-        reason: failure.message,
-      },
-      'digest e-reader copy not sent',
-    );
-    const after = afterFailure(
-      failure,
-      { createdAt: digest.created_at, attempts: digest.ereader_attempts },
-      deps.now().getTime(),
-      deps.random,
-    );
-    if (after.final) {
-      return record(
-        { state: 'failed', error: after.error },
-        { status: 'failed', ...ids, error: after.error },
-      );
-    }
-    const { nextAttemptAt, error } = after;
-    return record(
-      { state: 'pending', nextAttemptAt, error },
-      { status: 'retrying', ...ids, nextAttemptAt, error },
-    );
+    return retryOrFail(deps, digest, record, asMailError(err));
   }
   const attached = message.attachments !== undefined;
   deps.log.info({ ...ids, attached, bytes: epub.bytes.length }, 'digest sent to the e-reader');
   return record({ state: 'sent', sentAt: deps.now().toISOString() }, { status: 'sent', ...ids, attached });
+}
+
+/** A copy not sent (the file not made, or the message refused): tried again later, or given up. */
+function retryOrFail(
+  deps: DigestDeps,
+  digest: Digest,
+  record: (update: EreaderUpdate, outcome: EreaderOutcome) => Promise<EreaderOutcome>,
+  failure: { temporary: boolean; message: string },
+): Promise<EreaderOutcome> {
+  const ids = { digestId: digest.id, accountId: digest.account_id };
+  deps.log.warn(
+    {
+      digestId: digest.id,
+      attempt: digest.ereader_attempts,
+      temporary: failure.temporary,
+      reason: failure.message,
+    },
+    'digest e-reader copy not sent',
+  );
+  const after = afterFailure(
+    failure,
+    { createdAt: digest.created_at, attempts: digest.ereader_attempts },
+    deps.now().getTime(),
+    deps.random,
+  );
+  if (after.final) {
+    return record({ state: 'failed', error: after.error }, { status: 'failed', ...ids, error: after.error });
+  }
+  const { nextAttemptAt, error } = after;
+  return record(
+    { state: 'pending', nextAttemptAt, error },
+    { status: 'retrying', ...ids, nextAttemptAt, error },
+  );
 }
 
 /**

@@ -1,9 +1,11 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { digestReader } from '../accounts/digestToken.js';
 import { digestActionReader } from '../accounts/digestActions.js';
 import { digestAsEpub, digestFeed, digestToRead } from '../accounts/digests.js';
 import { withActionLinks } from '../digest/actionLinks.js';
-import { EPUB_MEDIA_TYPE } from '../digest/epub/package.js';
+import { EPUB_MEDIA_TYPE } from '../digest/epub/book.js';
+import { type EpubBuildError, type EpubBuilds, isEpubBuildError } from '../digest/epub/builds.js';
+import type { DigestEpub } from '../digest/epub/load.js';
 import { digestFeedUrl } from '../digest/token.js';
 import { lazy } from '../lib/lazy.js';
 import { renderWebPage } from '../digest/render/html.js';
@@ -58,6 +60,10 @@ export interface DigestRoutesDeps {
   baseUrl: string;
   /** The answer to a browser whose digest link did not open (the web app's); without it, the JSON 404. */
   browserRefusal?: WebFallbacks['digestLinkRefused'];
+  /** The answer to a browser whose EPUB could not be made (busy, failed); without it, the JSON error. */
+  browserError?: WebFallbacks['errorPage'];
+  /** Where EPUBs are made: the process's builds unless a test gives its own. */
+  epubBuilds?: EpubBuilds;
 }
 
 export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDeps): void {
@@ -105,10 +111,22 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
       const token = queryToken(request);
       const accountId = token === null ? null : await digestReader(store, token);
       const digestId = /^[1-9]\d{0,14}$/.test(id) ? Number(id) : null;
-      const epub =
-        accountId === null || digestId === null
-          ? null
-          : await digestAsEpub(store, accountId, digestId, baseUrl);
+      let epub: DigestEpub | null = null;
+      try {
+        epub =
+          accountId === null || digestId === null
+            ? null
+            : await digestAsEpub(
+                store,
+                accountId,
+                digestId,
+                baseUrl,
+                deps.epubBuilds === undefined ? {} : { builds: deps.epubBuilds },
+              );
+      } catch (err) {
+        if (!isEpubBuildError(err)) throw err;
+        return epubNotMade(request, reply, err, deps.browserError);
+      }
       if (epub === null) {
         if (deps.browserRefusal !== undefined && wantsPage(request))
           return deps.browserRefusal(request, reply, digestId, 1);
@@ -147,6 +165,31 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
     });
     done();
   });
+}
+
+/**
+ * An EPUB that could not be made: busy (every build's turn taken; 503 with Retry-After, the reader tries
+ * again in a moment) or failed (its thread crashed or passed a limit: 500, logged). A browser gets a page
+ * saying so, others the JSON {code, message}.
+ */
+async function epubNotMade(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  err: EpubBuildError,
+  browserError: WebFallbacks['errorPage'] | undefined,
+): Promise<FastifyReply> {
+  const busy = err.kind === 'busy';
+  const retryAfter = { 'retry-after': String(err.retryAfterSeconds) };
+  if (busy) {
+    request.log.info({ reason: err.message }, 'digest EPUB refused: builds busy');
+  } else request.log.error({ err }, 'digest EPUB not made');
+  const message = busy
+    ? `Tidings is making other EPUBs right now; try again in ${err.retryAfterSeconds} seconds.`
+    : `This digest's EPUB could not be made (${err.message}); the details are in the server log.`;
+  if (browserError !== undefined && wantsPage(request)) {
+    return browserError(request, busy ? reply.headers(retryAfter) : reply, busy ? 503 : 500, message);
+  }
+  throw new ApiError(busy ? 'unavailable' : 'internal', message, busy ? retryAfter : {});
 }
 
 /** A query parameter given once; null otherwise. */

@@ -10,6 +10,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { TrustProxy } from '../config.js';
 import { ApiError } from './errors.js';
+import type { EpubBuilds } from '../digest/epub/builds.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../store/db.js';
 import { API_METHODS, isApiPath, registerApi } from './api.js';
@@ -44,6 +45,8 @@ export interface ServerDeps {
   importThreads?: ImportThreads | undefined;
   /** Where requests, saves and the web app's work are counted (TIDINGS_METRICS); nothing without it. */
   metrics?: Metrics | undefined;
+  /** For tests: where EPUBs are made (digest/epub/builds.ts); the process's builds otherwise. */
+  epubBuilds?: EpubBuilds;
   /** An HTTP server already listening (`serve`: http/starting.ts), taken over instead of a new one. */
   serverFactory?: StartingServer['factory'] | undefined;
 }
@@ -170,6 +173,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     store: deps.store,
     baseUrl: deps.config.baseUrl,
     browserRefusal: webPages.digestLinkRefused,
+    browserError: webPages.errorPage,
+    ...(deps.epubBuilds === undefined ? {} : { epubBuilds: deps.epubBuilds }),
   });
   return app;
 }

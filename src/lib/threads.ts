@@ -1,3 +1,4 @@
+import { constants, setPriority } from 'node:os';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /**
@@ -12,4 +13,18 @@ export function startThread(from: string, entry: string, options: WorkerOptions 
   if (!fromSource) return new Worker(url, options);
   const load = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); })`;
   return new Worker(load, { ...options, eval: true });
+}
+
+/**
+ * Called by a worker thread on itself: on Linux it lowers its own scheduling priority (nice 10; the nice
+ * value is per thread there), so that when its work and the requests want the same core, requests come
+ * first. Elsewhere the call would lower the whole process, so it is not made.
+ */
+export function lowerThreadPriority(): void {
+  if (process.platform !== 'linux') return;
+  try {
+    setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
+  } catch {
+    // Not allowed here (a sandbox): the thread runs at the process's priority.
+  }
 }

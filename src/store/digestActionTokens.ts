@@ -1,4 +1,5 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { insertAccountTokens } from './accountTokens.js';
 import type { Database, Timestamp } from './schema.js';
 
 /*
@@ -22,38 +23,15 @@ export async function digestOfActionHash(
 
 /**
  * Keeps the hashes of new tokens, each of an account's digest, and forgets the tokens of those accounts
- * made before `pruneBefore`, in two statements; returns the hashes kept (a digest that is not, or is not
- * that account's, gets none).
+ * made before `pruneBefore`, in two statements (accountTokens.ts); returns the hashes kept (a digest that
+ * is not, or is not that account's, gets none).
  */
-export async function insertDigestActionTokens(
+export function insertDigestActionTokens(
   db: Kysely<Database>,
   tokens: readonly { accountId: number; digestId: number; tokenHash: string }[],
   t: { createdAt: Timestamp; pruneBefore: Timestamp },
 ): Promise<Set<string>> {
-  if (tokens.length === 0) return new Set();
-  await db
-    .deleteFrom('digest_action_tokens')
-    .where(
-      'account_id',
-      'in',
-      tokens.map((k) => k.accountId),
-    )
-    .where('created_at', '<', t.pruneBefore)
-    .execute();
-  // INSERT … SELECT: no row (and no foreign-key error) for a digest that is not the account's. VALUES'
-  // columns are column1, column2… on both engines.
-  const values = sql.join(
-    tokens.map(
-      (k) =>
-        sql`(${k.tokenHash}, cast(${k.accountId} as integer), cast(${k.digestId} as integer), ${t.createdAt})`,
-    ),
-  );
-  const { rows } = await sql<{ token_hash: string }>`
-    insert into digest_action_tokens (token_hash, account_id, digest_id, created_at)
-    select v.column1, v.column2, v.column3, v.column4 from (values ${values}) as v
-    where exists (select 1 from digests d where d.id = v.column3 and d.account_id = v.column2)
-    returning token_hash`.execute(db);
-  return new Set(rows.map((r) => r.token_hash));
+  return insertAccountTokens(db, 'digest_action_tokens', tokens, t);
 }
 
 /** Forgets every action token of the account: the action links of emails already sent stop working. */

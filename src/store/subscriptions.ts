@@ -352,12 +352,18 @@ export interface ShareChange {
   mutedUntil?: Timestamp | null;
 }
 
-/** Changes a subscription's share of the digest; the row as changed, null when there is no such subscription. */
+/**
+ * Changes a subscription's share of the digest; the row as changed, null when there is no such
+ * subscription, or (with `ifPerDigest`) when its per_digest is no longer that value: a step of the share
+ * (Fewer, More) is a compare-and-set, atomic on both engines without a lock (PostgreSQL checks the WHERE
+ * again on the row it waited for), so that two at once apply two steps instead of one.
+ */
 export async function updateSubscriptionShare(
   db: Kysely<Database>,
   accountId: number,
   subscriptionId: number,
   change: ShareChange,
+  condition: { ifPerDigest?: number | null } = {},
 ): Promise<SubscriptionRow | null> {
   const set = {
     ...(change.perDigest === undefined ? {} : { per_digest: change.perDigest }),
@@ -365,12 +371,16 @@ export async function updateSubscriptionShare(
     ...(change.mutedUntil === undefined ? {} : { muted_until: change.mutedUntil }),
   };
   if (Object.keys(set).length === 0) return subscriptionById(db, accountId, subscriptionId);
-  const row = await db
+  const expected = condition.ifPerDigest;
+  let update = db
     .updateTable('subscriptions')
     .set(set)
     .where('account_id', '=', accountId)
-    .where('id', '=', subscriptionId)
-    .returningAll()
-    .executeTakeFirst();
+    .where('id', '=', subscriptionId);
+  if (expected !== undefined) {
+    update =
+      expected === null ? update.where('per_digest', 'is', null) : update.where('per_digest', '=', expected);
+  }
+  const row = await update.returningAll().executeTakeFirst();
   return row ?? null;
 }

@@ -1,4 +1,5 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { insertAccountTokens } from './accountTokens.js';
 import type { Database, Timestamp } from './schema.js';
 
 /** The account an unsubscribe token (by its SHA-256, hex) belongs to; null when there is none. */
@@ -31,32 +32,12 @@ export async function insertUnsubscribeToken(
  * insertUnsubscribeToken for several tokens at once (a batch of emails, an account may have several), in
  * two statements; returns the hashes kept (an account that no longer exists gets none).
  */
-export async function insertUnsubscribeTokens(
+export function insertUnsubscribeTokens(
   db: Kysely<Database>,
   tokens: readonly { accountId: number; tokenHash: string }[],
   t: { createdAt: Timestamp; pruneBefore: Timestamp },
 ): Promise<Set<string>> {
-  if (tokens.length === 0) return new Set();
-  await db
-    .deleteFrom('unsubscribe_tokens')
-    .where(
-      'account_id',
-      'in',
-      tokens.map((k) => k.accountId),
-    )
-    .where('created_at', '<', t.pruneBefore)
-    .execute();
-  // INSERT … SELECT: no row (and no foreign-key error) for an account that is not. VALUES' columns are
-  // column1, column2… on both engines.
-  const values = sql.join(
-    tokens.map((k) => sql`(${k.tokenHash}, cast(${k.accountId} as integer), ${t.createdAt})`),
-  );
-  const { rows } = await sql<{ token_hash: string }>`
-    insert into unsubscribe_tokens (token_hash, account_id, created_at)
-    select v.column1, v.column2, v.column3 from (values ${values}) as v
-    where v.column2 in (select id from accounts)
-    returning token_hash`.execute(db);
-  return new Set(rows.map((r) => r.token_hash));
+  return insertAccountTokens(db, 'unsubscribe_tokens', tokens, t);
 }
 
 /** Forgets every unsubscribe token of the account: the links of emails already sent stop working. */

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { createAccountWithKey } from '../accounts/service.js';
 import type { AccountId } from '../lib/authorized.js';
+import type { EpubBuilds } from '../digest/epub/builds.js';
 import { buildServer } from '../http/server.js';
 import type { InvalidKeyLimiter } from '../http/invalidKeyLimiter.js';
 import { type Engine, type Store, openStore } from '../store/db.js';
@@ -55,13 +56,14 @@ export const silentLogger = pino({ level: 'silent' });
 
 export function testServer(
   store: Store,
-  options: { queueLimit?: number; limiter?: InvalidKeyLimiter } = {},
+  options: { queueLimit?: number; limiter?: InvalidKeyLimiter; epubBuilds?: EpubBuilds } = {},
 ): FastifyInstance {
   return buildServer({
     config: { trustProxy: false, queueLimit: options.queueLimit ?? 10_000, baseUrl: 'http://127.0.0.1:8080' },
     store,
     logger: silentLogger,
     ...(options.limiter === undefined ? {} : { limiter: options.limiter }),
+    ...(options.epubBuilds === undefined ? {} : { epubBuilds: options.epubBuilds }),
   });
 }
 

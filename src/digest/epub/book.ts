@@ -55,6 +55,9 @@ export interface Book {
   sections: BookSection[];
 }
 
+/** The file's media type (its `mimetype` entry, the download's Content-Type). */
+export const EPUB_MEDIA_TYPE = 'application/epub+zip';
+
 /** The language of the book's own text (its headings and cover): the app's. */
 export const BOOK_LANGUAGE = 'en';
 

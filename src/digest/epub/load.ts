@@ -5,7 +5,7 @@ import type { Database } from '../../store/schema.js';
 import { EMAIL_ITEMS } from '../limits.js';
 import { loadClaimedDigests } from '../load.js';
 import { type ArticleBody, type Book, bookOf, epubFileName } from './book.js';
-import { epubBytes } from './package.js';
+import { type EpubBuilds, epubBuilds } from './builds.js';
 
 /**
  * A digest's EPUB: the entries its email shows (the first EMAIL_ITEMS, each feed's past its share only
@@ -22,33 +22,57 @@ export interface DigestEpub {
   dateShort: string;
 }
 
-/** The EPUB of one of the account's digests; null when it has no such digest. */
+export interface EpubOptions {
+  /** Where the bytes are made (builds.ts); this process's unless a test gives its own. */
+  builds?: EpubBuilds;
+  /**
+   * 'bounded' (a request): refused as busy when too many wait for a turn or the wait is too long;
+   * 'unbounded' (the mailer, the CLI): waits its turn however long.
+   */
+  queue?: 'bounded' | 'unbounded';
+}
+
+/**
+ * The EPUB of one of the account's digests; null when it has no such digest. The data is read here (on
+ * the caller's thread), the file made in a thread of `builds`: rejects with its EpubBuildError (busy,
+ * failed) when it could not be.
+ */
 export async function digestEpub(
   db: Kysely<Database>,
   accountId: number,
   digestId: number,
   baseUrl: string,
+  options: EpubOptions = {},
 ): Promise<DigestEpub | null> {
   const digest = await digestById(db, accountId, digestId);
   if (digest === null) return null;
-  const loaded = (await loadClaimedDigests(db, [digest], baseUrl, EMAIL_ITEMS)).get(digest.id);
-  if (loaded === undefined) return null;
-  const pageIds = loaded.view.groups.flatMap((g) =>
-    g.items.flatMap((i) => (i.pageId === null ? [] : [i.pageId])),
-  );
-  const rows = await pageBodiesByIds(db, pageIds);
-  const bodies = new Map<number, ArticleBody>(
-    [...rows].map(([id, r]) => [
-      id,
-      { html: r.html, author: r.author, siteName: r.site_name, language: r.language, direction: r.direction },
-    ]),
-  );
-  const book = bookOf(loaded.view, bodies);
-  return {
-    fileName: epubFileName(book.localDate),
-    bytes: epubBytes(book),
-    book,
-    link: loaded.view.links.epub,
-    dateShort: loaded.view.dateShort,
-  };
+  const built = await (options.builds ?? epubBuilds).build(async () => {
+    // Read only once the build has its turn: the cap on builds bounds the books held in memory too.
+    const loaded = (await loadClaimedDigests(db, [digest], baseUrl, EMAIL_ITEMS)).get(digest.id);
+    if (loaded === undefined) return null;
+    const pageIds = loaded.view.groups.flatMap((g) =>
+      g.items.flatMap((i) => (i.pageId === null ? [] : [i.pageId])),
+    );
+    const rows = await pageBodiesByIds(db, pageIds);
+    const bodies = new Map<number, ArticleBody>(
+      [...rows].map(([id, r]) => [
+        id,
+        {
+          html: r.html,
+          author: r.author,
+          siteName: r.site_name,
+          language: r.language,
+          direction: r.direction,
+        },
+      ]),
+    );
+    return {
+      book: bookOf(loaded.view, bodies),
+      link: loaded.view.links.epub,
+      dateShort: loaded.view.dateShort,
+    };
+  }, options.queue ?? 'bounded');
+  if (built === null) return null;
+  const { book, bytes, link, dateShort } = built;
+  return { fileName: epubFileName(book.localDate), bytes, book, link, dateShort };
 }

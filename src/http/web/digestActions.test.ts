@@ -5,7 +5,7 @@ import { grantAccount } from '../../accounts/authorize.js';
 import { changeAccountSettings } from '../../accounts/changeSettings.js';
 import { buildDueDigests } from '../../digest/build.js';
 import { type DigestAction, actionUrl, mintActionTokens } from '../../digest/actionTokens.js';
-import { subscriptionOfFeed } from '../../store/subscriptions.js';
+import { subscriptionOfFeed, updateSubscriptionShare } from '../../store/subscriptions.js';
 import {
   TestClock,
   digestsOf,
@@ -216,6 +216,33 @@ await describeEachEngine('digest action links', (ctx) => {
     );
     // Its undo now finds nothing waiting.
     assert.match((await bare('POST', keep, `undo=1&queued=${queuedId}`)).body, /Nothing to undo/);
+  });
+
+  test('clicks at once each take their step: two Fewer POSTs, two steps; four More, four', async () => {
+    const { account, news, link } = await digestWithToken();
+    const fewer = link({ kind: 'fewer', feedId: news });
+    const both = await Promise.all([bare('POST', fewer, ''), bare('POST', fewer, '')]);
+    assert.deepEqual(
+      both.map((r) => r.statusCode),
+      [200, 200],
+    );
+    // From the default 3: 2, then 1, whichever click was first; each page says what its own step did.
+    assert.deepEqual(await share(account.id, news), [1, null]);
+    assert.deepEqual(both.map((r) => /up to (\d) of its entries/.exec(r.body)?.[1]).sort(), ['1', '2']);
+    const more = link({ kind: 'more', feedId: news });
+    await Promise.all([1, 2, 3, 4].map(() => bare('POST', more, '')));
+    assert.deepEqual(await share(account.id, news), [10, null], '1 → 2 → 3 → 5 → 10');
+    // The write under it: a step from a value the row no longer holds writes nothing (then it reads again).
+    const sub = await subscriptionOfFeed(db(), account.id, news);
+    assert.ok(sub !== null);
+    const stale = { ifPerDigest: 3 };
+    assert.equal(await updateSubscriptionShare(db(), account.id, sub.id, { perDigest: 2 }, stale), null);
+    assert.deepEqual(await share(account.id, news), [10, null]);
+    const fresh = { ifPerDigest: 10 };
+    assert.equal(
+      (await updateSubscriptionShare(db(), account.id, sub.id, { perDigest: 5 }, fresh))?.per_digest,
+      5,
+    );
   });
 
   test('fewer and more move the feed’s share one step, mute for a week; Undo restores each', async () => {

@@ -69,6 +69,13 @@ export interface WebFallbacks {
     digestId: number | null,
     page: number | null,
   ) => Promise<FastifyReply>;
+  /** An error of one of the server's own routes as a page (the EPUB download that could not be made). */
+  errorPage: (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    message: string,
+  ) => Promise<FastifyReply>;
 }
 
 export const SIGN_IN_FAILURES = 10;
@@ -219,6 +226,10 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     digestLinkRefused: async (request, reply, digestId, page) => {
       await loadSession(request, reply);
       return digestLinkPage(deps, request, reply, digestId, page);
+    },
+    errorPage: async (request, reply, status, message) => {
+      await loadSession(request, reply);
+      return sendPage(reply, status, errorPage(status, message, viewerOf(sessionOf(request))));
     },
   };
 }
