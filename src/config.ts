@@ -109,7 +109,7 @@ export const configSchema = z.object({
     .max(1024 ** 3)
     .default(5 * 1024 * 1024),
   TIDINGS_READER_THREADS: z.coerce.number().int().min(0).max(16).optional(),
-  TIDINGS_READING_LIST_PAGES_PER_MINUTE: z.coerce.number().int().min(0).max(600).default(20),
+  TIDINGS_READING_LIST_PACE: z.coerce.number().int().min(0).max(600).default(20),
   TIDINGS_FEED_BACKFILL_HOURS: z.coerce
     .number()
     .int()
@@ -286,7 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     feedMaxBytes: c.TIDINGS_FEED_MAX_BYTES,
     pageMaxBytes: c.TIDINGS_PAGE_MAX_BYTES,
     readerThreads: c.TIDINGS_READER_THREADS ?? defaultReaderThreads(availableParallelism()),
-    readingListPagesPerMinute: c.TIDINGS_READING_LIST_PAGES_PER_MINUTE,
+    readingListPagesPerMinute: c.TIDINGS_READING_LIST_PACE,
     feedBackfillHours: c.TIDINGS_FEED_BACKFILL_HOURS,
     smtpUrl: c.TIDINGS_SMTP_URL ?? null,
     mailFrom: c.TIDINGS_MAIL_FROM ?? null,

@@ -150,7 +150,10 @@ export async function readOne(
 }
 
 /** What a pass counts of the pages it read, by outcome. */
-export type ReadTally = Pick<EnrichSummary, 'pages' | 'read' | 'truncated' | 'retried' | 'failed' | 'leaseLost'>;
+export type ReadTally = Pick<
+  EnrichSummary,
+  'pages' | 'read' | 'truncated' | 'retried' | 'failed' | 'leaseLost'
+>;
 
 export function tally(s: ReadTally, r: PageOutcome): void {
   s.pages++;

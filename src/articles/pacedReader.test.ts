@@ -10,7 +10,6 @@ import { importReadingList } from '../imports/importLinks.js';
 import type { AccountId } from '../lib/authorized.js';
 import { PrometheusMetrics } from '../lib/metricsRegistry.js';
 import { deleteUnusedPages, linkUnreadItems } from '../store/pages.js';
-import type { FeedServer } from '../test/feedServer.js';
 import { useFeedServer } from '../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { parseSamples, total } from '../test/metricsText.js';

@@ -23,7 +23,7 @@ import { ExtractPool } from './extractPool.js';
 export interface PacedOptions {
   /**
    * Pages this process starts reading a minute, at most: one after another, never two at once, at least
-   * 60 s / perMinute apart. TIDINGS_READING_LIST_PAGES_PER_MINUTE (20 by default).
+   * 60 s / perMinute apart. TIDINGS_READING_LIST_PACE (20 by default).
    */
   perMinute: number;
   /**
