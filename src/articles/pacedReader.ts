@@ -12,6 +12,7 @@ import {
 import { type ReaderDeps, readerTime } from './deps.js';
 import { type ReadTally, readOne, tally } from './enrich.js';
 import { ExtractPool } from './extractPool.js';
+import type { Extractor } from './reader.js';
 
 /**
  * The paced reader: the pages of reading-list links, read in the background at a gentle pace and only
@@ -62,7 +63,7 @@ export interface PacedSummary extends ReadTally {
  */
 export async function readReadingListOnce(
   deps: ReaderDeps,
-  opts: Partial<PacedOptions> & { owner?: string; signal?: AbortSignal } = {},
+  opts: Partial<PacedOptions> & { owner?: string; signal?: AbortSignal; extract?: Extractor } = {},
 ): Promise<PacedSummary> {
   const o = { ...DEFAULT_PACED_OPTIONS, ...opts };
   const owner = opts.owner ?? workerId();
@@ -84,8 +85,8 @@ export async function readReadingListOnce(
     summary.linked += n;
   }
   const interval = paceMs(o.perMinute);
-  // One thread: paced pages are read one at a time. Started with the first page, ended with the pass.
-  const pool = new ExtractPool(1, (err) => deps.log.warn({ err }, 'a page extraction thread ended'));
+  // The worker's thread (startPacedReader), else one of the pass's own, started with its first page.
+  const thread = passThread(deps, opts.extract);
   let lastStart: number | null = null;
   try {
     while (!stopped() && summary.pages < o.passPages) {
@@ -108,18 +109,40 @@ export async function readReadingListOnce(
       if (page === null) break;
       lastStart = performance.now();
       try {
-        tally(summary, await readOne(deps, page, owner, (input) => pool.extract(input), 'reading_list'));
+        tally(summary, await readOne(deps, page, owner, thread.extract, 'reading_list'));
       } finally {
         const restUntil = new Date(now().getTime() + o.hostRestMs).toISOString();
         await restHost(db, page.host ?? hostOf(page.url), owner, restUntil);
       }
     }
   } finally {
-    await pool.close();
+    await thread.close();
   }
   await forgetHostLeases(db, now().toISOString());
   return summary;
 }
+
+/** One thread: paced pages are read one at a time. */
+const extractThread = (deps: ReaderDeps): ExtractPool =>
+  new ExtractPool(1, (err) => deps.log.warn({ err }, 'a page extraction thread ended'));
+
+/** `given`, or a thread of the pass's own, ended with it. */
+function passThread(
+  deps: ReaderDeps,
+  given: Extractor | undefined,
+): { extract: Extractor; close: () => Promise<void> } {
+  if (given !== undefined) return { extract: given, close: () => Promise.resolve() };
+  const pool = extractThread(deps);
+  return { extract: (input) => pool.extract(input), close: () => pool.close() };
+}
+
+/**
+ * The worker keeps its extraction thread from pass to pass (starting one costs ~250 ms of CPU, reading a
+ * page with it ~5 ms, and a pass may read one page), and ends it after this long without a page...
+ */
+const THREAD_IDLE_MS = 60_000;
+/** ...or after this many pages, so that a pool whose threads kept crashing (it then starts no more) is new. */
+const THREAD_PAGES = 200;
 
 /** The least time between the starts of two paced reads of one process. */
 export const paceMs = (perMinute: number): number => 60_000 / Math.max(1, perMinute);
@@ -136,11 +159,26 @@ export function startPacedReader(
   const owner = workerId();
   const maxSleepMs = opts.maxSleepMs ?? 30_000;
   const interval = paceMs(opts.perMinute ?? DEFAULT_PACED_OPTIONS.perMinute);
-  return startLoop({
+  let thread: { pool: ExtractPool; usedAt: number; pages: number } | null = null;
+  const endThread = async (): Promise<void> => {
+    const ending = thread;
+    thread = null;
+    await ending?.pool.close();
+  };
+  const loop = startLoop({
     name: 'reading list reader',
     pass: async (signal) => {
-      const s = await readReadingListOnce(deps, { ...opts, owner, signal });
+      const t = (thread ??= { pool: extractThread(deps), usedAt: performance.now(), pages: 0 });
+      const s = await readReadingListOnce(deps, {
+        ...opts,
+        owner,
+        signal,
+        extract: (input) => t.pool.extract(input),
+      });
       if (s.pages > 0 || s.linked > 0) deps.log.info({ ...s }, 'reading list reader pass');
+      t.pages += s.pages;
+      if (s.pages > 0) t.usedAt = performance.now();
+      if (t.pages >= THREAD_PAGES || performance.now() - t.usedAt > THREAD_IDLE_MS) await endThread();
     },
     sleepMs: async () => {
       try {
@@ -155,4 +193,11 @@ export function startPacedReader(
     log: deps.log,
     failed: 'reading list reader pass failed; retrying shortly',
   });
+  return {
+    name: loop.name,
+    stop: async () => {
+      await loop.stop();
+      await endThread();
+    },
+  };
 }

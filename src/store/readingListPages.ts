@@ -62,36 +62,52 @@ export async function linkReadingItems(
   });
 }
 
-/** Due paced pages looked at per claim: enough to find a host that is free among the first ones. */
+/** Free hosts looked at per claim: enough that one taken meanwhile by another worker is passed over. */
 const CANDIDATES = 20;
 
 /**
- * Leases one due paced page to `owner` until `leaseUntil`, with its host: a page whose host another read
- * holds (or rested from less than its rest ago) is passed over for the next one. The host is taken first
- * (an upsert that only takes an expired lease: atomic on both engines, so two workers never hold one
- * host), then the page (only while still due and unclaimed); a page lost to another worker gives its host
- * back. Null when no page is due on a free host. The attempt is counted, as claimDuePages does.
+ * Leases one due paced page to `owner` until `leaseUntil`, with its host: hosts another read holds (or
+ * that rest after one) are passed over. The host is taken first (an upsert that only takes an expired
+ * lease: atomic on both engines, so two workers never hold one host), then the page (only while still due
+ * and unclaimed); a page lost to another worker gives its host back. Null when no page is due on a free
+ * host. The attempt is counted, as claimDuePages does.
+ *
+ * The hosts with paced pages are walked one index seek each (a recursive query: the next host after the
+ * last; ORDER BY … LIMIT 1 rather than min(), which PostgreSQL without statistics reads whole), in name order, and each free one gives its earliest due page: the cost grows with the hosts, not
+ * with the pages (2,000 links of one resting host are not read through to find another's).
  */
 export async function claimPacedPage(
   db: Kysely<Database>,
   input: { owner: string; now: Timestamp; leaseUntil: Timestamp },
 ): Promise<PageRow | null> {
-  const { rows } = await sql<{ id: number; url: string; host: string | null }>`
-    select p.id, p.url, p.host from pages p
-    where p.state = 'pending' and p.paced = 1 and p.next_attempt_at <= ${input.now}
-      and (p.lease_until is null or p.lease_until < ${input.now})
-      and not exists (select 1 from page_host_leases h where h.host = p.host and h.lease_until > ${input.now})
-    order by p.next_attempt_at, p.id
+  const { rows } = await sql<{ id: number; host: string }>`
+    with recursive hosts (host) as (
+      select (select host from pages where state = 'pending' and paced = 1 and host is not null
+        order by host limit 1)
+      union all
+      select (select p.host from pages p
+        where p.state = 'pending' and p.paced = 1 and p.host > hosts.host order by p.host limit 1)
+      from hosts where hosts.host is not null
+    )
+    select c.id, c.host from (
+      select h.host, (
+        select p.id from pages p
+        where p.host = h.host and p.state = 'pending' and p.paced = 1 and p.next_attempt_at <= ${input.now}
+          and (p.lease_until is null or p.lease_until < ${input.now})
+        order by p.next_attempt_at, p.id
+        limit 1
+      ) as id
+      from hosts h
+      where h.host is not null
+        and not exists (select 1 from page_host_leases l where l.host = h.host and l.lease_until > ${input.now})
+    ) c
+    where c.id is not null
     limit ${CANDIDATES}`.execute(db);
-  const tried = new Set<string>();
-  for (const candidate of rows) {
-    const host = candidate.host ?? hostOf(candidate.url);
-    if (tried.has(host)) continue;
-    tried.add(host);
+  for (const { id, host } of rows) {
     if (!(await takeHost(db, host, input))) continue;
     const { rows: claimed } = await sql<PageRow>`
       update pages set lease_owner = ${input.owner}, lease_until = ${input.leaseUntil}, attempts = attempts + 1
-      where id = ${candidate.id} and state = 'pending' and paced = 1 and next_attempt_at <= ${input.now}
+      where id = ${id} and state = 'pending' and paced = 1 and next_attempt_at <= ${input.now}
         and (lease_until is null or lease_until < ${input.now})
       returning *`.execute(db);
     const page = claimed[0];

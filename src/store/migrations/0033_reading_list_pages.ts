@@ -11,7 +11,8 @@ import { type Kysely, sql } from 'kysely';
  * - pages.host: the host (with its port) of `url`, set on paced pages: the per-host rule asks for it in SQL.
  * - pages_due_idx, the queue reader's work list, is made again without paced pages (thousands of imported
  *   links due at once would otherwise sit at its front, walked by each claim); pages_paced_idx is the
- *   paced reader's.
+ *   paced reader's (when the next is due), pages_paced_host_idx its work list by host: a claim walks the
+ *   hosts, not the pages (100,000 pages of one resting host cost a claim 85 ms walked page by page).
  * - reading_list_unlinked_idx: items with neither their own text nor a page yet, what is linked next.
  * - page_host_leases: one row per host a paced read holds (or has just held): taken by one worker at a time
  *   (an upsert that only takes an expired row), kept a few seconds past the fetch so that one host is never
@@ -28,6 +29,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     db,
   );
   await sql`CREATE INDEX pages_paced_idx ON pages (next_attempt_at) WHERE state = 'pending' AND paced = 1`.execute(
+    db,
+  );
+  await sql`CREATE INDEX pages_paced_host_idx ON pages (host, next_attempt_at) WHERE state = 'pending' AND paced = 1`.execute(
     db,
   );
   await sql`CREATE INDEX reading_list_unlinked_idx ON reading_list (id) WHERE page_id IS NULL AND html IS NULL`.execute(
