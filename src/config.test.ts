@@ -121,6 +121,15 @@ test('TIDINGS_READER_THREADS: 2 where there is a core to spare, else 0; 0 to 16 
   assert.throws(() => loadConfig({ TIDINGS_READER_THREADS: 'many' }), ConfigError);
 });
 
+test('TIDINGS_READING_LIST_PACE: 20 pages a minute by default, 0 (off) to 600', () => {
+  assert.equal(loadConfig({}).readingListPagesPerMinute, 20);
+  assert.equal(loadConfig({ TIDINGS_READING_LIST_PACE: '0' }).readingListPagesPerMinute, 0);
+  assert.equal(loadConfig({ TIDINGS_READING_LIST_PACE: '600' }).readingListPagesPerMinute, 600);
+  assert.throws(() => loadConfig({ TIDINGS_READING_LIST_PACE: '601' }), /TIDINGS_READING_LIST_PACE/);
+  assert.throws(() => loadConfig({ TIDINGS_READING_LIST_PACE: '-1' }), /TIDINGS_READING_LIST_PACE/);
+  assert.throws(() => loadConfig({ TIDINGS_READING_LIST_PACE: 'fast' }), ConfigError);
+});
+
 test('TIDINGS_PAGE_MAX_BYTES: 5 MiB by default, at least 1 KiB', () => {
   assert.equal(loadConfig({}).pageMaxBytes, 5 * 1024 * 1024);
   assert.equal(loadConfig({ TIDINGS_PAGE_MAX_BYTES: '1048576' }).pageMaxBytes, 1024 * 1024);

@@ -109,6 +109,7 @@ export const configSchema = z.object({
     .max(1024 ** 3)
     .default(5 * 1024 * 1024),
   TIDINGS_READER_THREADS: z.coerce.number().int().min(0).max(16).optional(),
+  TIDINGS_READING_LIST_PACE: z.coerce.number().int().min(0).max(600).default(20),
   TIDINGS_FEED_BACKFILL_HOURS: z.coerce
     .number()
     .int()
@@ -182,6 +183,11 @@ export interface Config {
    * more than one core (defaultReaderThreads), else 0 (extraction in the main thread).
    */
   readerThreads: number;
+  /**
+   * Pages of reading-list links each worker process starts reading a minute, at most, one at a time
+   * (articles/pacedReader.ts); 0: the reading list's pages are not read.
+   */
+  readingListPagesPerMinute: number;
   /** On subscribing, items published this many hours back are queued; older ones are only remembered. */
   feedBackfillHours: number;
   /** SMTP server digests are emailed through (may carry a password: never log it); null: no email. */
@@ -280,6 +286,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     feedMaxBytes: c.TIDINGS_FEED_MAX_BYTES,
     pageMaxBytes: c.TIDINGS_PAGE_MAX_BYTES,
     readerThreads: c.TIDINGS_READER_THREADS ?? defaultReaderThreads(availableParallelism()),
+    readingListPagesPerMinute: c.TIDINGS_READING_LIST_PACE,
     feedBackfillHours: c.TIDINGS_FEED_BACKFILL_HOURS,
     smtpUrl: c.TIDINGS_SMTP_URL ?? null,
     mailFrom: c.TIDINGS_MAIL_FROM ?? null,

@@ -1,3 +1,4 @@
+import type { PageReadList } from '../lib/metrics.js';
 import { KeyedSemaphore, Semaphore } from '../lib/semaphore.js';
 import { hostOf } from '../lib/url.js';
 import { workerId } from '../lib/workers.js';
@@ -126,15 +127,19 @@ export async function enrichOnce(
   return summary;
 }
 
-/** Reads one page; an unexpected failure (a bug, the database) is logged and counted, never thrown. */
-async function readOne(
+/**
+ * Reads one page (the queue's, or a paced one: `list`); an unexpected failure (a bug, the database) is
+ * logged and counted, never thrown.
+ */
+export async function readOne(
   deps: ReaderDeps,
   page: PageRow,
   owner: string,
   extract: Extractor,
+  list: PageReadList = 'queue',
 ): Promise<PageOutcome> {
   try {
-    const outcome = await readPage(deps, page, owner, extract);
+    const outcome = await readPage(deps, page, owner, extract, list);
     deps.log.debug({ pageId: page.id, url: page.url, ...outcome }, 'page read');
     return outcome;
   } catch (err) {
@@ -144,7 +149,13 @@ async function readOne(
   }
 }
 
-function tally(s: EnrichSummary, r: PageOutcome): void {
+/** What a pass counts of the pages it read, by outcome. */
+export type ReadTally = Pick<
+  EnrichSummary,
+  'pages' | 'read' | 'truncated' | 'retried' | 'failed' | 'leaseLost'
+>;
+
+export function tally(s: ReadTally, r: PageOutcome): void {
   s.pages++;
   if (r.status === 'read') {
     s.read++;

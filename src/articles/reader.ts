@@ -1,5 +1,5 @@
 import type { FetchError, FetchResult } from '../fetch/fetch.js';
-import { stopwatch } from '../lib/metrics.js';
+import { type PageReadList, stopwatch } from '../lib/metrics.js';
 import { type PageRow, recordPageFailure, recordPageRead } from '../store/pages.js';
 import { type ReaderDeps, readerTime } from './deps.js';
 import type { ExtractInput, PageExtract } from './extract.js';
@@ -20,13 +20,14 @@ export type PageOutcome =
  * of articles/extractPool.ts) → record. Never throws for anything a page or its server does: that ends as
  * the page's recorded error; a page past a limit of articles/limits.ts fails for good. Each outcome is
  * written in one statement, under the lease, so a crash leaves the page as claimed (retried when the
- * lease expires).
+ * lease expires). `list` only labels the metric: both readers read a page the same way.
  */
 export async function readPage(
   deps: ReaderDeps,
   page: PageRow,
   owner: string,
   extract: Extractor,
+  list: PageReadList = 'queue',
 ): Promise<PageOutcome> {
   const elapsed = stopwatch();
   let outcome: PageOutcome | undefined;
@@ -35,7 +36,7 @@ export async function readPage(
     return outcome;
   } finally {
     // Counted once, here; a throw (the database, a bug) is an error, and the page is tried again later.
-    deps.metrics?.pageRead(outcome?.status ?? 'error', elapsed());
+    deps.metrics?.pageRead(outcome?.status ?? 'error', elapsed(), list);
     if (outcome?.status === 'lease_lost') deps.metrics?.leaseLost('reader');
   }
 }

@@ -6,7 +6,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { strToU8 } from 'fflate';
+import { operatorAccount } from '../accounts/authorize.js';
 import { subscribe } from '../feeds/subscribe/subscribe.js';
+import { importReadingList } from '../imports/importLinks.js';
 import { type Store, openStore } from '../store/db.js';
 import { migrateToLatest } from '../store/migrate.js';
 import {
@@ -152,4 +155,37 @@ test('a worker stuck in a fetch that never answers exits 1 once TIDINGS_SHUTDOWN
     silent.closeAllConnections();
     silent.close();
   }
+});
+
+test("tidings worker reads an imported link's page in the background; TIDINGS_READING_LIST_PACE=0 turns that off", async () => {
+  const url = server().route('/imported', (_req, res) =>
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<title>Imported</title><article><p>Read by the reading list.</p></article>'),
+  );
+  const account = await operatorAccount(store, (await newAccount(store)).id);
+  const csv = `title,url,time_added,tags,status\n,${url},1500000000,,unread\n`;
+  assert.equal((await importReadingList(store, account, strToU8(csv), 'pocket')).imported, 1);
+  const pageState = async (): Promise<string | null> => {
+    const row = await store.db
+      .selectFrom('reading_list as r')
+      .leftJoin('pages as p', 'p.id', 'r.page_id')
+      .select('p.state')
+      .where('r.account_id', '=', account)
+      .executeTakeFirst();
+    return row?.state ?? null;
+  };
+
+  const off = startWorker(join(dir, 'tidings.db'), { TIDINGS_READING_LIST_PACE: '0' });
+  await waitFor('the worker to start', () => Promise.resolve(logged(off, 'worker started')));
+  assert.ok(!off.stderr().includes('reading list reader'), off.stderr());
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  assert.equal((await stopWith(off, 'SIGTERM')).code, 0);
+  assert.deepEqual([await pageState(), server().requestsFor('/imported').length], [null, 0]);
+
+  const on = startWorker(join(dir, 'tidings.db'));
+  await waitFor('the imported page read', async () => (await pageState()) === 'read');
+  assert.ok(on.stderr().includes('"reading list reader"'), on.stderr());
+  assert.equal((await stopWith(on, 'SIGTERM')).code, 0);
+  assert.equal(server().requestsFor('/imported').length, 1);
 });

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { readerDeps } from '../articles/deps.js';
+import { startPacedReader } from '../articles/pacedReader.js';
 import { startPageReader } from '../articles/worker.js';
 import type { Config } from '../config.js';
 import { digestDeps } from '../digest/deps.js';
@@ -11,11 +12,17 @@ import type { Worker } from '../lib/workers.js';
 import type { Store } from '../store/db.js';
 
 export function startWorkers(config: Config, store: Store, log: Logger, metrics?: Metrics): Worker[] {
-  return [
+  const workers = [
     startPoller(feedDeps(config, store, log.child({ worker: 'poller' }), metrics)),
     startDigestWorker(digestDeps(config, store, log.child({ worker: 'digest' }), metrics)),
     startPageReader(readerDeps(config, store, log.child({ worker: 'reader' }), metrics)),
   ];
+  const perMinute = config.readingListPagesPerMinute;
+  if (perMinute > 0) {
+    const deps = readerDeps(config, store, log.child({ worker: 'reading list reader' }), metrics);
+    workers.push(startPacedReader(deps, { perMinute }));
+  }
+  return workers;
 }
 
 export async function stopWorkers(workers: readonly Worker[]): Promise<void> {

@@ -17,8 +17,8 @@ export interface Metrics {
   digestBuilt(outcome: DigestBuildOutcome, seconds: number): void;
   /** One attempt to email a digest. */
   digestEmailed(outcome: DigestEmailOutcome, seconds: number): void;
-  /** One saved page read by the page reader. */
-  pageRead(outcome: PageReadOutcome, seconds: number): void;
+  /** One page read by the page reader: a saved link's (`queue`) or, paced, a reading-list link's. */
+  pageRead(outcome: PageReadOutcome, seconds: number, list: PageReadList): void;
   /** A worker found that the lease it worked under had passed to another worker. */
   leaseLost(worker: LeaseWorker): void;
 }
@@ -34,6 +34,8 @@ export type FeedFetchOutcome = 'ok' | 'not_modified' | 'gone' | 'lease_lost' | '
 export type DigestBuildOutcome = 'built' | 'empty' | 'exists' | 'lease_lost' | 'no_account' | 'error';
 export type DigestEmailOutcome = 'sent' | 'retrying' | 'failed' | 'not_emailed' | 'lease_lost' | 'error';
 export type PageReadOutcome = 'read' | 'retry' | 'failed' | 'lease_lost' | 'error';
+/** Whose page it was: the queue's (saved links, feed items) or the reading list's (read at its pace). */
+export type PageReadList = 'queue' | 'reading_list';
 export type LeaseWorker = 'poller' | 'digest_build' | 'digest_email' | 'reader';
 
 /** A connection pool as it stands. */

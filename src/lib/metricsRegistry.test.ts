@@ -34,7 +34,8 @@ test('histograms count each observation under its labels; an unknown method is "
   m.feedFetched('ok', null, 0.2);
   m.digestBuilt('built', 0.05);
   m.digestEmailed('retrying', 1.5);
-  m.pageRead('read', 0.8);
+  m.pageRead('read', 0.8, 'queue');
+  m.pageRead('read', 0.2, 'reading_list');
   const s = parseSamples(await m.render());
   const count = (name: string, labels: Record<string, string>): number => total(s, `${name}_count`, labels);
   assert.equal(count('tidings_http_request_duration_seconds', { route: '/items/:id', status: '200' }), 1);
@@ -49,8 +50,10 @@ test('histograms count each observation under its labels; an unknown method is "
   );
   assert.equal(count('tidings_digest_build_duration_seconds', { outcome: 'built' }), 1);
   assert.equal(count('tidings_digest_email_duration_seconds', { outcome: 'retrying' }), 1);
-  assert.equal(count('tidings_page_read_duration_seconds', { outcome: 'read' }), 1);
-  assert.equal(total(s, 'tidings_page_read_duration_seconds_sum'), 0.8);
+  assert.equal(count('tidings_page_read_duration_seconds', { outcome: 'read' }), 2);
+  assert.equal(count('tidings_page_read_duration_seconds', { outcome: 'read', list: 'queue' }), 1);
+  assert.equal(count('tidings_page_read_duration_seconds', { outcome: 'read', list: 'reading_list' }), 1);
+  assert.equal(total(s, 'tidings_page_read_duration_seconds_sum', { list: 'queue' }), 0.8);
 });
 
 test('scrape-time gauges: one probe call per scrape for the gauges that share it; a failed probe leaves its gauges out', async () => {

@@ -6,6 +6,7 @@ import type {
   LeaseWorker,
   Metrics,
   MetricsProbes,
+  PageReadList,
   PageReadOutcome,
   SaveOutcome,
   SaveSource,
@@ -37,7 +38,7 @@ export class PrometheusMetrics implements Metrics {
   private readonly feedFetches: Histogram<'outcome' | 'reason'>;
   private readonly digestBuilds: Histogram<'outcome'>;
   private readonly digestEmails: Histogram<'outcome'>;
-  private readonly pageReads: Histogram<'outcome'>;
+  private readonly pageReads: Histogram<'outcome' | 'list'>;
   private readonly leaseLosses: Counter<'worker'>;
 
   constructor(options: PrometheusMetricsOptions = {}) {
@@ -79,8 +80,8 @@ export class PrometheusMetrics implements Metrics {
     });
     this.pageReads = new Histogram({
       name: 'tidings_page_read_duration_seconds',
-      help: 'Saved pages read by the page reader (fetch, extract, record), by outcome, with their duration',
-      labelNames: ['outcome'],
+      help: 'Pages read by the page reader (fetch, extract, record), by outcome and list (queue or reading_list), with their duration',
+      labelNames: ['outcome', 'list'],
       buckets: REMOTE_BUCKETS,
       registers,
     });
@@ -125,8 +126,8 @@ export class PrometheusMetrics implements Metrics {
     this.digestEmails.observe({ outcome }, seconds);
   }
 
-  pageRead(outcome: PageReadOutcome, seconds: number): void {
-    this.pageReads.observe({ outcome }, seconds);
+  pageRead(outcome: PageReadOutcome, seconds: number, list: PageReadList): void {
+    this.pageReads.observe({ outcome, list }, seconds);
   }
 
   leaseLost(worker: LeaseWorker): void {

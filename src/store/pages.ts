@@ -52,6 +52,13 @@ export async function linkUnreadItems(
       )
       .onConflict((oc) => oc.column('url_key').doNothing())
       .execute();
+    // A page only the reading list wanted so far is read at the queue's speed from now on.
+    await trx
+      .updateTable('pages')
+      .set({ paced: 0 })
+      .where('paced', '=', 1)
+      .where('url_key', 'in', [...byKey.keys()])
+      .execute();
     await trx
       .updateTable('queue_items')
       .set((eb) => ({
@@ -73,7 +80,8 @@ export async function linkUnreadItems(
 /**
  * Leases up to `limit` due pages to `owner` until `leaseUntil`, counting the attempt. A page is due when
  * pending, its next attempt has come and nobody holds a live lease on it; with `accountId`, only pages one
- * of that account's queue items shows. FOR UPDATE SKIP LOCKED on PostgreSQL, as claimDueFeeds.
+ * of that account's queue items shows. FOR UPDATE SKIP LOCKED on PostgreSQL, as claimDueFeeds. Paced pages
+ * (only the reading list wants them) are store/readingListPages.ts's, never claimed here.
  */
 export async function claimDuePages(
   db: Kysely<Database>,
@@ -89,7 +97,7 @@ export async function claimDuePages(
     update pages set lease_owner = ${input.owner}, lease_until = ${input.leaseUntil}, attempts = attempts + 1
     where id in (
       select id from pages
-      where state = 'pending' and next_attempt_at <= ${input.now}
+      where state = 'pending' and paced = 0 and next_attempt_at <= ${input.now}
         and (lease_until is null or lease_until < ${input.now})
         ${account}
       order by next_attempt_at, id
@@ -212,27 +220,29 @@ export async function releasePage(db: Kysely<Database>, pageId: number, owner: s
     .execute();
 }
 
-/** Deletes up to `limit` pages no queue item and no digest item shows any more; returns how many. */
+/**
+ * Deletes up to `limit` pages no queue item, no digest item and no reading-list item shows any more;
+ * returns how many.
+ */
 export async function deleteUnusedPages(db: Kysely<Database>, limit: number): Promise<number> {
   const result = await sql`
     delete from pages where id in (
       select p.id from pages p
       where not exists (select 1 from queue_items q where q.page_id = p.id)
         and not exists (select 1 from digest_items d where d.page_id = p.id)
+        and not exists (select 1 from reading_list r where r.page_id = p.id)
       order by p.id
       limit ${limit}
     )`.execute(db);
   return Number(result.numAffectedRows ?? 0n);
 }
 
-/** When the earliest pending page is next due, or null when none is. */
+/** When the earliest pending page of the queue's reader (not paced) is next due, or null when none is. */
 export async function nextPageDueAt(db: Kysely<Database>): Promise<Timestamp | null> {
-  const row = await db
-    .selectFrom('pages')
-    .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-    .where('state', '=', 'pending')
-    .executeTakeFirst();
-  return row?.at ?? null;
+  // Literals, not parameters: the partial index pages_due_idx is used only when the query implies its WHERE.
+  const { rows } = await sql<{ at: Timestamp | null }>`
+    select min(next_attempt_at) as at from pages where state = 'pending' and paced = 0`.execute(db);
+  return rows[0]?.at ?? null;
 }
 
 // ---- End of the page reader's functions. ----

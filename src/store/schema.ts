@@ -7,7 +7,7 @@ import type {
   UnsubscribeTokensTable,
 } from './schemaDigests.js';
 import type { OpmlImportsTable } from './schemaOpmlImports.js';
-import type { ReadingListTable, ResurfaceOrder } from './schemaReadingList.js';
+import type { PageHostLeasesTable, ReadingListTable, ResurfaceOrder } from './schemaReadingList.js';
 
 /** Timestamps are ISO 8601 UTC strings (`2026-11-22T07:00:00.000Z`): identical on both engines and sortable. */
 export type Timestamp = string;
@@ -215,6 +215,13 @@ export interface PagesTable {
   media_type: string | null;
   byte_length: number | null;
   created_at: Timestamp;
+  /**
+   * 1 while only reading-list items want the page: read by the paced reader, one fetch at a time per host;
+   * 0: the queue's reader's (migration 0033).
+   */
+  paced: Generated<number>;
+  /** The host (with its port) of `url`, on paced pages: what the per-host rule compares (0033). */
+  host: Generated<string | null>;
 }
 
 /** A signed-in browser (see migration 0007). */
@@ -352,4 +359,5 @@ export interface Database {
   search_documents: SearchDocumentsTable;
   opml_imports: OpmlImportsTable;
   reading_list: ReadingListTable;
+  page_host_leases: PageHostLeasesTable;
 }

@@ -29,7 +29,10 @@ export interface ReadingListTable {
   /** Readable HTML the export carried (Omnivore, Wallabag), sanitised; its plain text in `text`. */
   html: string | null;
   text: string | null;
-  /** The page read for it in the background; null until then, and for items that brought their html. */
+  /**
+   * The page of its URL, read in the background (articles/pacedReader.ts); null until the item is linked
+   * to it, and for items that brought their html. Linked before it is read: the page's state says.
+   */
   page_id: Generated<number | null>;
   /** For the digest's resurfacing: when a digest last offered it (null: never) and how many times. */
   offered_at: Generated<Timestamp | null>;
@@ -40,3 +43,14 @@ export interface ReadingListTable {
 
 /** The account's resurfacing settings (migration 0031): how many a digest offers and in which order. */
 export type ResurfaceOrder = 'oldest' | 'random';
+
+/**
+ * A host a paced page read holds (migration 0033): one worker at a time, and for a few seconds after its
+ * fetch ended, so that the reading list never asks one host twice at once or twice in a row.
+ */
+export interface PageHostLeasesTable {
+  /** As lib/url.ts hostOf: the host name with its port. */
+  host: string;
+  lease_owner: string;
+  lease_until: Timestamp;
+}

@@ -66,6 +66,7 @@ await describeEachEngine('store', (ctx) => {
       'invitations',
       'meta',
       'opml_imports',
+      'page_host_leases',
       'pages',
       'passkeys',
       'queue_items',
