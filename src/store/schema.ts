@@ -7,7 +7,7 @@ import type {
   UnsubscribeTokensTable,
 } from './schemaDigests.js';
 import type { OpmlImportsTable } from './schemaOpmlImports.js';
-import type { ReadingListTable, ResurfaceOrder } from './schemaReadingList.js';
+import type { DigestReadingItemsTable, ReadingListTable, ResurfaceOrder } from './schemaReadingList.js';
 
 /** Timestamps are ISO 8601 UTC strings (`2026-11-22T07:00:00.000Z`): identical on both engines and sortable. */
 export type Timestamp = string;
@@ -352,4 +352,5 @@ export interface Database {
   search_documents: SearchDocumentsTable;
   opml_imports: OpmlImportsTable;
   reading_list: ReadingListTable;
+  digest_reading_items: DigestReadingItemsTable;
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { digestById } from '../../store/digests.js';
 import { pageBodiesByIds } from '../../store/pageReads.js';
+import { offeredHtmlByIds } from '../../store/readingListOffers.js';
 import type { Database } from '../../store/schema.js';
 import { EMAIL_ITEMS } from '../limits.js';
 import { loadClaimedDigests } from '../load.js';
@@ -33,9 +34,11 @@ export async function digestEpub(
   if (digest === null) return null;
   const loaded = (await loadClaimedDigests(db, [digest], baseUrl, EMAIL_ITEMS)).get(digest.id);
   if (loaded === undefined) return null;
-  const pageIds = loaded.view.groups.flatMap((g) =>
-    g.items.flatMap((i) => (i.pageId === null ? [] : [i.pageId])),
-  );
+  const { groups, resurfaced } = loaded.view;
+  const pageIds = [
+    ...groups.flatMap((g) => g.items.flatMap((i) => (i.pageId === null ? [] : [i.pageId]))),
+    ...resurfaced.flatMap((r) => (r.pageId === null ? [] : [r.pageId])),
+  ];
   const rows = await pageBodiesByIds(db, pageIds);
   const bodies = new Map<number, ArticleBody>(
     [...rows].map(([id, r]) => [
@@ -43,7 +46,19 @@ export async function digestEpub(
       { html: r.html, author: r.author, siteName: r.site_name, language: r.language, direction: r.direction },
     ]),
   );
-  const book = bookOf(loaded.view, bodies);
+  // Reading-list items that brought their text (Omnivore, Wallabag) and have no page read: that text.
+  const own = await offeredHtmlByIds(
+    db,
+    accountId,
+    resurfaced.filter((r) => r.ownText && r.pageId === null).map((r) => r.readingId),
+  );
+  const ownBodies = new Map<number, ArticleBody>(
+    [...own].map(([id, r]) => [
+      id,
+      { html: r.html, author: r.author, siteName: null, language: null, direction: null },
+    ]),
+  );
+  const book = bookOf(loaded.view, bodies, ownBodies);
   return {
     fileName: epubFileName(book.localDate),
     bytes: epubBytes(book),

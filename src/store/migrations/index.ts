@@ -28,6 +28,7 @@ import * as m0026 from './0026_unique_email_opml_imports.js';
 import * as m0030 from './0030_page_direction.js';
 import * as m0031 from './0031_reading_list.js';
 import * as m0032 from './0032_ereader_email.js';
+import * as m0034 from './0034_resurface.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -73,6 +74,7 @@ const modules: Record<string, MigrationModule> = {
   '0030_page_direction': m0030,
   '0031_reading_list': m0031,
   '0032_ereader_email': m0032,
+  '0034_resurface': m0034,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {
