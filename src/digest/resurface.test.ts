@@ -48,7 +48,7 @@ await describeEachEngine('resurfacing the reading list', (ctx) => {
     clock.advance(DAY);
     return outcome;
   }
-  const urlsOf = (ids: readonly string[]) => ids.map((u) => new URL(u).hostname.split('.')[0]);
+  const urlsOf = (ids: readonly string[]) => ids.map((u) => new URL(u).hostname.split('.')[0] ?? '');
 
   test('by default a digest offers the 3 oldest unread items and marks them offered', async () => {
     const account = await newAccount(store());

@@ -8,10 +8,10 @@ import { type SafeHtml, html } from '../html.js';
  * as `account set --resurface N --resurface-order oldest|random` is.
  */
 
-/** What the form holds of it: as stored, or as typed when the form was refused. */
+/** What the form holds of it: as stored, or as typed when the form was refused; null: not in the form. */
 export interface ResurfaceForm {
-  resurface: string;
-  resurfaceOrder: string;
+  resurface: string | null;
+  resurfaceOrder: string | null;
 }
 
 /** The fields' names in the error list ("Reading list in each digest: must be at most 10."). */
@@ -25,15 +25,16 @@ export const resurfaceFormOf = (a: Account): ResurfaceForm => ({
   resurfaceOrder: a.resurface_order,
 });
 
+/** As posted, each cut to 20 characters (the schema refuses what is longer anyway). */
 export const resurfaceFormFromBody = (body: URLSearchParams): ResurfaceForm => ({
-  resurface: (body.get('resurface') ?? '').trim().slice(0, 20),
-  resurfaceOrder: (body.get('resurface_order') ?? '').slice(0, 20),
+  resurface: body.get('resurface')?.trim().slice(0, 20) ?? null,
+  resurfaceOrder: body.get('resurface_order')?.slice(0, 20) ?? null,
 });
 
-/** What settingsSchema is given. */
-export const resurfaceInput = (form: ResurfaceForm): ResurfaceForm => ({
-  resurface: form.resurface,
-  resurfaceOrder: form.resurfaceOrder,
+/** What settingsSchema is given: a field a form did not carry (a page from before) changes nothing. */
+export const resurfaceInput = (form: ResurfaceForm): Partial<Record<keyof ResurfaceForm, string>> => ({
+  ...(form.resurface === null ? {} : { resurface: form.resurface }),
+  ...(form.resurfaceOrder === null ? {} : { resurfaceOrder: form.resurfaceOrder }),
 });
 
 export function resurfaceFields(form: ResurfaceForm, invalid: (key: string) => SafeHtml | null): SafeHtml {
@@ -51,7 +52,7 @@ export function resurfaceFields(form: ResurfaceForm, invalid: (key: string) => S
         max="${RESURFACE_MAX}"
         required
         inputmode="numeric"
-        value="${form.resurface}"
+        value="${form.resurface ?? ''}"
         aria-describedby="resurface-hint"
         ${invalid('resurface')}
       />
