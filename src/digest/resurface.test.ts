@@ -197,8 +197,9 @@ await describeEachEngine('resurfacing the reading list', (ctx) => {
     await updateAccountSettings(store().db, account.id, { digestSkipEmpty: false });
     assert.equal((await digestOfDay(account.id, clock, false))?.status, 'built');
     const [digest] = await digestsOf(store(), account.id);
-    assert.equal(digest?.item_count, 0);
-    assert.deepEqual(urlsOf(await offeredUrls(store(), digest?.id ?? 0)), ['r1', 'r2', 'r3']);
+    assert.ok(digest !== undefined);
+    assert.equal(digest.item_count, 0);
+    assert.deepEqual(urlsOf(await offeredUrls(store(), digest.id)), ['r1', 'r2', 'r3']);
   });
 
   test('a digest is built once: building the same day again offers and marks nothing more', async () => {
@@ -218,10 +219,7 @@ await describeEachEngine('resurfacing the reading list', (ctx) => {
       [0, 0, 0, 0, 0, 1, 1, 1],
     );
     const rows = await store().db.selectFrom('digest_reading_items').selectAll().execute();
-    assert.equal(
-      rows.filter((r) => r.digest_id === (first.status === 'built' ? first.digestId : 0)).length,
-      3,
-    );
+    assert.equal(rows.filter((r) => r.digest_id === first.digestId).length, 3);
   });
 
   test('an item deleted from the reading list leaves the digests that offered it', async () => {

@@ -161,7 +161,7 @@ await describeEachEngine('reading-list action links', (ctx) => {
     const kept = /name="kept" value="([^"]+)"/.exec(post.body)?.[1];
     assert.equal(kept, clock.now().toISOString());
     // Undo, then keep again: the mark is the second one.
-    assert.match((await bare('POST', url, `undo=1&kept=${encodeURIComponent(kept ?? '')}`)).body, /Undone\./);
+    assert.match((await bare('POST', url, `undo=1&kept=${encodeURIComponent(kept)}`)).body, /Undone\./);
     assert.equal(
       (await offerMarks(store(), account.id)).get(`https://read2.example/${account.id}`)?.[2],
       null,
@@ -175,7 +175,7 @@ await describeEachEngine('reading-list action links', (ctx) => {
       `https://read1.example/${account.id}`,
     ]);
     // Offered again, the mark is gone: an Undo now has nothing to undo.
-    const late = await bare('POST', url, `undo=1&kept=${encodeURIComponent(kept ?? '')}`);
+    const late = await bare('POST', url, `undo=1&kept=${encodeURIComponent(kept)}`);
     assert.match(late.body, /Nothing to undo/);
   });
 
