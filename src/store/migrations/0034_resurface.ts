@@ -11,7 +11,8 @@ import { type Kysely, sql } from 'kysely';
  * - reading_list.kept_at: "Keep for tomorrow" from a digest's link (when; null: not kept). The next digest
  *   offers kept items before any other, and clears the mark.
  * - reading_list_offer_idx: the build's choice walks an account's unread items by when they were last
- *   offered (never first), then saved: (account_id, state, offered_at, saved_at).
+ *   offered (never first), then saved: (account_id, state, offered_at, saved_at); reading_list_kept_idx,
+ *   partial, finds the few kept ones without reading the rest.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('reading_list').addColumn('kept_at', 'text').execute();
@@ -24,6 +25,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addUniqueConstraint('digest_reading_items_item_unique', ['digest_id', 'reading_id'])
     .execute();
   await sql`CREATE INDEX digest_reading_items_reading_idx ON digest_reading_items (reading_id)`.execute(db);
+  await sql`CREATE INDEX reading_list_kept_idx ON reading_list (account_id, kept_at) WHERE kept_at IS NOT NULL`.execute(
+    db,
+  );
   await sql`CREATE INDEX reading_list_offer_idx ON reading_list (account_id, state, offered_at, saved_at)`.execute(
     db,
   );
