@@ -15,6 +15,7 @@ import {
 } from '../../test/digestPipeline.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { addReadingItems, offerMarks, offeredUrls } from '../../test/readingFixtures.js';
+import { ARTICLE, insertPage } from '../../test/pages.js';
 import { webServer } from '../../test/webClient.js';
 
 /**
@@ -123,6 +124,40 @@ await describeEachEngine('reading-list action links', (ctx) => {
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /A long read/);
     assert.match(page.body, />Archive it<\/button>/);
+  });
+
+  test('a link whose page was read: "Read it here" opens its reading view; the web page keeps the links', async () => {
+    const account = await newAccount(store());
+    await setEmail(store(), account.id, `reader${account.id}@example.org`);
+    const url = `https://tides${account.id}.example/article`;
+    const pageId = await insertPage(store(), { url, ...ARTICLE });
+    const [readingId] = await addReadingItems(store(), account.id, [
+      { url, title: 'Tides', savedAt: '2024-02-01T00:00:00.000Z' },
+    ]);
+    await store()
+      .db.updateTable('reading_list')
+      .set({ page_id: pageId })
+      .where('id', '=', readingId ?? 0)
+      .execute();
+    const mailer = new RecordingMailer();
+    await nextDigest(account.id, mailer);
+    const text = mailer.sent[0]?.text ?? '';
+    const read = /Read it here: (\S+\/items\/\d+\?token=\S+)/.exec(
+      text.slice(text.indexOf('FROM YOUR READING LIST')),
+    )?.[1];
+    assert.ok(read !== undefined, text);
+    assert.ok(read.includes(`/items/${pageId}?`));
+    const view = await bare('GET', new URL(read).pathname + new URL(read).search);
+    assert.equal(view.statusCode, 200);
+    assert.ok(view.body.includes('The tide comes in <em>twice</em> a day.'));
+    assert.match(text, /Sea Notes · saved 2 years ago · 6 min read/);
+    // "Read on the web" carries the e-mail's action token: the page shows the section's links too.
+    const web = /Read on the web: (\S+)/.exec(text)?.[1] ?? '';
+    const page = await bare('GET', new URL(web).pathname + new URL(web).search);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /From your reading list<\/h2>/);
+    assert.match(page.body, /do=archive&amp;reading=\d+">Archive<\/a>/);
+    assert.match(page.body, /do=tomorrow&amp;reading=\d+">Keep for tomorrow<\/a>/);
   });
 
   test('GET changes nothing; POST archives; Undo puts it back to unread', async () => {
