@@ -54,7 +54,10 @@ export interface Book {
   /** CCYY-MM-DDThh:mm:ssZ: the digest's build, so the same digest makes the same file. */
   modified: string;
   language: string;
-  /** The whole digest's items, and those the book holds. */
+  /**
+   * The whole digest's items, and those the book holds (`entries`: the digest's own, the reading list's
+   * not counted; `articles`: every chapter read, the reading list's included).
+   */
   counts: { items: number; entries: number; articles: number };
   sections: BookSection[];
 }
@@ -80,8 +83,9 @@ export function bookOf(
       article: item.pageId === null ? null : (bodies.get(item.pageId) ?? null),
     })),
   }));
-  if (view.resurfaced.length > 0) sections.push(resurfacedSection(view, bodies, ownBodies));
+  // The cover's "N entries of M items" counts the digest's own; the reading list's come on top.
   const entries = sections.reduce((n, s) => n + s.entries.length, 0);
+  if (view.resurfaced.length > 0) sections.push(resurfacedSection(view, bodies, ownBodies));
   const articles = sections.reduce((n, s) => n + s.entries.filter((e) => e.article !== null).length, 0);
   return {
     identifier: `urn:uuid:${digestUuid(view)}`,
