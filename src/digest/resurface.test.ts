@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { updateAccountSettings } from '../store/accounts.js';
+import { transaction } from '../store/precompiled.js';
 import { resurfaceCandidates, setKeptForTomorrow } from '../store/readingListOffers.js';
 import {
   TestClock,
@@ -13,6 +14,7 @@ import {
 } from '../test/digestPipeline.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { addReadingItems, offerMarks, offeredUrls } from '../test/readingFixtures.js';
+import { buildBatch } from './batch.js';
 import { buildDigestNow, buildDueDigests } from './build.js';
 
 /**
@@ -220,6 +222,45 @@ await describeEachEngine('resurfacing the reading list', (ctx) => {
     );
     const rows = await store().db.selectFrom('digest_reading_items').selectAll().execute();
     assert.equal(rows.filter((r) => r.digest_id === first.digestId).length, 3);
+  });
+
+  test('a build rolled back marks nothing; built again, it picks the same items (random too)', async () => {
+    const account = await newAccount(store());
+    await addReadingItems(
+      store(),
+      account.id,
+      Array.from({ length: 30 }, (_, i) => ({
+        url: `https://again${i}.example/${account.id}`,
+        savedAt: new Date(Date.UTC(2017, 0, 1 + i)).toISOString(),
+      })),
+    );
+    await updateAccountSettings(store().db, account.id, { resurfaceOrder: 'random' });
+    await saveUrl(store(), account.id, 'https://own.example/rolled-back');
+    const now = new Date('2026-11-23T07:00:00Z');
+    const deps = testDigestDeps(store(), { now: () => now });
+    let pickedInside: string[] = [];
+    await assert.rejects(
+      transaction(store().db, async (trx) => {
+        const [outcome] = await buildBatch(trx, deps, [account.id], { kind: 'now' }, now);
+        assert.equal(outcome?.status, 'built');
+        const rows = await trx
+          .selectFrom('digest_reading_items as o')
+          .innerJoin('reading_list as r', 'r.id', 'o.reading_id')
+          .select('r.url')
+          .where('r.account_id', '=', account.id)
+          .orderBy('o.position')
+          .execute();
+        pickedInside = rows.map((r) => r.url);
+        throw new Error('the database went away');
+      }),
+      /went away/,
+    );
+    assert.equal(pickedInside.length, 3);
+    assert.deepEqual(await digestsOf(store(), account.id), []);
+    assert.ok([...(await offerMarks(store(), account.id)).values()].every(([count]) => count === 0));
+    const built = await buildDigestNow(deps, account.id);
+    assert.equal(built.status, 'built');
+    assert.deepEqual(await offeredUrls(store(), built.digestId), pickedInside);
   });
 
   test('an item deleted from the reading list leaves the digests that offered it', async () => {
