@@ -49,6 +49,8 @@ export async function changeAccountSettings(
       ...(change.email === undefined ? {} : { email: change.email }),
       ...(change.emailEnabled === undefined ? {} : { emailEnabled: change.emailEnabled }),
       ...(change.ereaderEmail === undefined ? {} : { ereaderEmail: change.ereaderEmail }),
+      ...(change.resurface === undefined ? {} : { resurfaceCount: change.resurface }),
+      ...(change.resurfaceOrder === undefined ? {} : { resurfaceOrder: change.resurfaceOrder }),
       // Turning emails off or on by hand ends a pause ("pause for a week" from an email's unsubscribe page).
       ...(change.emailEnabled === undefined || change.emailEnabled === account.email_enabled
         ? {}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { formatDayList, parseDays } from '../digest/days.js';
+import { RESURFACE_MAX } from '../digest/resurface.js';
 import { canonicalZone } from '../digest/zone.js';
 import { TidingsError } from '../errors.js';
 import { emailAddressProblem } from '../lib/email.js';
@@ -127,6 +128,22 @@ const ereaderEmail = z
   .transform((value) => (value.trim().toLowerCase() === 'none' ? '' : value))
   .pipe(email);
 
+/** Reading-list items a digest offers: 0 (none) to RESURFACE_MAX. */
+const resurface = z
+  .string()
+  .regex(/^\d{1,3}$/, { error: `must be a whole number from 0 to ${RESURFACE_MAX}` })
+  .transform(Number)
+  .pipe(
+    z
+      .number()
+      .int()
+      .max(RESURFACE_MAX, { error: `must be at most ${RESURFACE_MAX}` }),
+  );
+
+const resurfaceOrder = z.enum(['oldest', 'random'], {
+  error: (issue) => `must be oldest or random, not "${String(issue.input)}"`,
+});
+
 const flag = z
   .enum(['true', 'false'], { error: (issue) => `must be true or false, not "${String(issue.input)}"` })
   .transform((v) => v === 'true');
@@ -140,6 +157,8 @@ export const settingsSchema = z.strictObject({
   email: email.optional(),
   emailEnabled: flag.optional(),
   ereaderEmail: ereaderEmail.optional(),
+  resurface: resurface.optional(),
+  resurfaceOrder: resurfaceOrder.optional(),
   skipEmpty: flag.optional(),
   images: flag.optional(),
   cleanLinks: flag.optional(),
@@ -155,6 +174,8 @@ const OPTION_NAMES: Record<string, string> = {
   email: '--email',
   emailEnabled: '--email-enabled',
   ereaderEmail: '--ereader-email',
+  resurface: '--resurface',
+  resurfaceOrder: '--resurface-order',
   skipEmpty: '--skip-empty',
   images: '--images',
   cleanLinks: '--clean-links',

@@ -120,6 +120,8 @@ export function accountCommands(program: Command, io: Io): void {
     .option('--email <addr>', 'where the digest is emailed ("" removes the address)')
     .option('--email-enabled <bool>', 'email digests: true or false')
     .option('--ereader-email <addr>', 'where each digest is mailed as an EPUB ("" or none removes it)')
+    .option('--resurface <n>', 'unread reading-list items each digest offers, 0 to 10 (0: none; default 3)')
+    .option('--resurface-order <order>', 'which come first: oldest (saved first; the default) or random')
     .option('--skip-empty <bool>', 'no digest on a day with an empty queue: true or false (default true)')
     .option('--images <bool>', 'show lead images in digests and the queue: true or false (default true)')
     .option(
@@ -137,6 +139,8 @@ export function accountCommands(program: Command, io: Io): void {
         email: opts.email,
         emailEnabled: opts.emailEnabled,
         ereaderEmail: opts.ereaderEmail,
+        resurface: opts.resurface,
+        resurfaceOrder: opts.resurfaceOrder,
         skipEmpty: opts.skipEmpty,
         images: opts.images,
         cleanLinks: opts.cleanLinks,
@@ -144,7 +148,7 @@ export function accountCommands(program: Command, io: Io): void {
       const present = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
       if (Object.keys(present).length === 0) {
         throw new UsageError(
-          'nothing to change: give --timezone, --time, --days, --max-items, --email, --email-enabled, --ereader-email, --skip-empty, --images or --clean-links',
+          'nothing to change: give --timezone, --time, --days, --max-items, --email, --email-enabled, --ereader-email, --resurface, --resurface-order, --skip-empty, --images or --clean-links',
           2,
         );
       }
@@ -169,10 +173,19 @@ interface SetOptions {
   email?: string;
   emailEnabled?: string;
   ereaderEmail?: string;
+  resurface?: string;
+  resurfaceOrder?: string;
   skipEmpty?: string;
   images?: string;
   cleanLinks?: string;
   json?: boolean;
+}
+
+/** "3 a digest, oldest saved first", "5 a digest, in random order", "off". */
+function resurfaceWords(a: Account): string {
+  if (a.resurface_count === 0) return 'off';
+  const order = a.resurface_order === 'random' ? 'in random order' : 'oldest saved first';
+  return `${a.resurface_count} a digest, ${order}`;
 }
 
 function emailed(a: Account): string {
@@ -203,6 +216,7 @@ function printAccount(io: Io, a: Account, json: boolean): void {
     ['email enabled', a.email_enabled ? 'yes' : 'no'],
     ['emailed', emailed(a)],
     ['e-reader', a.ereader_email ?? '-'],
+    ['resurface', resurfaceWords(a)],
     ['images', a.show_images ? 'yes' : 'no'],
     ['clean links', a.clean_links ? 'yes' : 'no'],
     ['administrator', a.is_admin ? 'yes' : 'no'],

@@ -1,9 +1,10 @@
-import { actionUrl } from './actionTokens.js';
+import { actionUrl, readingActionUrl } from './actionTokens.js';
 import type { DigestView } from './view.js';
 
 /**
  * A view with the private links of its actions (issue 24): "Keep for tomorrow" on every item the view
- * knows the id of, and "Fewer from this feed", "More…", "Mute for a week" under every feed's group. The
+ * knows the id of, "Fewer from this feed", "More…", "Mute for a week" under every feed's group, and
+ * "Archive" and "Keep for tomorrow" on every item of "From your reading list". The
  * token is one email's, from actionTokens.ts; the email's links to its web page carry it on, and the page
  * (http/digests.ts, `&action_token=`, which the logs redact) shows the same links when the token is that digest's. Without one the view
  * is as it was.
@@ -21,6 +22,11 @@ export function withActionLinks(view: DigestView, baseUrl: string, token: string
     ...view,
     links: { ...view.links, web: carry(view.links.web) },
     page: { ...view.page, previous: carryOrNull(view.page.previous), next: carryOrNull(view.page.next) },
+    resurfaced: view.resurfaced.map((r) => ({
+      ...r,
+      archiveHref: readingActionUrl(baseUrl, token, { kind: 'archive', readingId: r.readingId }),
+      tomorrowHref: readingActionUrl(baseUrl, token, { kind: 'tomorrow', readingId: r.readingId }),
+    })),
     groups: view.groups.map((g) => ({
       ...g,
       more: g.more === null ? null : { ...g.more, href: carry(g.more.href) },

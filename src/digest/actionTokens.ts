@@ -6,7 +6,8 @@ import { TOKEN_LIFETIME_MS } from './unsubscribe.js';
 
 /*
  * The private links of a digest's actions (issue 24): per item "Keep for tomorrow", per feed "Fewer from
- * this feed", "More from this feed" and "Mute for a week", at `${baseUrl}/digest-actions/TOKEN?do=…`. The
+ * this feed", "More from this feed" and "Mute for a week", per reading-list item of its "From your reading
+ * list" section "Archive" and "Keep for tomorrow" (issue 27), at `${baseUrl}/digest-actions/TOKEN?do=…`. The
  * one-click unsubscribe model (digest/unsubscribe.ts): a token of 256 random bits (43 characters of
  * base64url) made afresh for each email (or each web rendering of a digest for a signed-in reader), only
  * its SHA-256 stored; it names the account and the digest, and authorises only those actions on that
@@ -18,6 +19,12 @@ import { TOKEN_LIFETIME_MS } from './unsubscribe.js';
 /** What a link does: keep one of the digest's items for tomorrow, or change the share of one of its feeds. */
 export type DigestAction =
   { kind: 'keep'; itemId: number } | { kind: 'fewer' | 'more' | 'mute'; feedId: number };
+
+/**
+ * What a link of the "From your reading list" section does (digest/resurface.ts): archive one of the
+ * reading-list items the digest offered, or keep it for tomorrow (the next digest offers it again).
+ */
+export type ReadingAction = { kind: 'archive' | 'tomorrow'; readingId: number };
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -48,6 +55,11 @@ export async function mintActionTokens(
 export function actionUrl(baseUrl: string, token: string, action: DigestAction): string {
   const target = action.kind === 'keep' ? `item=${action.itemId}` : `feed=${action.feedId}`;
   return `${baseUrl.replace(/\/+$/, '')}/digest-actions/${token}?do=${action.kind}&${target}`;
+}
+
+/** `…/digest-actions/TOKEN?do=archive&reading=ID` (or `do=tomorrow`): the same page as actionUrl's. */
+export function readingActionUrl(baseUrl: string, token: string, action: ReadingAction): string {
+  return `${baseUrl.replace(/\/+$/, '')}/digest-actions/${token}?do=${action.kind}&reading=${action.readingId}`;
 }
 
 /** The account and digest a presented token opens; null for anything else (malformed, unknown, revoked). */

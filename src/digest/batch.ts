@@ -18,6 +18,7 @@ import {
   scheduleOf,
 } from './schedule.js';
 import type { Choice } from './choose/choose.js';
+import { resurfaceInto } from './resurface.js';
 import { ensureDigestTokens } from './token.js';
 import { emailPaused } from './unsubscribe.js';
 import { tallyOf } from './view.js';
@@ -246,6 +247,18 @@ async function writeDigests(
     trx,
     accountIds,
     built.flatMap((p) => (chosen.get(p.account.id)?.placed ?? []).map((placed) => placed.item)),
+  );
+  // "From your reading list": a budget of its own, on top of the choice above (digest/resurface.ts).
+  await resurfaceInto(
+    trx,
+    built.map((p) => ({
+      accountId: p.account.id,
+      digestId: digestOf.get(p.account.id) ?? 0,
+      localDate: p.localDate,
+      count: p.account.resurface_count,
+      order: p.account.resurface_order,
+    })),
+    createdAt,
   );
 }
 

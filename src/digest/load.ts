@@ -8,6 +8,7 @@ import {
 } from '../store/digestItems.js';
 import { type Digest, digestById, digestsPage } from '../store/digests.js';
 import { pageCardsByIds } from '../store/pageReads.js';
+import { offeredOfDigests } from '../store/readingListOffers.js';
 import type { Database } from '../store/schema.js';
 import { DIGEST_PAGE_ITEMS } from './limits.js';
 import { digestTokenOf, digestTokensOf } from './token.js';
@@ -47,12 +48,16 @@ export async function loadDigest(
       : { from: 0, count: part.first };
   const items = await digestItemsRange(db, accountId, digest.id, range);
   const token = await digestTokenOf(db, accountId);
+  // "From your reading list" closes the first page (a later page of a long digest is its feeds' rest).
+  const resurfaced =
+    range.from === 0 ? ((await offeredOfDigests(db, [accountId], [digest.id])).get(digest.id) ?? []) : [];
   const pages = await pageCardsByIds(
     db,
-    items.map((i) => i.page_id),
+    [...items, ...resurfaced].map((i) => i.page_id),
   );
   const tally = tallyOfDigest(digest);
-  const view = digestView({ account, digest, items, baseUrl, token, pages, tally, offset: range.from });
+  const offset = range.from;
+  const view = digestView({ account, digest, items, baseUrl, token, pages, tally, offset, resurfaced });
   return { digest, account, view };
 }
 
@@ -78,10 +83,15 @@ export async function loadClaimedDigests(
     first,
   );
   const tokens = await digestTokensOf(db, accountIds);
-  const pages = await pageCardsByIds(
+  const offered = await offeredOfDigests(
     db,
-    [...shown.values()].flatMap(({ items }) => items.map((i) => i.page_id)),
+    accountIds,
+    present.map((d) => d.id),
   );
+  const pages = await pageCardsByIds(db, [
+    ...[...shown.values()].flatMap(({ items }) => items.map((i) => i.page_id)),
+    ...[...offered.values()].flatMap((list) => list.map((i) => i.page_id)),
+  ]);
   const loaded = new Map<number, LoadedDigest>();
   for (const digest of present) {
     const account = accounts.get(digest.account_id);
@@ -97,6 +107,7 @@ export async function loadClaimedDigests(
       pages,
       tally: tallyOfDigest(digest),
       offset: 0,
+      resurfaced: offered.get(digest.id) ?? [],
     });
     loaded.set(digest.id, { digest, account, view });
   }
@@ -120,12 +131,22 @@ export async function loadLatestDigests(
   const digests = await digestsPage(db, accountId, { offset: 0, limit });
   const ids = digests.map((d) => d.id);
   const items = await firstDigestItems(db, accountId, ids, itemsEach);
-  const pages = await pageCardsByIds(
-    db,
-    [...items.values()].flatMap((list) => list.map((i) => i.page_id)),
-  );
+  const offered = await offeredOfDigests(db, [accountId], ids);
+  const pages = await pageCardsByIds(db, [
+    ...[...items.values()].flatMap((list) => list.map((i) => i.page_id)),
+    ...[...offered.values()].flatMap((list) => list.map((i) => i.page_id)),
+  ]);
   const view = (digest: Digest, rows: readonly DigestItem[]): DigestView =>
-    digestView({ account, digest, items: rows, baseUrl, token, pages, tally: tallyOfDigest(digest) });
+    digestView({
+      account,
+      digest,
+      items: rows,
+      baseUrl,
+      token,
+      pages,
+      tally: tallyOfDigest(digest),
+      resurfaced: offered.get(digest.id) ?? [],
+    });
   return {
     account,
     token,

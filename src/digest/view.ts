@@ -7,11 +7,13 @@ import {
   shownTitle,
   siteName,
 } from '../lib/display.js';
-import { foldWhitespace, truncate } from '../lib/text.js';
-import { domainOf } from '../lib/url.js';
+import { foldWhitespace } from '../lib/text.js';
+import { excerptOfText } from './excerpt.js';
+import { domainOf, httpUrl } from '../lib/url.js';
 import { dayLabel, timeLabel } from './labels.js';
 import { type CollapsedGroup, type LaidOutRow, feedGroupOf, laidOutGroups, legacyGroups } from './layout.js';
 import { DIGEST_PAGE_ITEMS } from './limits.js';
+import { type ResurfacedItemView, type ResurfacedRow, resurfacedViews } from './resurfacedView.js';
 import { zoneOrUtc } from './zone.js';
 export { timeLabel } from './labels.js';
 
@@ -37,6 +39,8 @@ export interface DigestView {
    * "Saved" (from the API) first when there is any, then one group per feed, ordered by title.
    */
   groups: DigestGroup[];
+  /** "From your reading list" (digest/resurface.ts): after the groups, on the web page's first page only. */
+  resurfaced: ResurfacedItemView[];
   /** Entries an email left out to stay under its size limit (render/fit.ts); 0 otherwise. */
   cut: number;
   /** Laid out by its build (migration 0025: sections, entries, "+N more"), not a digest built before. */
@@ -220,24 +224,11 @@ export interface DigestViewInput {
   offset?: number;
   /** An email's view: the feeds' entries it only counts (store/digestItems.ts shownItemsOfDigests). */
   collapsed?: readonly CollapsedGroup[];
+  /** The reading-list items the digest offered (store/readingListOffers.ts); none by default. */
+  resurfaced?: readonly ResurfacedRow[];
 }
 
-export const EXCERPT_LIMIT = 300;
-
-/** An excerpt of a plain-text summary: whitespace folded, cut on a word with "…". */
-export function excerptOfText(text: string, limit = EXCERPT_LIMIT): string {
-  return tidyCut(truncate(foldWhitespace(text), limit));
-}
-
-/** "amet.…" reads as "amet…": punctuation left just before the ellipsis of a cut goes. */
-function tidyCut(text: string): string {
-  if (!text.endsWith('…')) return text;
-  let end = text.length - 1;
-  while (end > 0 && CUT_PUNCTUATION.has(text.charAt(end - 1))) end--;
-  return end === text.length - 1 ? text : `${text.slice(0, end)}…`;
-}
-
-const CUT_PUNCTUATION = new Set([' ', '.', ',', ';', ':', '!', '?', '-', '\u2013', '\u2014']);
+export { EXCERPT_LIMIT, excerptOfText } from './excerpt.js';
 
 /** Links of a digest and of the reader's pages, from the instance's base URL and the account's digest token. */
 export function digestLinks(baseUrl: string, digestId: number, token: string | null = null): DigestLinks {
@@ -304,6 +295,7 @@ export function digestView(input: DigestViewInput): DigestView {
       entries: digest.shown_count ?? tally.items,
     },
     groups,
+    resurfaced: resurfacedViews(input.resurfaced ?? [], { ...shown, createdAt: digest.created_at }),
     cut: 0,
     laidOut: laidOut || (digest.shown_count !== null && digest.shown_count !== undefined),
     shown: { first: offset + 1, last: offset + input.items.length },
@@ -378,15 +370,6 @@ function itemView(row: DigestItemRow, shown: ItemContext): DigestItemView {
     counted: row.shown === 0,
     seenIn: row.seen_in ?? null,
   };
-}
-
-function httpUrl(value: string): URL | null {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
-  } catch {
-    return null;
-  }
 }
 
 /** The form the store writes timestamps in: taken as it is. */

@@ -18,3 +18,13 @@ export function hostOf(url: string): string {
     return url;
   }
 }
+
+/** `value` as a URL when it is an absolute http(s) one (the only kind a rendering turns into a link); else null. */
+export function httpUrl(value: string): URL | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
+}

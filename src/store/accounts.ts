@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, type UpdateObject, sql } from 'kysely';
 import type { AccountsTable, Database, Timestamp } from './schema.js';
+import type { ResurfaceOrder } from './schemaReadingList.js';
 import { type Engine, now } from './db.js';
 import { emailTaken } from './accountEmails.js';
 import { precompile } from './precompiled.js';
@@ -23,6 +24,8 @@ export const accountColumns = [
   'disabled_at',
   'email_paused_until',
   'ereader_email',
+  'resurface_count',
+  'resurface_order',
 ] as const;
 
 export type AccountRow = Pick<Selectable<AccountsTable>, (typeof accountColumns)[number]>;
@@ -207,6 +210,8 @@ export interface AccountSettingsUpdate {
   email?: string | null;
   emailEnabled?: boolean;
   ereaderEmail?: string | null;
+  resurfaceCount?: number;
+  resurfaceOrder?: ResurfaceOrder;
   showImages?: boolean;
   cleanLinks?: boolean;
   /** Emails wait until then (digests are still built); null resumes them. */
@@ -233,6 +238,8 @@ export async function updateAccountSettings(
       ...(u.email === undefined ? {} : { email: u.email }),
       ...(u.emailEnabled === undefined ? {} : { email_enabled: u.emailEnabled ? 1 : 0 }),
       ...(u.ereaderEmail === undefined ? {} : { ereader_email: u.ereaderEmail }),
+      ...(u.resurfaceCount === undefined ? {} : { resurface_count: u.resurfaceCount }),
+      ...(u.resurfaceOrder === undefined ? {} : { resurface_order: u.resurfaceOrder }),
       ...(u.showImages === undefined ? {} : { show_images: u.showImages ? 1 : 0 }),
       ...(u.cleanLinks === undefined ? {} : { clean_links: u.cleanLinks ? 1 : 0 }),
       ...(u.emailPausedUntil === undefined ? {} : { email_paused_until: u.emailPausedUntil }),

@@ -73,7 +73,8 @@ export interface ItemOfPage {
 
 /**
  * The account's item that points at the page: the one waiting in its queue, else the latest in one of its
- * digests; null when the account has none (only other accounts saved the page, or none did).
+ * digests, else one of its reading list; null when the account has none (only other accounts saved the
+ * page, or none did).
  */
 export async function accountItemOfPage(
   db: Kysely<Database>,
@@ -98,7 +99,17 @@ export async function accountItemOfPage(
     .orderBy('di.id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return digested ?? null;
+  if (digested !== undefined) return digested;
+  // A link of its reading list (a digest's "From your reading list" links to its reading view).
+  const listed = await db
+    .selectFrom('reading_list')
+    .select(['url', 'title'])
+    .where('account_id', '=', accountId)
+    .where('page_id', '=', pageId)
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return listed ?? null;
 }
 
 /** A page that was read, by id; null when there is none or it was not read (pending, failed). */

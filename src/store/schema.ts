@@ -7,7 +7,12 @@ import type {
   UnsubscribeTokensTable,
 } from './schemaDigests.js';
 import type { OpmlImportsTable } from './schemaOpmlImports.js';
-import type { PageHostLeasesTable, ReadingListTable, ResurfaceOrder } from './schemaReadingList.js';
+import type {
+  DigestReadingItemsTable,
+  PageHostLeasesTable,
+  ReadingListTable,
+  ResurfaceOrder,
+} from './schemaReadingList.js';
 
 /** Timestamps are ISO 8601 UTC strings (`2026-11-22T07:00:00.000Z`): identical on both engines and sortable. */
 export type Timestamp = string;
@@ -360,4 +365,5 @@ export interface Database {
   opml_imports: OpmlImportsTable;
   reading_list: ReadingListTable;
   page_host_leases: PageHostLeasesTable;
+  digest_reading_items: DigestReadingItemsTable;
 }

@@ -37,6 +37,8 @@ export interface ReadingListTable {
   /** For the digest's resurfacing: when a digest last offered it (null: never) and how many times. */
   offered_at: Generated<Timestamp | null>;
   offered_count: Generated<number>;
+  /** "Keep for tomorrow" from a digest's link (migration 0034): the next digest offers it first. */
+  kept_at: Generated<Timestamp | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -53,4 +55,12 @@ export interface PageHostLeasesTable {
   host: string;
   lease_owner: string;
   lease_until: Timestamp;
+}
+
+/** A reading-list item a digest offered, in its "From your reading list" section (migration 0034). */
+export interface DigestReadingItemsTable {
+  digest_id: number;
+  /** 0-based, the section's order. */
+  position: number;
+  reading_id: number;
 }

@@ -59,6 +59,7 @@ await describeEachEngine('store', (ctx) => {
       'api_keys',
       'digest_action_tokens',
       'digest_items',
+      'digest_reading_items',
       'digest_tokens',
       'digests',
       'feed_items',

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
+import { RESURFACED_TITLE } from '../render/resurfaced.js';
 import type { DigestView } from '../view.js';
 
 /*
  * What goes into a digest's EPUB, resolved from its view and the pages read for it (load.ts): a cover,
- * then one section per group of the digest (own links, top stories, each feed…), each with a page that
+ * then one section per group of the digest (own links, top stories, each feed…, and "From your reading
+ * list" last), each with a page that
  * lists its entries and, after it, one chapter per entry whose page was read. The view's private links
  * (the web page, the reading view, the email's actions: they carry the account's tokens) are not used:
  * the file may be mailed to an e-reader service and kept there, so it links only to the articles.
@@ -30,6 +32,8 @@ export interface BookEntry {
   excerpt: string;
   /** The page read for it; null when it was not read (the section page then shows its link and summary). */
   article: ArticleBody | null;
+  /** A reading-list item's "saved 3 years ago" (and its tags); absent for the digest's entries. */
+  saved?: string;
 }
 
 export interface BookSection {
@@ -50,7 +54,10 @@ export interface Book {
   /** CCYY-MM-DDThh:mm:ssZ: the digest's build, so the same digest makes the same file. */
   modified: string;
   language: string;
-  /** The whole digest's items, and those the book holds. */
+  /**
+   * The whole digest's items, and those the book holds (`entries`: the digest's own, the reading list's
+   * not counted; `articles`: every chapter read, the reading list's included).
+   */
   counts: { items: number; entries: number; articles: number };
   sections: BookSection[];
 }
@@ -62,7 +69,11 @@ export const EPUB_MEDIA_TYPE = 'application/epub+zip';
 export const BOOK_LANGUAGE = 'en';
 
 /** The book of a digest's view, with the bodies of the pages read for its entries, by page id. */
-export function bookOf(view: DigestView, bodies: ReadonlyMap<number, ArticleBody>): Book {
+export function bookOf(
+  view: DigestView,
+  bodies: ReadonlyMap<number, ArticleBody>,
+  ownBodies: ReadonlyMap<number, ArticleBody> = new Map(),
+): Book {
   const sections: BookSection[] = view.groups.map((group) => ({
     title: group.title,
     more: group.more?.count ?? 0,
@@ -75,7 +86,9 @@ export function bookOf(view: DigestView, bodies: ReadonlyMap<number, ArticleBody
       article: item.pageId === null ? null : (bodies.get(item.pageId) ?? null),
     })),
   }));
+  // The cover's "N entries of M items" counts the digest's own; the reading list's come on top.
   const entries = sections.reduce((n, s) => n + s.entries.length, 0);
+  if (view.resurfaced.length > 0) sections.push(resurfacedSection(view, bodies, ownBodies));
   const articles = sections.reduce((n, s) => n + s.entries.filter((e) => e.article !== null).length, 0);
   return {
     identifier: `urn:uuid:${digestUuid(view)}`,
@@ -86,6 +99,30 @@ export function bookOf(view: DigestView, bodies: ReadonlyMap<number, ArticleBody
     language: BOOK_LANGUAGE,
     counts: { items: view.counts.items, entries, articles },
     sections,
+  };
+}
+
+/**
+ * "From your reading list" as the book's last section: each item as its read page, else the readable
+ * text its export brought (`ownBodies`, by reading-list id), else its link and description.
+ */
+function resurfacedSection(
+  view: DigestView,
+  bodies: ReadonlyMap<number, ArticleBody>,
+  ownBodies: ReadonlyMap<number, ArticleBody>,
+): BookSection {
+  return {
+    title: RESURFACED_TITLE,
+    more: 0,
+    entries: view.resurfaced.map((r): BookEntry => ({
+      title: r.title,
+      href: r.href,
+      site: r.site,
+      readingTime: r.readingTime,
+      excerpt: r.excerpt,
+      article: (r.pageId === null ? null : bodies.get(r.pageId)) ?? ownBodies.get(r.readingId) ?? null,
+      saved: [r.savedLabel, ...(r.tags.length === 0 ? [] : [`tagged ${r.tags.join(', ')}`])].join(' · '),
+    })),
   };
 }
 

@@ -132,7 +132,7 @@ function sectionPage(section: BookSection, s: number): string {
 function metaLine(entry: BookEntry, author: string | null): string {
   const byline = author?.trim() ?? '';
   const site = entry.article?.siteName?.trim() || entry.site;
-  return [site, byline === '' ? '' : `By ${byline}`, entry.readingTime ?? '']
+  return [site, byline === '' ? '' : `By ${byline}`, entry.readingTime ?? '', entry.saved ?? '']
     .filter((x) => x !== '')
     .map(xmlText)
     .join(' · ');

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { digestById } from '../../store/digests.js';
 import { pageBodiesByIds } from '../../store/pageReads.js';
+import { offeredHtmlByIds } from '../../store/readingListOffers.js';
 import type { Database } from '../../store/schema.js';
 import { EMAIL_ITEMS } from '../limits.js';
 import { loadClaimedDigests } from '../load.js';
@@ -50,9 +51,11 @@ export async function digestEpub(
     // Read only once the build has its turn: the cap on builds bounds the books held in memory too.
     const loaded = (await loadClaimedDigests(db, [digest], baseUrl, EMAIL_ITEMS)).get(digest.id);
     if (loaded === undefined) return null;
-    const pageIds = loaded.view.groups.flatMap((g) =>
-      g.items.flatMap((i) => (i.pageId === null ? [] : [i.pageId])),
-    );
+    const { groups, resurfaced } = loaded.view;
+    const pageIds = [
+      ...groups.flatMap((g) => g.items.flatMap((i) => (i.pageId === null ? [] : [i.pageId]))),
+      ...resurfaced.flatMap((r) => (r.pageId === null ? [] : [r.pageId])),
+    ];
     const rows = await pageBodiesByIds(db, pageIds);
     const bodies = new Map<number, ArticleBody>(
       [...rows].map(([id, r]) => [
@@ -66,8 +69,20 @@ export async function digestEpub(
         },
       ]),
     );
+    // Reading-list items that brought their text (Omnivore, Wallabag) and have no page read: that text.
+    const own = await offeredHtmlByIds(
+      db,
+      accountId,
+      resurfaced.filter((r) => r.ownText && r.pageId === null).map((r) => r.readingId),
+    );
+    const ownBodies = new Map<number, ArticleBody>(
+      [...own].map(([id, r]) => [
+        id,
+        { html: r.html, author: r.author, siteName: null, language: null, direction: null },
+      ]),
+    );
     return {
-      book: bookOf(loaded.view, bodies),
+      book: bookOf(loaded.view, bodies, ownBodies),
       link: loaded.view.links.epub,
       dateShort: loaded.view.dateShort,
     };

@@ -5,8 +5,8 @@ import { renderEmailHtml } from './html.js';
 /*
  * An email that is never clipped (issue 24): Gmail shows a message's first 102 KB of HTML and hides the
  * rest behind "View entire message". The email is cut by size, not by count: when its HTML part, measured
- * as sent (encoded), passes EMAIL_HTML_BUDGET, the last entries go (the saved links and top stories come
- * first, so they stay), and the email ends with how many were left out and a link to the web page.
+ * as sent (encoded), passes EMAIL_HTML_BUDGET, the section "From your reading list" goes first, then
+ * the last entries (the saved links and top stories come first, so they stay), and the email ends with how many were left out and a link to the web page.
  */
 
 /** Bytes of encoded HTML an email may take: under Gmail's clip (102 KB), with room for headers' variance. */
@@ -27,9 +27,16 @@ function firstEntries(view: DigestView, keep: number): DigestView {
 }
 
 /** The email's view and HTML, with as many entries as fit within `budget` encoded bytes. */
-export function fitEmail(view: DigestView, budget = EMAIL_HTML_BUDGET): { view: DigestView; html: string } {
-  const html = renderEmailHtml(view);
-  if (encodedTextBytes(html) <= budget) return { view, html };
+export function fitEmail(whole: DigestView, budget = EMAIL_HTML_BUDGET): { view: DigestView; html: string } {
+  const html = renderEmailHtml(whole);
+  if (encodedTextBytes(html) <= budget) return { view: whole, html };
+  // "From your reading list" goes first, whole: it never takes the room of the reader's links or the
+  // feeds' entries (the web page still shows it). Counted among the entries left out.
+  const view = { ...whole, resurfaced: [], cut: whole.cut + whole.resurfaced.length };
+  if (whole.resurfaced.length > 0) {
+    const without = renderEmailHtml(view);
+    if (encodedTextBytes(without) <= budget) return { view, html: without };
+  }
   const total = view.groups.reduce((n, g) => n + g.items.length, 0);
   // The most entries that fit: bounded search over the count (each try renders the email once).
   let low = 0;

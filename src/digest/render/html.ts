@@ -1,6 +1,8 @@
 import { type LeadImage, thumbnailSize } from '../../lib/display.js';
 import { type DigestGroup, type DigestItemView, type DigestView, excerptOfText } from '../view.js';
 import { countsLine, digestSubject, entriesLine, esc, moreLine, preheaderText, shownLine } from './common.js';
+import { resurfacedRows } from './resurfaced.js';
+import { COLORS, link, smallLink } from './style.js';
 
 /*
  * One body markup serves the email, the web page and the Atom entries. Mail clients keep little CSS:
@@ -14,15 +16,6 @@ import { countsLine, digestSubject, entriesLine, esc, moreLine, preheaderText, s
  */
 
 const FONT = "-apple-system,BlinkMacSystemFont,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
-
-const COLORS = {
-  page: '#f3f2ef',
-  card: '#ffffff',
-  text: '#1f2328',
-  muted: '#636c76',
-  link: '#0b57d0',
-  rule: '#e4e2dd',
-} as const;
 
 /** The colour-scheme declarations and the dark palette, for the email and the web page alike. */
 const HEAD = `<meta name="color-scheme" content="light dark">
@@ -64,6 +57,7 @@ export function digestBodyHtml(view: DigestView, variant: BodyVariant): string {
     header(view, variant),
     ...pages,
     ...view.groups.map((g) => group(g, variant)),
+    ...resurfacedRows(view, variant === 'email' ? EMAIL_EXCERPT : null),
     ...pages,
     ...more,
     ...around,
@@ -241,17 +235,6 @@ ${text}
 <td class="td-thumb" valign="top" width="${cell}" style="width:${cell}px;min-width:${cell}px;padding-left:16px;vertical-align:top;">${linked}</td>
 </tr></table>`;
 }
-
-const link = (href: string, text: string): string =>
-  `<a class="td-link" href="${esc(href)}" style="color:${COLORS.link};text-decoration:underline;">${text}</a>`;
-
-/**
- * A link of the many small ones an email repeats (an item's "Also in:" sources, "Keep for tomorrow", a feed's
- * "Fewer · More · Mute"): the class alone, which the dark-mode block and clients' default link colour style.
- * An entry's bytes count against the clip: inline styles on these took a fifth of a 40-entry email.
- */
-const smallLink = (href: string, text: string): string =>
-  `<a class="td-link" href="${esc(href)}">${text}</a>`;
 
 /** Where a page of the web page sits, with links to the pages before and after it. */
 function pager(view: DigestView): string {

@@ -3,6 +3,7 @@ import type { DigestView } from '../view.js';
 import { countsLine, entriesLine, moreLine } from './common.js';
 import { EMAIL_EXCERPT } from './html.js';
 import { excerptOfText } from '../view.js';
+import { resurfacedText } from './resurfaced.js';
 
 /** Width plain-text digests wrap at. */
 export const TEXT_WIDTH = 72;
@@ -45,6 +46,9 @@ export function renderText(view: DigestView): string {
       out.push(`  Mute for a week: ${group.actions.mute}`, '');
     }
   }
+  out.push(
+    ...resurfacedText(view, EMAIL_EXCERPT, (text, first, rest) => wrap(text, TEXT_WIDTH, first, rest)),
+  );
   const more = moreLine(view);
   if (more !== '')
     out.push(...wrap(`${more} Read the whole digest on the web:`, TEXT_WIDTH), view.links.web, '');

@@ -1,14 +1,19 @@
 /**
  * The digest's action pages in a real browser (Debian's Chromium, headless), with no session, as from a
  * mail app on a phone (390 px wide): nothing scrolls sideways, even with long names; the buttons act and
- * Undo puts things back.
+ * Undo puts things back (a feed's, an item's, and a reading-list link's from "From your reading list").
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import { buildDueDigests } from '../../digest/build.js';
-import { type DigestAction, actionUrl, mintActionTokens } from '../../digest/actionTokens.js';
+import {
+  type DigestAction,
+  actionUrl,
+  mintActionTokens,
+  readingActionUrl,
+} from '../../digest/actionTokens.js';
 import { subscriptionOfFeed } from '../../store/subscriptions.js';
 import {
   type Browser,
@@ -27,6 +32,7 @@ import {
   testDigestDeps,
 } from '../../test/digestPipeline.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
+import { addReadingItems } from '../../test/readingFixtures.js';
 
 const skip = chromiumSkipReason();
 
@@ -58,6 +64,13 @@ await describeEachEngine('digest action pages in Chromium at 390 px', (ctx) => {
       url: `https://long.example/${'segment'.repeat(30)}`,
       title: `A headline with ${'anunbreakablewordthatgoesonandon'.repeat(5)} in it`,
     });
+    const [readingId = 0] = await addReadingItems(ctx.store(), id, [
+      {
+        url: `https://saved-long-ago.example/${'path'.repeat(40)}`,
+        title: `A saved read with ${'anotherunbreakablewordfromthepast'.repeat(5)}`,
+        savedAt: '2021-05-01T00:00:00.000Z',
+      },
+    ]);
     await setDueAt(ctx.store(), id, clock.now().toISOString());
     await buildDueDigests(testDigestDeps(ctx.store(), { now: clock.now }), { accountId: id });
     const [digest] = await digestsOf(ctx.store(), id);
@@ -78,7 +91,11 @@ await describeEachEngine('digest action pages in Chromium at 390 px', (ctx) => {
       { kind: 'mute', feedId },
     ];
     await browser.context.clearCookies();
-    assert.deepEqual(await sidewaysOverflows(page, base, actions.map(path)), []);
+    const reading = (kind: 'archive' | 'tomorrow') => readingActionUrl('', token, { kind, readingId });
+    assert.deepEqual(
+      await sidewaysOverflows(page, base, [...actions.map(path), reading('archive'), reading('tomorrow')]),
+      [],
+    );
 
     await page.goto(`${base}${path({ kind: 'keep', itemId: item.id })}`);
     await page.getByRole('button', { name: 'Keep it for tomorrow' }).click();
@@ -96,6 +113,24 @@ await describeEachEngine('digest action pages in Chromium at 390 px', (ctx) => {
     await page.getByRole('button', { name: 'Undo: take it out again' }).click();
     assert.equal(await page.getByRole('status').innerText(), 'Undone.');
     assert.deepEqual(await waiting(), []);
+
+    // "From your reading list": Archive, and its Undo.
+    const state = async () =>
+      (
+        await ctx
+          .store()
+          .db.selectFrom('reading_list')
+          .select('state')
+          .where('id', '=', readingId)
+          .executeTakeFirstOrThrow()
+      ).state;
+    await page.goto(`${base}${reading('archive')}`);
+    await page.getByRole('button', { name: 'Archive it' }).click();
+    assert.match(await page.getByRole('status').innerText(), /^Done: “A saved read with/);
+    assert.equal(await state(), 'archived');
+    await page.getByRole('button', { name: 'Undo: back to unread' }).click();
+    assert.equal(await page.getByRole('status').innerText(), 'Undone.');
+    assert.equal(await state(), 'unread');
 
     await page.goto(`${base}${path({ kind: 'mute', feedId })}`);
     await page.getByRole('button', { name: 'Mute for a week' }).click();

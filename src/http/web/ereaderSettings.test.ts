@@ -5,7 +5,10 @@ import { accountById } from '../../store/accounts.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { type SignInFormState, openSignInForm, postForm, signInServer } from '../../test/signInHttp.js';
 
-/** Settings' e-reader address over real HTTP on loopback: set, refused as the email is, cleared; CSRF kept. */
+/**
+ * Settings' e-reader address and reading-list resurfacing over real HTTP on loopback: set, refused (the
+ * address as the email is), cleared; CSRF kept.
+ */
 await describeEachEngine('web app: the e-reader address', (ctx) => {
   let app: FastifyInstance;
   let base: string;
@@ -71,6 +74,37 @@ await describeEachEngine('web app: the e-reader address', (ctx) => {
     const res = await save({ cookie: session.cookie, csrf: 'forged' }, 'other@kindle.example');
     assert.equal(res.status, 403);
     assert.equal(await stored(), 'me_42@kindle.example');
+  });
+
+  test('the reading list in each digest: saved, shown, refused past 10 or for another order', async () => {
+    const resurface = (state: SignInFormState, fields: Record<string, string>) =>
+      postForm(base, '/settings', state, {
+        timezone: 'UTC',
+        time: '07:00',
+        days: 'mon',
+        max_items: '100',
+        email: 'reader@example.com',
+        email_enabled: 'on',
+        ereader_email: 'me_42@kindle.example',
+        ...fields,
+      });
+    const { body } = await settingsForm(session.cookie);
+    assert.match(body, /id="resurface"[^>]*max="10"[^>]*value="3"/);
+    assert.match(body, /<option value="oldest"\s+selected>/);
+    const ok = await resurface(session, { resurface: '6', resurface_order: 'random' });
+    assert.equal(ok.status, 303, ok.body);
+    const saved = await accountById(ctx.store().db, accountId);
+    assert.deepEqual([saved?.resurface_count, saved?.resurface_order], [6, 'random']);
+    assert.match((await settingsForm(session.cookie)).body, /<option value="random"\s+selected>/);
+    const bad = await resurface(session, { resurface: '11', resurface_order: 'sideways' });
+    assert.equal(bad.status, 400);
+    assert.match(bad.body, /Reading list in each digest: must be at most 10\./);
+    assert.match(bad.body, /Reading list order: must be oldest or random, not &quot;sideways&quot;\./);
+    assert.match(bad.body, /id="resurface"[^>]*value="11"[^>]*aria-invalid="true"/);
+    const forged = await resurface({ cookie: session.cookie, csrf: 'forged' }, { resurface: '0' });
+    assert.equal(forged.status, 403);
+    const after = await accountById(ctx.store().db, accountId);
+    assert.deepEqual([after?.resurface_count, after?.resurface_order], [6, 'random']);
   });
 
   test('an empty field removes the address', async () => {

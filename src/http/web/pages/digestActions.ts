@@ -22,19 +22,9 @@ import {
 import { type WebDeps, WebError, field, formOf, sendPage } from '../context.js';
 import { webRefusal } from '../errors.js';
 import { type SafeHtml, html } from '../html.js';
-import { page } from '../layout.js';
+import { BODY_LIMIT, NOT_FOUND, actionPage, button, id } from './actionPage.js';
+import { readingActionQuery, readingActionResponse } from './readingActions.js';
 import { localTime } from '../time.js';
-
-/** An action's POST carries a field or two: anything larger is refused before it is read. */
-const BODY_LIMIT = 4096;
-
-const NOT_FOUND = 'There is no page at this address. It may have moved, or the link may be mistyped.';
-
-const id = z
-  .string()
-  .regex(/^[1-9][0-9]{0,15}$/)
-  .transform(Number)
-  .pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
 
 /**
  * The query of an action link (digest/actionTokens.ts actionUrl): one action, on one item or one feed.
@@ -71,6 +61,16 @@ export function registerDigestActions(scope: FastifyInstance, deps: WebDeps): vo
     return { reader, action, path: `/digest-actions/${token}?do=${q.do}&${target}` };
   };
 
+  // "From your reading list"'s links: the same token, their own query and page (pages/readingActions.ts).
+  const reading = async (request: FastifyRequest, form: URLSearchParams | null) => {
+    const query = readingActionQuery.safeParse(request.query);
+    if (!query.success) return null;
+    const token = (request.params as { token?: string }).token ?? '';
+    const reader = await digestActionReader(deps.store, token);
+    if (reader === null) throw new WebError(404, NOT_FOUND);
+    return readingActionResponse(deps, reader, query.data, token, form, request.log);
+  };
+
   const previewPage = async (
     reader: ActionReader,
     action: DigestAction,
@@ -83,11 +83,15 @@ export function registerDigestActions(scope: FastifyInstance, deps: WebDeps): vo
   };
 
   scope.get('/digest-actions/:token', async (request, reply) => {
+    const readingPage = await reading(request, null);
+    if (readingPage !== null) return sendPage(reply, 200, readingPage);
     const { reader, action, path } = await opened(request);
     return sendPage(reply, 200, await previewPage(reader, action, path, null));
   });
 
   scope.post('/digest-actions/:token', { bodyLimit: BODY_LIMIT }, async (request, reply) => {
+    const readingPage = await reading(request, formOf(request));
+    if (readingPage !== null) return sendPage(reply, 200, readingPage);
     const { reader, action, path } = await opened(request);
     const form = formOf(request);
     if (form.has('undo')) {
@@ -168,12 +172,6 @@ const until = (iso: string): SafeHtml => html`<time datetime="${iso}">${localTim
 
 const COUNTED = html`the rest of its items are counted on one line, “+N more from”, and stay on the digest’s
 web page.`;
-
-const button = (path: string, label: string, hidden: Record<string, string> = {}, kind?: string): SafeHtml =>
-  html`<form class="inline" method="post" action="${path}">
-    ${Object.entries(hidden).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`)}
-    <button type="submit" ${kind === undefined ? null : html`class="${kind}"`}>${label}</button>
-  </form>`;
 
 function mutedLine(share: DigestShare): SafeHtml | null {
   return share.mutedUntil === null
@@ -266,19 +264,4 @@ function doneBody(d: ActionDone, path: string): SafeHtml {
         You no longer follow “<span dir="auto">${d.feedName}</span>”: there is nothing to change.
       </p>`;
   }
-}
-
-function actionPage(title: string, notice: SafeHtml | null, body: SafeHtml): SafeHtml {
-  return page({
-    title,
-    viewer: null,
-    body: html`<div class="wrap">
-      <h1 dir="auto">${title}</h1>
-      ${notice === null ? null : html`<p class="notice" role="status">${notice}</p>`} ${body}
-      <p class="muted">
-        How many entries each feed gets, its priority and mutes are on the <a href="/feeds">Feeds</a> page
-        when you sign in.
-      </p>
-    </div>`,
-  });
 }

@@ -24,6 +24,7 @@ import { type Viewer, csrfField, page } from '../layout.js';
 import { dueWords } from '../time.js';
 import { digestNowSection, nextDigestLine } from './digestNow.js';
 import { accountSection } from './profile.js';
+import * as resurface from './resurfaceSettings.js';
 import { emailControls } from './unsubscribe.js';
 import { webRefusal } from '../errors.js';
 
@@ -44,6 +45,7 @@ const FIELD_LABELS: Record<string, string> = {
   maxItems: 'Most links in one digest',
   email: 'Email address',
   ereaderEmail: 'E-reader address',
+  ...resurface.RESURFACE_LABELS,
 };
 
 let zones: string[] | undefined;
@@ -61,7 +63,7 @@ function zoneNames(): string[] {
 }
 
 /** What the form holds: the stored settings, or what the reader typed when it was refused. */
-interface SettingsForm {
+interface SettingsForm extends resurface.ResurfaceForm {
   timezone: string;
   time: string;
   days: Set<string>;
@@ -87,6 +89,7 @@ function formFromAccount(a: Account): SettingsForm {
     ereaderEmail: a.ereader_email ?? '',
     images: a.show_images,
     cleanLinks: a.clean_links,
+    ...resurface.resurfaceFormOf(a),
   };
 }
 
@@ -103,6 +106,7 @@ function formFromBody(body: URLSearchParams): SettingsForm {
     ereaderEmail: one('ereader_email'),
     images: body.get('images') === 'on',
     cleanLinks: body.get('clean_links') === 'on',
+    ...resurface.resurfaceFormFromBody(body),
   };
 }
 
@@ -151,6 +155,7 @@ export function registerSettings(scope: FastifyInstance, deps: WebDeps): void {
       skipEmpty: String(form.skipEmpty),
       images: String(form.images),
       cleanLinks: String(form.cleanLinks),
+      ...resurface.resurfaceInput(form),
     });
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
@@ -341,6 +346,7 @@ function settingsPage(v: SettingsView): SafeHtml {
           ><input type="checkbox" name="clean_links" ${form.cleanLinks ? html` checked` : null} /> Remove
           tracking parameters (utm_source, fbclid…) from the links I am sent</label
         >
+        ${resurface.resurfaceFields(form, invalid)}
         <h2>Email</h2>
         ${
           v.emailConfigured
