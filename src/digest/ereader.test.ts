@@ -10,7 +10,7 @@ import { buildDueDigests } from './build.js';
 import { deliverDueDigests } from './deliver.js';
 import type { DigestDeps } from './deps.js';
 import { deliverDueEreaderCopies } from './ereader.js';
-import { EPUB_MEDIA_TYPE } from './epub/package.js';
+import { EPUB_MEDIA_TYPE } from './epub/book.js';
 import { type Mailer, createMailer } from './mail.js';
 import { runDigestPass } from './worker.js';
 

@@ -6,7 +6,7 @@ import { afterFailure } from './backoff.js';
 import type { DeliveryOutcome } from './deliver.js';
 import type { DigestDeps } from './deps.js';
 import { type DigestEpub, digestEpub } from './epub/load.js';
-import { EPUB_MEDIA_TYPE } from './epub/package.js';
+import { EPUB_MEDIA_TYPE } from './epub/book.js';
 import { EREADER_MAX_BYTES } from './limits.js';
 import { type MailMessage, type Mailer, asMailError } from './mail.js';
 

@@ -3,7 +3,7 @@ import { digestReader } from '../accounts/digestToken.js';
 import { digestActionReader } from '../accounts/digestActions.js';
 import { digestAsEpub, digestFeed, digestToRead } from '../accounts/digests.js';
 import { withActionLinks } from '../digest/actionLinks.js';
-import { EPUB_MEDIA_TYPE } from '../digest/epub/package.js';
+import { EPUB_MEDIA_TYPE } from '../digest/epub/book.js';
 import { digestFeedUrl } from '../digest/token.js';
 import { lazy } from '../lib/lazy.js';
 import { renderWebPage } from '../digest/render/html.js';

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { DigestView } from '../view.js';
 
+/** An EPUB file's media type: its zip's first entry, and the Content-Type it is sent with. */
+export const EPUB_MEDIA_TYPE = 'application/epub+zip';
+
 /*
  * What goes into a digest's EPUB, resolved from its view and the pages read for it (load.ts): a cover,
  * then one section per group of the digest (own links, top stories, each feed…), each with a page that

@@ -5,7 +5,10 @@ import type { Database } from '../../store/schema.js';
 import { EMAIL_ITEMS } from '../limits.js';
 import { loadClaimedDigests } from '../load.js';
 import { type ArticleBody, type Book, bookOf, epubFileName } from './book.js';
-import { epubBytes } from './package.js';
+import { lazy } from '../../lib/lazy.js';
+
+/** The zip writer and the XHTML rewriting (fflate, htmlparser2), loaded by the first EPUB made (issue 26). */
+const epubPackage = lazy(() => import('./package.js'));
 
 /**
  * A digest's EPUB: the entries its email shows (the first EMAIL_ITEMS, each feed's past its share only
@@ -44,6 +47,7 @@ export async function digestEpub(
     ]),
   );
   const book = bookOf(loaded.view, bodies);
+  const { epubBytes } = await epubPackage();
   return {
     fileName: epubFileName(book.localDate),
     bytes: epubBytes(book),

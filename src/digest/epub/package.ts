@@ -1,5 +1,5 @@
 import { type Zippable, strToU8, zipSync } from 'fflate';
-import type { Book } from './book.js';
+import { type Book, EPUB_MEDIA_TYPE } from './book.js';
 import { type BookFile, bookFiles } from './documents.js';
 import { escapeAttribute, xmlText } from './xhtml.js';
 
@@ -8,8 +8,6 @@ import { escapeAttribute, xmlText } from './xhtml.js';
  * extra fields, then META-INF/container.xml naming the package document, then the book's files under
  * EPUB/. Every entry is dated with the digest's build, so the same digest makes the same bytes.
  */
-
-export const EPUB_MEDIA_TYPE = 'application/epub+zip';
 
 const CONTAINER = `<?xml version="1.0" encoding="UTF-8"?>
 <container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
