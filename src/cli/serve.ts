@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { type Config, loadConfig } from '../config.js';
 import { listenStarting, type StartingServer } from '../http/starting.js';
-import { holdYoungGeneration, releaseStartUp } from '../lib/heap.js';
+import { collectGarbage, holdYoungGeneration } from '../lib/heap.js';
 import { createLogger } from '../logger.js';
 import type { Logger } from 'pino';
 import type { Worker } from '../lib/workers.js';
@@ -155,9 +155,9 @@ async function start(
   );
   // Once the workers' first passes are done too: what start-up left behind is given back (lib/heap.ts).
   setTimeout(() => {
-    if (!stopping) releaseStartUp();
+    if (!stopping) collectGarbage();
   }, START_UP_DONE_MS).unref();
 }
 
-/** When, after it listens with its app, `serve` gives back start-up's memory: after the workers' first passes. */
+/** When, after it listens with its app, `serve` collects start-up's garbage: after the workers' first passes. */
 const START_UP_DONE_MS = 3000;
