@@ -25,5 +25,5 @@ export function collectGarbage(): void {
   } finally {
     setFlagsFromString('--no-expose-gc');
   }
-  if (typeof gc === 'function') gc();
+  if (typeof gc === 'function') (gc as () => void)();
 }
