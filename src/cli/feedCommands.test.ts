@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, test } from 'node:test';
-import { parseOpml } from '../feeds/subscribe/opml.js';
+import { parseOpml } from '../feeds/subscribe/opmlRead.js';
 import { feedByUrl } from '../store/feeds.js';
 import { subscriptionsByAccount } from '../store/subscriptions.js';
 import { deleteAllFeeds, hoursAgo, queueRows, queueUrls, serveFeed } from '../test/feedFixtures.js';

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type Config, loadConfig } from '../config.js';
 import { listenStarting, type StartingServer } from '../http/starting.js';
+import { collectGarbage, holdYoungGeneration } from '../lib/heap.js';
 import { createLogger } from '../logger.js';
 import type { Logger } from 'pino';
 import type { Worker } from '../lib/workers.js';
@@ -22,6 +23,7 @@ export function serveCommand(program: Command, io: Io): void {
  * first account and builds the app, which then answers the requests that arrived meanwhile (issue 26).
  */
 export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
+  holdYoungGeneration();
   const config = loadConfig(io.env);
   const logger = createLogger(config.logLevel);
   let starting: StartingServer;
@@ -151,4 +153,11 @@ async function start(
     },
     'listening',
   );
+  // Once the workers' first passes are done too: what start-up left behind is given back (lib/heap.ts).
+  setTimeout(() => {
+    if (!stopping) collectGarbage();
+  }, START_UP_DONE_MS).unref();
 }
+
+/** When, after it listens with its app, `serve` collects start-up's garbage: after the workers' first passes. */
+const START_UP_DONE_MS = 3000;

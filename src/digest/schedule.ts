@@ -89,9 +89,9 @@ export function nextSlotAfter(instant: Date, schedule: DigestSchedule): Slot {
   const t = instant.getTime();
   // From the day before: a zone that falls back over midnight can put an instant's local day after the
   // day of a slot that is still to come.
-  const start = calendarDay(instant, schedule.zone).minus({ days: 1 });
+  const start = shiftDays(calendarDay(instant, schedule.zone), -1);
   for (let i = 0; i <= SEARCH_DAYS; i++) {
-    const slot = slotOfDay(start.plus({ days: i }), schedule);
+    const slot = slotOfDay(shiftDays(start, i), schedule);
     if (slot !== null && slot.at.getTime() > t) return slot;
   }
   throw new Error(`no digest slot within ${SEARCH_DAYS} days of ${instant.toISOString()}`);
@@ -110,7 +110,7 @@ export function nextSlotToRun(instant: Date, schedule: DigestSchedule, taken: Re
 
 /** The local day (YYYY-MM-DD) before an instant's, in a zone: the earliest day a slot after it can have. */
 export function dayBeforeOf(instant: Date, schedule: DigestSchedule): string {
-  return calendarDay(instant, schedule.zone).minus({ days: 1 }).toISODate() ?? '0000-01-01';
+  return shiftDays(calendarDay(instant, schedule.zone), -1).toISODate() ?? '0000-01-01';
 }
 
 /**
@@ -119,23 +119,37 @@ export function dayBeforeOf(instant: Date, schedule: DigestSchedule): string {
  */
 export function latestSlotAtOrBefore(instant: Date, schedule: DigestSchedule): Slot | null {
   const t = instant.getTime();
-  const start = calendarDay(instant, schedule.zone).plus({ days: 1 });
+  const start = shiftDays(calendarDay(instant, schedule.zone), 1);
   for (let i = 0; i <= SEARCH_DAYS; i++) {
-    const slot = slotOfDay(start.minus({ days: i }), schedule);
+    const slot = slotOfDay(shiftDays(start, -i), schedule);
     if (slot !== null && slot.at.getTime() <= t) return slot;
   }
   return null;
 }
 
+/**
+ * A locale for every Luxon date made here: without one Luxon asks Intl for the system's, and
+ * Intl's first use loads ICU (~8 MiB resident; issue 26), even for UTC, whose dates need no zone data.
+ * Nothing here formats by locale: the locale changes no answer.
+ */
+const inZone = (zone: string): { zone: string; locale: string } => ({ zone, locale: 'en-US' });
+
+/**
+ * A calendar day (midnight UTC, as calendarDay gives) moved by whole days: plain arithmetic, a UTC day
+ * being 24 hours, and no Luxon Duration, which would ask for the system's locale all the same.
+ */
+const shiftDays = (day: DateTime, n: number): DateTime =>
+  DateTime.fromMillis(day.toMillis() + n * 86_400_000, inZone('UTC'));
+
 /** The local calendar day of an instant, as midnight UTC: day arithmetic without DST. */
 function calendarDay(instant: Date, zone: string): DateTime {
-  const local = DateTime.fromJSDate(instant, { zone });
-  return DateTime.fromObject({ year: local.year, month: local.month, day: local.day }, { zone: 'UTC' });
+  const local = DateTime.fromJSDate(instant, inZone(zone));
+  return DateTime.fromObject({ year: local.year, month: local.month, day: local.day }, inZone('UTC'));
 }
 
 /** The local day (YYYY-MM-DD) of an instant in a zone. */
 export function localDateOf(instant: Date, zone: string): string {
-  return DateTime.fromJSDate(instant, { zone }).toISODate() ?? instant.toISOString().slice(0, 10);
+  return DateTime.fromJSDate(instant, inZone(zone)).toISODate() ?? instant.toISOString().slice(0, 10);
 }
 
 type WallTime = { year: number; month: number; day: number; hour: number; minute: number };
@@ -145,16 +159,16 @@ type WallTime = { year: number; month: number; day: number; hour: number; minute
  * after it that they show on the same day; null when none does (a day the zone skipped).
  */
 function firstValidMinute(wanted: WallTime, zone: string): DateTime | null {
-  const exact = DateTime.fromObject(wanted, { zone });
+  const exact = DateTime.fromObject(wanted, inZone(zone));
   if (!exact.isValid) return null;
   if (shows(exact, wanted)) return earliest(exact);
   // In a gap: Luxon moved the time forward by the gap's length. Walk minute by minute to the gap's end.
-  const base = DateTime.fromObject({ ...wanted, hour: 0, minute: 0 }, { zone: 'UTC' });
+  const base = DateTime.fromObject({ ...wanted, hour: 0, minute: 0 }, inZone('UTC'));
   for (let m = wanted.hour * 60 + wanted.minute + 1; m < 24 * 60; m++) {
-    const wall = base.plus({ minutes: m });
+    const wall = DateTime.fromMillis(base.toMillis() + m * 60_000, inZone('UTC'));
     const candidate = DateTime.fromObject(
       { year: wall.year, month: wall.month, day: wall.day, hour: wall.hour, minute: wall.minute },
-      { zone },
+      inZone(zone),
     );
     if (shows(candidate, { ...wanted, hour: wall.hour, minute: wall.minute })) return earliest(candidate);
   }

@@ -12,6 +12,9 @@ import { IANAZone } from 'luxon';
  */
 export function canonicalZone(value: string): string | null {
   const zone = value.trim();
+  // What Intl answers for any spelling of UTC, without asking it: its first use loads ICU (~8 MiB
+  // resident; issue 26), which a server whose accounts all keep UTC, the default, never needs otherwise.
+  if (zone.toLowerCase() === 'utc') return 'UTC';
   // Only IANA names: Intl also takes offsets such as "+05:00", which have no DST rules to follow.
   if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(zone) || !IANAZone.isValidZone(zone)) return null;
   let resolved: string;

@@ -1,4 +1,5 @@
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 import { TidingsError } from '../errors.js';
 
 /**
@@ -18,6 +19,18 @@ export type Filter = (text: string) => boolean;
 type Term = Filter;
 
 const MAX_FILTER_LENGTH = 2000;
+
+let re2: typeof RE2JS | undefined;
+
+/**
+ * RE2, loaded by the first regular expression a filter has (issue 26): most filters have none, and a
+ * server whose feeds have no filter never pays for it. Required, not imported, since compiling is
+ * synchronous; the package's CommonJS build is the same code as its ES module.
+ */
+function re2js(): typeof RE2JS {
+  re2 ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS;
+  return re2;
+}
 
 /** How much of an item filters look at: the title's first characters, then the summary's. */
 export const FILTER_TITLE_CHARS = 300;
@@ -50,7 +63,8 @@ function compileTerm(term: string): Term {
     // Always case-insensitive, and always by code point: the i and u flags are accepted and change nothing.
     let regex: RE2JS;
     try {
-      regex = RE2JS.compile(re[1] ?? '', RE2JS.CASE_INSENSITIVE);
+      const engine = re2js();
+      regex = engine.compile(re[1] ?? '', engine.CASE_INSENSITIVE);
     } catch (err) {
       const reason = unsupportedSyntax(re[1] ?? '') ?? parserReason(err);
       throw new TidingsError(

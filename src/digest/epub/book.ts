@@ -2,6 +2,9 @@ import { createHash } from 'node:crypto';
 import { RESURFACED_TITLE } from '../render/resurfaced.js';
 import type { DigestView } from '../view.js';
 
+/** An EPUB file's media type: its zip's first entry, and the Content-Type it is sent with. */
+export const EPUB_MEDIA_TYPE = 'application/epub+zip';
+
 /*
  * What goes into a digest's EPUB, resolved from its view and the pages read for it (load.ts): a cover,
  * then one section per group of the digest (own links, top stories, each feed…, and "From your reading
@@ -61,9 +64,6 @@ export interface Book {
   counts: { items: number; entries: number; articles: number };
   sections: BookSection[];
 }
-
-/** The file's media type (its `mimetype` entry, the download's Content-Type). */
-export const EPUB_MEDIA_TYPE = 'application/epub+zip';
 
 /** The language of the book's own text (its headings and cover): the app's. */
 export const BOOK_LANGUAGE = 'en';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import iconv from 'iconv-lite';
 import { isTidingsError } from '../../errors.js';
-import { MAX_OPML_BYTES, type OpmlFeed, generateOpml, parseOpml, parseOpmlList } from './opml.js';
+import { MAX_OPML_BYTES, type OpmlFeed, generateOpml } from './opml.js';
+import { parseOpml, parseOpmlList } from './opmlRead.js';
 
 const opml = (body: string, head = '<head><title>Subscriptions</title></head>'): string =>
   `<?xml version="1.0" encoding="UTF-8"?>\n<opml version="2.0">${head}<body>${body}</body></opml>\n`;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TidingsError } from '../../errors.js';
-import { parseOpml } from './opml.js';
+import { parseOpml } from './opmlRead.js';
 import { readOpml } from './opmlThread.js';
 
 /** Reading an OPML file in a thread of its own: the same outlines as parseOpml, or the same refusals. */

@@ -1,7 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { TidingsError } from '../../errors.js';
 import { checkOutlineCount } from './limits.js';
-import { type OpmlOutline, parseOpmlList } from './opml.js';
+import type { OpmlOutline } from './opml.js';
+import { parseOpmlList } from './opmlRead.js';
 import type { OpmlJob, OpmlMessage } from './opmlThread.js';
 
 /**
