@@ -2,7 +2,8 @@ import { open } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { operatorAccount } from '../accounts/authorize.js';
 import { isTidingsError } from '../errors.js';
-import { type ImportCounts, countsWords, importReadingList } from '../imports/importLinks.js';
+import { type ImportCounts, countsWords } from '../imports/counts.js';
+import { importReadingList } from '../imports/importLinks.js';
 import { IMPORT_FORMATS, type ImportFormat, checkFileSize } from '../imports/record.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
 

@@ -2,27 +2,9 @@ import type { AccountId } from '../lib/authorized.js';
 import { type Store, now } from '../store/db.js';
 import { insertReadingItems, mergeIntoKnownRow, readingItemsByKey } from '../store/readingList.js';
 import { type CleanLink, mergeIntoKnown, sameMerge } from './merge.js';
-import { type PreparedImport, prepareImport } from './prepare.js';
-import { type BadRow, IMPORT_LIMITS, type ImportFormat } from './record.js';
-
-/** What an import did, as the CLI prints it and the web shows it. */
-export interface ImportCounts {
-  format: ImportFormat;
-  /** Links the file lists, bad ones included. */
-  rows: number;
-  /** New items of the reading list. */
-  imported: number;
-  /** Links the account had already: merged into its item (tags joined, the earliest date). */
-  merged: number;
-  /** Further copies of a link within the file (merged into its first). */
-  duplicates: number;
-  /** Rows that could not be read or whose URL is not http(s); a few of them with where and why. */
-  bad: number;
-  badExamples: BadRow[];
-}
-
-/** Keys handled per transaction (and per message from the import thread). */
-export const IMPORT_BATCH = 500;
+import { IMPORT_BATCH, type ImportCounts, importCounts } from './counts.js';
+import { prepareImport } from './prepare.js';
+import type { ImportFormat } from './record.js';
 
 /**
  * Imports an export file into the account's reading list (docs/reading-list.md), in this thread: what
@@ -54,20 +36,6 @@ export async function importReadingList(
   }
   return importCounts(prepared, written);
 }
-
-/** The counts of an import, from its file read and what was written. */
-export const importCounts = (
-  prepared: Omit<PreparedImport, 'links'>,
-  written: { imported: number; merged: number },
-): ImportCounts => ({
-  format: prepared.format,
-  rows: prepared.rows,
-  imported: written.imported,
-  merged: written.merged,
-  duplicates: prepared.duplicates,
-  bad: prepared.bad.length,
-  badExamples: prepared.bad.slice(0, IMPORT_LIMITS.badExamples),
-});
 
 /**
  * One batch of a prepared file written in one transaction: links the account does not have are added,
@@ -107,13 +75,4 @@ export async function writeImportBatch(
     }
     return { imported: fresh.length, merged };
   });
-}
-
-/** The counts in words, as the CLI prints them and the web app shows them. */
-export function countsWords(c: ImportCounts): string {
-  const more = c.bad > c.badExamples.length ? ` (the first ${c.badExamples.length} below)` : '';
-  return (
-    `Imported ${c.imported} links from a ${c.format} export of ${c.rows} rows into the reading list: ` +
-    `${c.merged} already there (merged), ${c.duplicates} duplicates within the file, ${c.bad} bad rows skipped${c.bad > 0 ? more : ''}.`
-  );
 }

@@ -3,9 +3,13 @@ import { type ErrorKind, TidingsError } from '../errors.js';
 import type { AccountId } from '../lib/authorized.js';
 import { startThread } from '../lib/threads.js';
 import { type Store, now } from '../store/db.js';
-import { IMPORT_BATCH, type ImportCounts, writeImportBatch } from './importLinks.js';
+import { lazy } from '../lib/lazy.js';
+import { IMPORT_BATCH, type ImportCounts } from './counts.js';
 import type { CleanLink } from './merge.js';
 import type { ImportFormat } from './record.js';
+
+/** The writer (and the merge and sanitiser it brings), loaded by the first upload: none at idle (issue 26). */
+const importLinks = lazy(() => import('./importLinks.js'));
 
 /** What the import thread says (imports/importWorker.ts). */
 export type FromImportThread =
@@ -129,6 +133,7 @@ export class ImportThreads {
         worker.postMessage({ batch: IMPORT_BATCH } satisfies ToImportThread);
         const batch = await thread.next();
         if (batch.kind !== 'batch') throw new Error(`the import thread said ${batch.kind}, not a batch`);
+        const { writeImportBatch } = await importLinks();
         const done = await writeImportBatch(store, accountId, msg.counts.format, batch.links, at);
         written.imported += done.imported;
         written.merged += done.merged;

@@ -1,7 +1,7 @@
 import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isTidingsError } from '../errors.js';
-import { importCounts } from './importLinks.js';
+import { importCounts } from './counts.js';
 import { type PreparedImport, prepareImport } from './prepare.js';
 import type { ImportFormat } from './record.js';
 import type { FromImportThread, ToImportThread } from './importThread.js';

@@ -8,7 +8,7 @@ import {
 } from '../../../accounts/readingList.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import { TidingsError } from '../../../errors.js';
-import { type ImportCounts } from '../../../imports/importLinks.js';
+import type { ImportCounts } from '../../../imports/counts.js';
 import { IMPORT_FORMATS, IMPORT_LIMITS, type ImportFormat } from '../../../imports/record.js';
 import { foldWhitespace } from '../../../lib/text.js';
 import {

@@ -1,5 +1,5 @@
 import type { ReadingListFilter, ReadingListView, ReadingListed } from '../../../accounts/readingList.js';
-import { type ImportCounts, countsWords } from '../../../imports/importLinks.js';
+import { type ImportCounts, countsWords } from '../../../imports/counts.js';
 import { IMPORT_FORMATS, IMPORT_LIMITS } from '../../../imports/record.js';
 import { domainOf } from '../../../lib/url.js';
 import { type SafeHtml, html, safeHref } from '../html.js';
