@@ -13,7 +13,7 @@
  *   and indexes, one transaction per batch); on PostgreSQL bench/floor-server-pg.ts (pg, one statement per
  *   batch, on a fresh database of its own that `tidings account create` migrated to Tidings' schema, so
  *   that its NOTIFYs reach no Tidings process);
- * - Tidings itself (built, `node dist/cli/main.js serve`, default log level, logs to /dev/null, no
+ * - Tidings itself (built, `node dist/app/main.js serve`, default log level, logs to /dev/null, no
  *   in-process workers: TIDINGS_WORKER=false) on a fresh SQLite file or a fresh PostgreSQL database
  *   (bench/processes.ts freshDatabase, dropped afterwards).
  * Runs alternate ceiling / minimal / Tidings for several rounds after a warm-up of each; printed are req/s,

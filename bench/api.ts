@@ -1,5 +1,5 @@
 /**
- * API benchmark: `npm run bench:api`. Tidings (built, `node dist/cli/main.js serve`, default log level,
+ * API benchmark: `npm run bench:api`. Tidings (built, `node dist/app/main.js serve`, default log level,
  * logs to /dev/null, TIDINGS_WORKER=false: targets.ts serveEnv says why) against a bare node:http
  * "ceiling" that answers the same bytes, on SQLite and PostgreSQL, alternating ceiling / Tidings runs for
  * several rounds. Prints req/s, p99 and the ratio to the ceiling (medians of the rounds) and exits 1 when

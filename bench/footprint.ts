@@ -2,7 +2,7 @@
  * bench:footprint: what an idle `tidings serve` costs to start and to keep, against a bare Node.js process
  * in the same run, and what it takes while it polls many feeds (issue 26).
  *
- * 1. Start-up: `node dist/cli/main.js serve` on a fresh SQLite data directory, BENCH_STARTS times (each
+ * 1. Start-up: `node dist/app/main.js serve` on a fresh SQLite data directory, BENCH_STARTS times (each
  *    its own directory); the time from spawn to the first 200 from /healthz (polled every 10 ms).
  * 2. Idle: the first of those servers is left running, untouched, beside a bare `node -e` process spawned
  *    at the same moment; the resident size (VmRSS, /proc/PID/status) of both 60 s after their spawn.

@@ -12,7 +12,8 @@ import { distinctSaves } from './posts.js';
 import { type Cleanup, firstLine, freePort, runCommand, waitUntilReady } from './processes.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+/** The process users run (package.json bin, npm start, the image, the units): the bundle. */
+export const CLI = join(ROOT, 'dist', 'app', 'main.js');
 const CEILING = join(ROOT, 'bench', 'ceiling.ts');
 /** The GET account's queue: GET A answers these many items. */
 export const SEED_ITEMS = 100;

@@ -158,7 +158,7 @@ export async function testComposeStack(t: ComposeTest): Promise<void> {
     'exec',
     `${project}_web-1_1`,
     'node',
-    '/app/dist/cli/main.js',
+    '/app/dist/app/main.js',
     'account',
     'set',
     '--account',

@@ -6,6 +6,8 @@ import { fileURLToPath } from 'node:url';
 
 /** The built CLI that the process-level tests run (npm test builds it first). */
 export const DIST_MAIN = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+/** The bundle users run (package.json bin; scripts/bundle.mjs). */
+export const APP_MAIN = fileURLToPath(new URL('../../dist/app/main.js', import.meta.url));
 
 export function assertBuilt(): void {
   if (!existsSync(DIST_MAIN)) {
@@ -61,9 +63,10 @@ export function runCli(
   vars: Record<string, string>,
   timeoutMs = 20_000,
   input?: string,
+  main: string = DIST_MAIN,
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [DIST_MAIN, ...args], {
+    const child = spawn(process.execPath, [main, ...args], {
       env: childEnv(vars),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -127,6 +130,8 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Called with all of stderr so far whenever more arrives, before "listening" too. */
   onStderr?: (stderr: string) => void;
+  /** The entry run: the compiled CLI (default) or APP_MAIN. */
+  main?: string;
 }
 
 /** Spawns `tidings serve` on a free port and resolves once it logs "listening". */
@@ -164,7 +169,7 @@ function startCli(
   vars: Record<string, string>,
   opts: StartOptions,
 ): Promise<CliProcess> {
-  const child = spawn(process.execPath, [DIST_MAIN, command], {
+  const child = spawn(process.execPath, [opts.main ?? DIST_MAIN, command], {
     env: childEnv({
       ...vars,
       DATABASE_URL: opts.databaseUrl,
