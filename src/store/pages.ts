@@ -1,4 +1,5 @@
 import { type Kysely, type Selectable, type Updateable, sql } from 'kysely';
+import { hostOf } from '../lib/url.js';
 import type { Engine } from './db.js';
 import type { Database, PageKind, PagesTable, Timestamp } from './schema.js';
 
@@ -40,18 +41,7 @@ export async function linkUnreadItems(
       .execute();
     if (items.length === 0) return 0;
     const byKey = new Map(items.map((i) => [i.url_key, i.url]));
-    await trx
-      .insertInto('pages')
-      .values(
-        [...byKey].map(([urlKey, url]) => ({
-          url,
-          url_key: urlKey,
-          next_attempt_at: input.now,
-          created_at: input.now,
-        })),
-      )
-      .onConflict((oc) => oc.column('url_key').doNothing())
-      .execute();
+    await insertMissingPages(trx, byKey, input.now, false);
     // A page only the reading list wanted so far is read at the queue's speed from now on.
     await trx
       .updateTable('pages')
@@ -246,3 +236,29 @@ export async function nextPageDueAt(db: Kysely<Database>): Promise<Timestamp | n
 }
 
 // ---- End of the page reader's functions. ----
+
+/**
+ * The page of each URL (`byKey`: url_key → url) that has none yet, due at once: one page per url_key,
+ * shared by the queue's items and the reading list's. `paced`: wanted only by the reading list so far
+ * (articles/pacedReader.ts reads it, the queue's reader leaves it alone; migration 0033).
+ */
+export async function insertMissingPages(
+  db: Kysely<Database>,
+  byKey: ReadonlyMap<string, string>,
+  now: Timestamp,
+  paced: boolean,
+): Promise<void> {
+  await db
+    .insertInto('pages')
+    .values(
+      [...byKey].map(([urlKey, url]) => ({
+        url,
+        url_key: urlKey,
+        next_attempt_at: now,
+        created_at: now,
+        ...(paced ? { paced: 1, host: hostOf(url) } : {}),
+      })),
+    )
+    .onConflict((oc) => oc.column('url_key').doNothing())
+    .execute();
+}

@@ -1,6 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import { hostOf } from '../lib/url.js';
-import type { PageRow } from './pages.js';
+import { type PageRow, insertMissingPages } from './pages.js';
 import type { Database, Timestamp } from './schema.js';
 
 /**
@@ -30,20 +29,7 @@ export async function linkReadingItems(
       .execute();
     if (items.length === 0) return 0;
     const byKey = new Map(items.map((i) => [i.url_key, i.url]));
-    await trx
-      .insertInto('pages')
-      .values(
-        [...byKey].map(([urlKey, url]) => ({
-          url,
-          url_key: urlKey,
-          next_attempt_at: input.now,
-          created_at: input.now,
-          paced: 1,
-          host: hostOf(url),
-        })),
-      )
-      .onConflict((oc) => oc.column('url_key').doNothing())
-      .execute();
+    await insertMissingPages(trx, byKey, input.now, true);
     await trx
       .updateTable('reading_list')
       .set((eb) => ({
