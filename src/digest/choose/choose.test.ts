@@ -137,6 +137,22 @@ test('one story, one entry: the same page under a ?ref=rss link, and a saved lin
   );
 });
 
+test('two outlets’ short headlines of one announcement are one entry among a busy day’s (issue 33)', () => {
+  const busy = Array.from({ length: 60 }, (_, i) => feedItem(200 + (i % 6)));
+  const first = feedItem(210, { title: 'Corvane unveils new chip plan' });
+  const second = feedItem(211, { title: 'Corvane’s chip plan: what we know' });
+  const choice = choose([...busy, first, second]);
+  const shown = entries(choice.placed).filter((p) => /Corvane/.test(p.item.title));
+  assert.equal(shown.length, 1, 'one entry, not two');
+  const lead = choice.placed.indexOf(shown[0] as Placed);
+  const also = choice.placed.filter((p) => p.storyOf === lead);
+  assert.deepEqual(
+    also.map((p) => [p.item.title, p.shown]),
+    [[shown[0]?.item === first ? second.title : first.title, true]],
+    'the other outlet is named on its "Also in:" line',
+  );
+});
+
 test('top stories: stories two or more feeds carry open the feed part, most sources first, at most five', () => {
   const headlines = [
     ['Storm Ilse floods Hamburg harbour district', 'Hamburg harbour district flooded as Storm Ilse hits'],

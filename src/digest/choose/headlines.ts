@@ -28,7 +28,8 @@ import { stopwords as swedishStops } from '@orama/stopwords/swedish';
  * or at least MIN_SHARED significant words in common that make up at least MIN_OVERLAP of the shorter one's
  * (NewsBlur asks 0.6; 0.5 joined the different wordings of one story in bench:digest-quality with no more
  * false matches among the corpora's real headlines: npm run conformance:stories),
- * each having at least MIN_WORDS.
+ * each having at least MIN_WORDS; a shorter headline, of MIN_SHARED words or more, only when the two also
+ * share a name and are not two numbers of a series (shortEnough, issue 33).
  * A significant word is a word of the headline that is not a stop word of its language, stemmed in that
  * language (Snowball stemmers and stop-word lists from @orama/stemmers and @orama/stopwords). A headline's
  * language is the supported one whose stop words it uses most (English when none): headlines are too
@@ -38,8 +39,9 @@ import { stopwords as swedishStops } from '@orama/stopwords/swedish';
 /** Significant words two headlines must share, at least. */
 export const MIN_SHARED = 3;
 /**
- * Significant words each headline needs for its words to be compared (NewsBlur's FUZZY_MIN_WORDS): short
- * templated titles ("Episode 12 notes", "Quiet 3 post 1") share three words without telling one story.
+ * Significant words each headline needs for its words alone to join it (NewsBlur's FUZZY_MIN_WORDS): short
+ * templated titles ("Episode 12 show notes", "Episode 13 show notes") share three words without telling one
+ * story. A shorter headline needs more (shortEnough).
  */
 export const MIN_WORDS = 5;
 /** Of the shorter headline's significant words, the share that must be in the other. */
@@ -239,7 +241,7 @@ export const ALONE: Rarity = { word: () => true, name: () => true };
 export function sameStory(a: Headline, b: Headline, rare: Rarity = ALONE): boolean {
   if (a.normalised !== '' && a.normalised === b.normalised) return true;
   const [small, large] = a.words.size <= b.words.size ? [a.words, b.words] : [b.words, a.words];
-  if (small.size < MIN_WORDS) return false;
+  if (small.size < MIN_SHARED || (small.size < MIN_WORDS && !shortEnough(a, b))) return false;
   let shared = 0;
   let rareShared = false;
   for (const w of small) {
@@ -254,4 +256,26 @@ export function sameStory(a: Headline, b: Headline, rare: Rarity = ALONE): boole
   shared += acronyms;
   rareShared ||= acronyms > 0;
   return rareShared && shared >= MIN_SHARED && shared / small.size >= MIN_OVERLAP;
+}
+
+/**
+ * Whether a headline of fewer than MIN_WORDS significant words may be joined by its words (issue 33): two
+ * outlets' short headlines of one announcement ("Corvane unveils new chip plan" / "Corvane's chip plan:
+ * what we know") share three words and the name of who made it. NewsBlur counts "what" and "know" as
+ * words (its stop list is some seventy function words), so it compares these two; our stop lists are
+ * fuller (180 English words), and the second has four. Short headlines say little, so two of them must
+ * also share a name (a capitalised word or a number: who or what the story is about), and must not be two
+ * numbers of a series: each with a number the other lacks ("Episode 12 show notes" / "Episode 13 show
+ * notes").
+ */
+function shortEnough(a: Headline, b: Headline): boolean {
+  let sharedName = false;
+  for (const name of a.names) sharedName ||= b.names.has(name);
+  return sharedName && !(numberOnlyIn(a, b) && numberOnlyIn(b, a));
+}
+
+/** Whether `h` names a number that `other` does not. */
+function numberOnlyIn(h: Headline, other: Headline): boolean {
+  for (const name of h.names) if (/\p{N}/u.test(name) && !other.names.has(name)) return true;
+  return false;
 }
