@@ -84,6 +84,18 @@ test('names shared: a story told by two sites, but not two release notes that op
     'a version is one word, not its digits',
   );
   assert.ok(
+    names('Lindholm: Corvane Europe shuts everything down', 'Corvane closes its factory in Lindholm'),
+    'a colon ends a name: "Lindholm" and "Corvane Europe" are two (issue 33)',
+  );
+  assert.deepEqual([...headlineOf('Lindholm: Corvane Europe shuts everything down').acronyms], []);
+  assert.deepEqual(headlineOf('Lindholm: Corvane Europe shuts everything down').entities, [
+    ['lindholm'],
+    ['corvane', 'europe'],
+  ]);
+  assert.deepEqual(headlineOf('British-Airways-Kunden betroffen').entities, [
+    ['british', 'airways', 'kunden'],
+  ]);
+  assert.ok(
     names(
       'Hackers stole data of 185,000 more British Airways customers',
       'British Airways says 185,000 more customers hit',

@@ -105,10 +105,25 @@ const WORD = /[\p{L}\p{N}]+(?:[.,]\p{N}+)*(?:['’][\p{L}]+)?/gu;
 /** Longest headline read: past it a headline is a summary, not a title. */
 const MAX_HEADLINE = 400;
 
-/** The words of a headline without accents (é → e) and possessive endings, as written. */
-function rawWordsOf(title: string): string[] {
+/** What keeps two words of a name together: a space, or a hyphen between them ("British-Airways-Kunden"). */
+const JOINING = /^(?:\s*|[-‐‑])$/u;
+
+/**
+ * The words of a headline without accents (é → e) and possessive endings, as written; and for each word,
+ * whether punctuation sets it apart from the one before ("Augsburg: Fujitsu", "Kunden (BA)", "news – Apple"):
+ * no name runs across it (issue 33).
+ */
+function rawWordsOf(title: string): { raw: string[]; apart: boolean[] } {
   const folded = title.slice(0, MAX_HEADLINE).normalize('NFKD').replace(/\p{M}/gu, '');
-  return (folded.match(WORD) ?? []).map((w) => w.replace(/['’]s$/u, '').replace(/['’]/gu, ''));
+  const raw: string[] = [];
+  const apart: boolean[] = [];
+  let end = 0;
+  for (const match of folded.matchAll(WORD)) {
+    apart.push(raw.length > 0 && !JOINING.test(folded.slice(end, match.index)));
+    end = match.index + match[0].length;
+    raw.push(match[0].replace(/['’]s$/u, '').replace(/['’]/gu, ''));
+  }
+  return { raw, apart };
 }
 
 /** A name: a capitalised word or acronym ("Quebec", "ISRO"), or one with a digit ("7", "2026"). */
@@ -130,7 +145,7 @@ function languageOf(words: readonly string[]): Language {
 
 /** A headline as story matching reads it. */
 export function headlineOf(title: string): Headline {
-  const raw = rawWordsOf(title);
+  const { raw, apart } = rawWordsOf(title);
   const words = raw.map((w) => w.toLowerCase());
   const language = languageOf(words);
   const significant = new Set<string>();
@@ -139,7 +154,7 @@ export function headlineOf(title: string): Headline {
   let entity: string[] = [];
   words.forEach((w, i) => {
     const name = isName(raw[i] ?? '') && !language.stops.has(w);
-    if (!name && entity.length > 0) {
+    if ((!name || apart[i] === true) && entity.length > 0) {
       entities.push(entity);
       entity = [];
     }
@@ -154,7 +169,7 @@ export function headlineOf(title: string): Headline {
   });
   if (entity.length > 0) entities.push(entity);
   // "Reserve Bank of Australia" is also "RBA": a run of capitalised words gives its initials.
-  const acronyms = new Set(acronymsOf(raw, language));
+  const acronyms = new Set(acronymsOf(raw, apart, language));
   // A headline's first word is capitalised by its place: "Quebec braces…" names Quebec, "Fix the linter…"
   // names nothing. Kept as a name (the other headline may carry it mid-sentence), but marked.
   const first = raw[0] ?? '';
@@ -163,15 +178,19 @@ export function headlineOf(title: string): Headline {
   return { normalised: words.join(' '), words: significant, names, entities, acronyms, initial };
 }
 
-/** The initials of each run of two or more capitalised words (stop words inside a run skipped), lower case. */
-function acronymsOf(raw: readonly string[], language: Language): string[] {
+/**
+ * The initials of each run of two or more capitalised words (stop words inside a run skipped; punctuation
+ * ends one), lower case.
+ */
+function acronymsOf(raw: readonly string[], apart: readonly boolean[], language: Language): string[] {
   const found: string[] = [];
   let run = '';
   const close = (): void => {
     if (run.length >= 3) found.push(run);
     run = '';
   };
-  for (const word of raw) {
+  for (const [i, word] of raw.entries()) {
+    if (apart[i] === true) close();
     if (/^\p{Lu}\p{Ll}/u.test(word)) run += word.charAt(0).toLowerCase();
     // A run is of three letters or more ("Max Planck" is a name, not "MP").
     else if (!(run !== '' && language.stops.has(word.toLowerCase()))) close();
