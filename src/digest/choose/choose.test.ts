@@ -213,6 +213,52 @@ test('a story an earlier digest delivered is not shown again as new; old items a
   assert.equal(choice.placed.length, 3, 'all three leave the queue with this digest');
 });
 
+test('each waiting item’s headline is read once a build, whatever its story (issue 33)', () => {
+  // Stories of two feeds, items alone, a saved link, and a story an earlier digest delivered.
+  const waiting = [
+    feedItem(1, { title: 'Corvane unveils new chip plan' }),
+    feedItem(2, { title: 'Corvane’s chip plan: what we know' }),
+    feedItem(3, { title: 'Parliament passes the new data protection law' }),
+    ...Array.from({ length: 20 }, (_, i) => feedItem(4 + (i % 5))),
+    savedItem({ title: 'My own link' }),
+  ];
+  // The title is read through a getter that counts: parsing a headline reads it.
+  const reads = new Map<number, number>();
+  for (const item of waiting) {
+    const title = item.title;
+    Object.defineProperty(item, 'title', {
+      get: () => {
+        reads.set(item.id, (reads.get(item.id) ?? 0) + 1);
+        return title;
+      },
+    });
+  }
+  const delivered = [
+    {
+      digestId: 7,
+      url: 'https://b.example/law',
+      title: 'New data protection law passes parliament',
+      canonicalUrl: null,
+      at: Date.parse(hoursAgo(20)),
+    },
+  ];
+  const choice = choose(waiting, { delivered });
+  const byChoice = waiting.map((i) => [i.id, reads.get(i.id) ?? 0]);
+  assert.deepEqual(
+    byChoice.filter(([, n]) => n !== 1),
+    [],
+    'every title read once by the choice: [item, reads] of the others',
+  );
+  assert.equal(choice.placed.length, waiting.length);
+  assert.equal(choice.placed.find((p) => /Parliament/.test(p.item.title))?.seenIn, 7);
+  const corvane = choice.placed.filter((p) => /Corvane/.test(p.item.title));
+  assert.deepEqual(
+    corvane.map((p) => p.storyOf === null),
+    [true, false],
+    'one story: matching had the headlines',
+  );
+});
+
 test('an upgraded backlog of thousands becomes one calm digest', () => {
   const backlog = Array.from({ length: 3000 }, (_, i) =>
     feedItem(1 + (i % 60), { published_at: hoursAgo(2 + (i % 240)), created_at: hoursAgo(1 + (i % 240)) }),
