@@ -10,9 +10,12 @@ import { runCli } from './run.js';
 /**
  * Bidi controls (U+202E and the rest) never reach a title or a name as it is stored or shown (issue 25,
  * F7): a saved link's title, a feed's title and its items' titles lose them on the way in, and the CLI's
- * feed list drops them from what was stored before.
+ * feed list drops them from what was stored before. The marks (LRM, RLM, ALM), which right-to-left
+ * titles use, are kept (issue 33).
  */
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+const BIDI = /[\u202a-\u202e\u2066-\u2069]/;
+/** A Persian headline that ends with an RLM, which keeps its "?" with the right-to-left words. */
+const PERSIAN = '\u0686\u0647 \u062e\u0628\u0631\u061f\u200f';
 
 await describeEachEngine('bidi controls in titles', (ctx) => {
   let server: FeedServer;
@@ -53,22 +56,25 @@ await describeEachEngine('bidi controls in titles', (ctx) => {
     const rows = await queueRows(ctx.store(), id);
     assert.deepEqual(
       rows.map((r) => r.title),
-      ['Invoice gnp.exe for you'],
+      ['Invoice gnp.exe for you\u200F'],
     );
   });
 
   test("a feed's title and its items' titles lose them; the CLI's list never prints one", async () => {
     const feed = serveFeed(server, '/bidi.xml', {
       title: 'News \u202Ewen\u202C\u061C',
-      items: [{ link: 'https://bidi.example/item', title: 'Item \u202Edrowssap', published: hoursAgo(1) }],
+      items: [
+        { link: 'https://bidi.example/item', title: 'Item \u202Edrowssap', published: hoursAgo(2) },
+        { link: 'https://bidi.example/fa', title: `\u2067${PERSIAN}\u2069`, published: hoursAgo(1) },
+      ],
     });
     const { id } = await newAccount(ctx.store());
     await cli('feed', 'add', '--account', String(id), feed.url);
-    assert.equal((await feedByUrl(ctx.store().db, feed.url))?.title, 'News wen');
-    assert.deepEqual(
-      (await queueRows(ctx.store(), id)).map((r) => r.title),
-      ['Item drowssap'],
-    );
+    assert.equal((await feedByUrl(ctx.store().db, feed.url))?.title, 'News wen\u061C');
+    assert.deepEqual((await queueRows(ctx.store(), id)).map((r) => r.title).sort(), [
+      'Item drowssap',
+      PERSIAN,
+    ]);
 
     // A name stored before this rule existed is still printed without its controls.
     await ctx

@@ -37,7 +37,7 @@ test('foldWhitespace drops control characters and folds whitespace', () => {
 });
 
 test('folding and withoutBidiControls drop every bidi control, and nothing else', () => {
-  const controls = '\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069';
+  const controls = '\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069';
   for (const c of controls) {
     assert.equal(foldWhitespace(`a${c}b ${c} c`), 'ab c', `U+${c.codePointAt(0)?.toString(16)}`);
     assert.equal(htmlToText(`<b>a</b>${c}b`), 'ab');
@@ -49,6 +49,24 @@ test('folding and withoutBidiControls drop every bidi control, and nothing else'
     '\u{1F469}\u200d\u{1F4BB} x \u0627\u0644',
   );
   assert.equal(withoutBidiControls('exe.\u202egnp'), 'exe.gnp');
+});
+
+test('the bidi marks (LRM, RLM, ALM) are kept: right-to-left titles use them (issue 33)', () => {
+  // A Hebrew headline whose "!" the RLM keeps on the left of the last word, as the writer placed it.
+  const hebrew = '\u05e9\u05dc\u05d5\u05dd \u05e2\u05d5\u05dc\u05dd!\u200f';
+  for (const mark of ['\u200e', '\u200f', '\u061c']) {
+    assert.equal(
+      foldWhitespace(`a${mark}b ${mark} c`),
+      `a${mark}b ${mark} c`,
+      `U+${mark.codePointAt(0)?.toString(16)}`,
+    );
+    assert.equal(htmlToText(`<b>a</b>${mark}b`), `a${mark}b`);
+    assert.equal(withoutBidiControls(`a${mark}b  c`), `a${mark}b  c`);
+  }
+  assert.equal(foldWhitespace(`  ${hebrew}\n`), hebrew);
+  assert.equal(htmlToText('testing &lrm; entity &rlm;&#x61C;'), 'testing \u200e entity \u200f\u061c');
+  // Beside an override, the override goes and the mark stays.
+  assert.equal(withoutBidiControls('\u202eabc\u202c\u200f'), 'abc\u200f');
 });
 
 test('truncate cuts at a word near the limit, never inside a surrogate pair', () => {

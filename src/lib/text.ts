@@ -7,7 +7,7 @@ import { isBidiControl } from './bidi.js';
  * whitespace other than the space (the rest of JavaScript's `\s`). Every match is one character long. */
 const FOLD_START =
   // eslint-disable-next-line no-control-regex
-  /[\u0000-\u001f\u007f-\u00a0\u061c\u1680\u2000-\u200a\u200e\u200f\u2028-\u202f\u205f\u2066-\u2069\u3000\ufeff]/g;
+  /[\u0000-\u001f\u007f-\u00a0\u1680\u2000-\u200a\u2028-\u202f\u205f\u2066-\u2069\u3000\ufeff]/g;
 
 const VISIBLE = 0;
 const WHITESPACE = 1;

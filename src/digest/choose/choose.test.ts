@@ -137,6 +137,22 @@ test('one story, one entry: the same page under a ?ref=rss link, and a saved lin
   );
 });
 
+test('two outlets’ short headlines of one announcement are one entry among a busy day’s (issue 33)', () => {
+  const busy = Array.from({ length: 60 }, (_, i) => feedItem(200 + (i % 6)));
+  const first = feedItem(210, { title: 'Corvane unveils new chip plan' });
+  const second = feedItem(211, { title: 'Corvane’s chip plan: what we know' });
+  const choice = choose([...busy, first, second]);
+  const shown = entries(choice.placed).filter((p) => /Corvane/.test(p.item.title));
+  assert.equal(shown.length, 1, 'one entry, not two');
+  const lead = choice.placed.indexOf(shown[0] as Placed);
+  const also = choice.placed.filter((p) => p.storyOf === lead);
+  assert.deepEqual(
+    also.map((p) => [p.item.title, p.shown]),
+    [[shown[0]?.item === first ? second.title : first.title, true]],
+    'the other outlet is named on its "Also in:" line',
+  );
+});
+
 test('top stories: stories two or more feeds carry open the feed part, most sources first, at most five', () => {
   const headlines = [
     ['Storm Ilse floods Hamburg harbour district', 'Hamburg harbour district flooded as Storm Ilse hits'],
@@ -195,6 +211,52 @@ test('a story an earlier digest delivered is not shown again as new; old items a
   assert.equal(byTitle.get(fresh.title)?.shown, true);
   assert.equal(byTitle.get(stale.title)?.shown, false, 'published nine days ago: counted, not shown');
   assert.equal(choice.placed.length, 3, 'all three leave the queue with this digest');
+});
+
+test('each waiting item’s headline is read once a build, whatever its story (issue 33)', () => {
+  // Stories of two feeds, items alone, a saved link, and a story an earlier digest delivered.
+  const waiting = [
+    feedItem(1, { title: 'Corvane unveils new chip plan' }),
+    feedItem(2, { title: 'Corvane’s chip plan: what we know' }),
+    feedItem(3, { title: 'Parliament passes the new data protection law' }),
+    ...Array.from({ length: 20 }, (_, i) => feedItem(4 + (i % 5))),
+    savedItem({ title: 'My own link' }),
+  ];
+  // The title is read through a getter that counts: parsing a headline reads it.
+  const reads = new Map<number, number>();
+  for (const item of waiting) {
+    const title = item.title;
+    Object.defineProperty(item, 'title', {
+      get: () => {
+        reads.set(item.id, (reads.get(item.id) ?? 0) + 1);
+        return title;
+      },
+    });
+  }
+  const delivered = [
+    {
+      digestId: 7,
+      url: 'https://b.example/law',
+      title: 'New data protection law passes parliament',
+      canonicalUrl: null,
+      at: Date.parse(hoursAgo(20)),
+    },
+  ];
+  const choice = choose(waiting, { delivered });
+  const byChoice = waiting.map((i) => [i.id, reads.get(i.id) ?? 0]);
+  assert.deepEqual(
+    byChoice.filter(([, n]) => n !== 1),
+    [],
+    'every title read once by the choice: [item, reads] of the others',
+  );
+  assert.equal(choice.placed.length, waiting.length);
+  assert.equal(choice.placed.find((p) => /Parliament/.test(p.item.title))?.seenIn, 7);
+  const corvane = choice.placed.filter((p) => /Corvane/.test(p.item.title));
+  assert.deepEqual(
+    corvane.map((p) => p.storyOf === null),
+    [true, false],
+    'one story: matching had the headlines',
+  );
 });
 
 test('an upgraded backlog of thousands becomes one calm digest', () => {

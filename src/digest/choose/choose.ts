@@ -96,15 +96,21 @@ export function chooseDigest(input: ChooseInput): Choice {
   const taken = [...saved, ...input.waiting.filter((i) => i.source !== 'api')];
   const previous = input.previousAt === null ? NaN : Date.parse(input.previousAt);
   const freshSince = Math.min(now - FRESH_MS, Number.isNaN(previous) ? Infinity : previous - FRESH_SLACK_MS);
-  const stories = storiesOfItems(taken, now);
+  // Each item as story matching reads it, its headline parsed once for the whole build (issue 33).
+  const storyItems = new Map(taken.map((i) => [i, storyItemOf(i, now)]));
+  const stories = storiesOfItems(taken, storyItems, now);
   const delivered = deliveredIndex(input.delivered);
-  const rare = rarityOf([...delivered.map((d) => d.headline), ...taken.map((i) => headlineOf(i.title))]);
+  const rare = rarityOf([
+    ...delivered.map((d) => d.headline),
+    ...[...storyItems.values()].map((i) => i.headline),
+  ]);
   for (const story of stories) {
     story.fresh = story.members.some((m) => m.source === 'api' || timeOf(m, now) >= freshSince);
     if (story.lead.source === 'api') continue;
     // Delivered before when any of its items was: coverage of one story grows over the days.
     for (const m of story.members) {
-      const seen = deliveredBefore(storyItemOf(m, now), delivered, rare);
+      const item = storyItems.get(m);
+      const seen = item === undefined ? null : deliveredBefore(item, delivered, rare);
       if (seen !== null && (story.seenIn === null || seen > story.seenIn)) story.seenIn = seen;
     }
   }
@@ -172,7 +178,7 @@ export function chooseDigest(input: ChooseInput): Choice {
 function storyItemOf(item: WaitingItem, now: number): StoryItem {
   return {
     url: item.url,
-    title: item.title,
+    headline: headlineOf(item.title),
     feedId: item.source === 'api' ? null : item.feed_id,
     saved: item.source === 'api',
     canonicalUrl: item.canonical_url,
@@ -182,8 +188,12 @@ function storyItemOf(item: WaitingItem, now: number): StoryItem {
 }
 
 /** The taken items as stories, in the order of their first item. */
-function storiesOfItems(taken: readonly WaitingItem[], now: number): Story[] {
-  const roots = storiesOf(taken.map((i) => storyItemOf(i, now)));
+function storiesOfItems(
+  taken: readonly WaitingItem[],
+  storyItems: ReadonlyMap<WaitingItem, StoryItem>,
+  now: number,
+): Story[] {
+  const roots = storiesOf(taken.flatMap((i) => storyItems.get(i) ?? []));
   const byRoot = new Map<number, WaitingItem[]>();
   taken.forEach((item, i) => {
     const root = roots[i] ?? i;

@@ -39,6 +39,18 @@ test('different stories do not match, even on the same subject', () => {
   assert.ok(!same('Live: election results', 'Live: football results'), 'fewer than three significant words');
 });
 
+test('short headlines of one announcement match: three words and a name in common (issue 33)', () => {
+  // Two outlets, one organisation's announcement; the second headline has four significant words.
+  assert.ok(same('Corvane unveils new chip plan', "Corvane's chip plan: what we know"));
+  assert.ok(same('Fujitsu to close Augsburg plant', 'Fujitsu closes its Augsburg plant'));
+  // Numbers of a series share their other words: each has a number the other lacks.
+  assert.ok(!same('Episode 12 show notes', 'Episode 13 show notes'));
+  // Without a name in common, three words of a short headline tell no story apart.
+  assert.ok(!same('weekly reading list notes', 'notes on my reading list'));
+  // Three words of four, but not the name: two companies' news.
+  assert.ok(!same('Corvane chip plan delayed', 'Halvard chip plan delayed'));
+});
+
 test('one page under several links: tracking and referral parameters, www., a trailing slash', () => {
   const key = pageKeyOf('https://news.example/story/42');
   assert.equal(pageKeyOf('http://www.news.example/story/42/?ref=rss'), key);
@@ -71,6 +83,18 @@ test('names shared: a story told by two sites, but not two release notes that op
     ),
     'a version is one word, not its digits',
   );
+  assert.ok(
+    names('Lindholm: Corvane Europe shuts everything down', 'Corvane closes its factory in Lindholm'),
+    'a colon ends a name: "Lindholm" and "Corvane Europe" are two (issue 33)',
+  );
+  assert.deepEqual([...headlineOf('Lindholm: Corvane Europe shuts everything down').acronyms], []);
+  assert.deepEqual(headlineOf('Lindholm: Corvane Europe shuts everything down').entities, [
+    ['lindholm'],
+    ['corvane', 'europe'],
+  ]);
+  assert.deepEqual(headlineOf('British-Airways-Kunden betroffen').entities, [
+    ['british', 'airways', 'kunden'],
+  ]);
   assert.ok(
     names(
       'Hackers stole data of 185,000 more British Airways customers',

@@ -28,7 +28,8 @@ import { stopwords as swedishStops } from '@orama/stopwords/swedish';
  * or at least MIN_SHARED significant words in common that make up at least MIN_OVERLAP of the shorter one's
  * (NewsBlur asks 0.6; 0.5 joined the different wordings of one story in bench:digest-quality with no more
  * false matches among the corpora's real headlines: npm run conformance:stories),
- * each having at least MIN_WORDS.
+ * each having at least MIN_WORDS; a shorter headline, of MIN_SHARED words or more, only when the two also
+ * share a name and are not two numbers of a series (shortEnough, issue 33).
  * A significant word is a word of the headline that is not a stop word of its language, stemmed in that
  * language (Snowball stemmers and stop-word lists from @orama/stemmers and @orama/stopwords). A headline's
  * language is the supported one whose stop words it uses most (English when none): headlines are too
@@ -38,8 +39,9 @@ import { stopwords as swedishStops } from '@orama/stopwords/swedish';
 /** Significant words two headlines must share, at least. */
 export const MIN_SHARED = 3;
 /**
- * Significant words each headline needs for its words to be compared (NewsBlur's FUZZY_MIN_WORDS): short
- * templated titles ("Episode 12 notes", "Quiet 3 post 1") share three words without telling one story.
+ * Significant words each headline needs for its words alone to join it (NewsBlur's FUZZY_MIN_WORDS): short
+ * templated titles ("Episode 12 show notes", "Episode 13 show notes") share three words without telling one
+ * story. A shorter headline needs more (shortEnough).
  */
 export const MIN_WORDS = 5;
 /** Of the shorter headline's significant words, the share that must be in the other. */
@@ -103,10 +105,25 @@ const WORD = /[\p{L}\p{N}]+(?:[.,]\p{N}+)*(?:['’][\p{L}]+)?/gu;
 /** Longest headline read: past it a headline is a summary, not a title. */
 const MAX_HEADLINE = 400;
 
-/** The words of a headline without accents (é → e) and possessive endings, as written. */
-function rawWordsOf(title: string): string[] {
+/** What keeps two words of a name together: a space, or a hyphen between them ("British-Airways-Kunden"). */
+const JOINING = /^(?:\s*|[-‐‑])$/u;
+
+/**
+ * The words of a headline without accents (é → e) and possessive endings, as written; and for each word,
+ * whether punctuation sets it apart from the one before ("Augsburg: Fujitsu", "Kunden (BA)", "news – Apple"):
+ * no name runs across it (issue 33).
+ */
+function rawWordsOf(title: string): { raw: string[]; apart: boolean[] } {
   const folded = title.slice(0, MAX_HEADLINE).normalize('NFKD').replace(/\p{M}/gu, '');
-  return (folded.match(WORD) ?? []).map((w) => w.replace(/['’]s$/u, '').replace(/['’]/gu, ''));
+  const raw: string[] = [];
+  const apart: boolean[] = [];
+  let end = 0;
+  for (const match of folded.matchAll(WORD)) {
+    apart.push(raw.length > 0 && !JOINING.test(folded.slice(end, match.index)));
+    end = match.index + match[0].length;
+    raw.push(match[0].replace(/['’]s$/u, '').replace(/['’]/gu, ''));
+  }
+  return { raw, apart };
 }
 
 /** A name: a capitalised word or acronym ("Quebec", "ISRO"), or one with a digit ("7", "2026"). */
@@ -128,7 +145,7 @@ function languageOf(words: readonly string[]): Language {
 
 /** A headline as story matching reads it. */
 export function headlineOf(title: string): Headline {
-  const raw = rawWordsOf(title);
+  const { raw, apart } = rawWordsOf(title);
   const words = raw.map((w) => w.toLowerCase());
   const language = languageOf(words);
   const significant = new Set<string>();
@@ -137,7 +154,7 @@ export function headlineOf(title: string): Headline {
   let entity: string[] = [];
   words.forEach((w, i) => {
     const name = isName(raw[i] ?? '') && !language.stops.has(w);
-    if (!name && entity.length > 0) {
+    if ((!name || apart[i] === true) && entity.length > 0) {
       entities.push(entity);
       entity = [];
     }
@@ -152,7 +169,7 @@ export function headlineOf(title: string): Headline {
   });
   if (entity.length > 0) entities.push(entity);
   // "Reserve Bank of Australia" is also "RBA": a run of capitalised words gives its initials.
-  const acronyms = new Set(acronymsOf(raw, language));
+  const acronyms = new Set(acronymsOf(raw, apart, language));
   // A headline's first word is capitalised by its place: "Quebec braces…" names Quebec, "Fix the linter…"
   // names nothing. Kept as a name (the other headline may carry it mid-sentence), but marked.
   const first = raw[0] ?? '';
@@ -161,15 +178,19 @@ export function headlineOf(title: string): Headline {
   return { normalised: words.join(' '), words: significant, names, entities, acronyms, initial };
 }
 
-/** The initials of each run of two or more capitalised words (stop words inside a run skipped), lower case. */
-function acronymsOf(raw: readonly string[], language: Language): string[] {
+/**
+ * The initials of each run of two or more capitalised words (stop words inside a run skipped; punctuation
+ * ends one), lower case.
+ */
+function acronymsOf(raw: readonly string[], apart: readonly boolean[], language: Language): string[] {
   const found: string[] = [];
   let run = '';
   const close = (): void => {
     if (run.length >= 3) found.push(run);
     run = '';
   };
-  for (const word of raw) {
+  for (const [i, word] of raw.entries()) {
+    if (apart[i] === true) close();
     if (/^\p{Lu}\p{Ll}/u.test(word)) run += word.charAt(0).toLowerCase();
     // A run is of three letters or more ("Max Planck" is a name, not "MP").
     else if (!(run !== '' && language.stops.has(word.toLowerCase()))) close();
@@ -239,7 +260,7 @@ export const ALONE: Rarity = { word: () => true, name: () => true };
 export function sameStory(a: Headline, b: Headline, rare: Rarity = ALONE): boolean {
   if (a.normalised !== '' && a.normalised === b.normalised) return true;
   const [small, large] = a.words.size <= b.words.size ? [a.words, b.words] : [b.words, a.words];
-  if (small.size < MIN_WORDS) return false;
+  if (small.size < MIN_SHARED || (small.size < MIN_WORDS && !shortEnough(a, b))) return false;
   let shared = 0;
   let rareShared = false;
   for (const w of small) {
@@ -254,4 +275,26 @@ export function sameStory(a: Headline, b: Headline, rare: Rarity = ALONE): boole
   shared += acronyms;
   rareShared ||= acronyms > 0;
   return rareShared && shared >= MIN_SHARED && shared / small.size >= MIN_OVERLAP;
+}
+
+/**
+ * Whether a headline of fewer than MIN_WORDS significant words may be joined by its words (issue 33): two
+ * outlets' short headlines of one announcement ("Corvane unveils new chip plan" / "Corvane's chip plan:
+ * what we know") share three words and the name of who made it. NewsBlur counts "what" and "know" as
+ * words (its stop list is some seventy function words), so it compares these two; our stop lists are
+ * fuller (180 English words), and the second has four. Short headlines say little, so two of them must
+ * also share a name (a capitalised word or a number: who or what the story is about), and must not be two
+ * numbers of a series: each with a number the other lacks ("Episode 12 show notes" / "Episode 13 show
+ * notes").
+ */
+function shortEnough(a: Headline, b: Headline): boolean {
+  let sharedName = false;
+  for (const name of a.names) sharedName ||= b.names.has(name);
+  return sharedName && !(numberOnlyIn(a, b) && numberOnlyIn(b, a));
+}
+
+/** Whether `h` names a number that `other` does not. */
+function numberOnlyIn(h: Headline, other: Headline): boolean {
+  for (const name of h.names) if (/\p{N}/u.test(name) && !other.names.has(name)) return true;
+  return false;
 }

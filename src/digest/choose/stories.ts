@@ -18,7 +18,8 @@ export const STORY_WINDOW_MS = 48 * 60 * 60 * 1000;
 /** What story matching needs of an item. */
 export interface StoryItem {
   url: string;
-  title: string;
+  /** Its title as story matching reads it (headlines.ts headlineOf), parsed once by the caller. */
+  headline: Headline;
   /** null for the reader's own links. */
   feedId: number | null;
   saved: boolean;
@@ -110,7 +111,7 @@ export function storiesOf(items: readonly StoryItem[]): number[] {
       else sets.union(first, i);
     }
   });
-  const headlines: Headline[] = items.map((item) => headlineOf(item.title));
+  const headlines: Headline[] = items.map((item) => item.headline);
   const rare = rarityOf(headlines);
   // The same agency text in two feeds' summaries within the window, under headlines that share words of
   // their own: one story (text alone may be boilerplate that several sites carry).
@@ -178,7 +179,7 @@ export function deliveredBefore(
   rare: Rarity,
 ): number | null {
   const keys = pageKeysOf(item);
-  const headline = headlineOf(item.title);
+  const headline = item.headline;
   let found: number | null = null;
   for (const d of delivered) {
     const same =
