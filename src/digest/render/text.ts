@@ -43,7 +43,10 @@ export function renderText(view: DigestView): string {
     if (group.actions !== null) {
       out.push(`  Fewer from this feed: ${group.actions.fewer}`);
       out.push(`  More from this feed: ${group.actions.more}`);
-      out.push(`  Mute for a week: ${group.actions.mute}`, '');
+      if ('unmute' in group.actions) {
+        const until = group.muted === null ? '' : ` (muted until ${group.muted.label})`;
+        out.push(`  Unmute${until}: ${group.actions.unmute}`, '');
+      } else out.push(`  Mute for a week: ${group.actions.mute}`, '');
     }
   }
   out.push(
