@@ -10,8 +10,9 @@ import {
   perDigestColumn,
 } from '../lib/digestShare.js';
 import { checkItem, enqueue } from '../queue/enqueue.js';
+import { zoneOrUtc } from '../digest/zone.js';
 import { checkUrl } from '../queue/url.js';
-import { lockQueue } from '../store/accounts.js';
+import { accountById, lockQueue } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { type ActionItem, digestFeedOfAction, digestItemOfAction } from '../store/digestActionTokens.js';
 import { transaction } from '../store/precompiled.js';
@@ -23,8 +24,8 @@ import { type DigestShare, shareOf } from './digestShare.js';
 /**
  * The actions of a digest's private links (digest/actionTokens.ts), as the account sees them: keep an item
  * for tomorrow (queued again as the reader's own link), fewer or more from a feed (one step of
- * lib/digestShare.ts), mute a feed for a week. A token authorises exactly these, on the items of its
- * digest and their feeds; each can be undone from its page. The action page uses nothing else.
+ * lib/digestShare.ts), mute a feed for a week, unmute it. A token authorises exactly these, on the items of
+ * its digest and their feeds; each can be undone from its page. The action page uses nothing else.
  */
 
 /** What a presented action token opens: an account and one of its digests. */
@@ -39,21 +40,37 @@ export async function digestActionReader(store: Store, presented: string): Promi
   return found === null ? null : { accountId: grantAccount(found.accountId), digestId: found.digestId };
 }
 
-/** What an action's page says it will do (or that it cannot: the feed is no longer followed). */
+/** The zone the account reads times in (its digests' and its e-mails'), for the action's page. */
+export async function readerZone(store: Store, reader: ActionReader): Promise<string> {
+  const account = await accountById(store.db, reader.accountId);
+  return zoneOrUtc(account?.timezone ?? 'UTC');
+}
+
+/**
+ * What an action's page says it will do (or that it cannot: the feed is no longer followed). A share's
+ * `mutedUntil` is null when the feed is not muted now.
+ */
 export type ActionPreview =
   | { kind: 'keep'; title: string; url: string; queued: boolean }
   | { kind: 'fewer' | 'more'; feedName: string; share: DigestShare; next: PerDigest }
   | { kind: 'mute'; feedName: string; share: DigestShare; until: string }
+  | { kind: 'unmute'; feedName: string; share: DigestShare }
   | { kind: 'unfollowed'; feedName: string };
 
-/** How to undo what an action did: the page's Undo button sends it back. */
+/**
+ * How to undo what an action did: the page's Undo button sends it back. An unmute's undo mutes the feed
+ * again until the time it was muted until (`remute`).
+ */
 export type Undo =
-  { kind: 'keep'; queueItemId: number } | { kind: 'share'; previous: PerDigestChoice } | { kind: 'unmute' };
+  | { kind: 'keep'; queueItemId: number }
+  | { kind: 'share'; previous: PerDigestChoice }
+  | { kind: 'unmute' }
+  | { kind: 'remute'; until: string };
 
 /** What an action did, and how to undo it (null: nothing changed, nothing to undo). */
 export type ActionDone =
   | { kind: 'keep'; title: string; url: string; added: boolean; undo: Undo | null }
-  | { kind: 'fewer' | 'more' | 'mute'; feedName: string; share: DigestShare; undo: Undo | null }
+  | { kind: 'fewer' | 'more' | 'mute' | 'unmute'; feedName: string; share: DigestShare; undo: Undo | null }
   | { kind: 'unfollowed'; feedName: string };
 
 /** What the page describes an action with; null when the item or feed is not one of the digest's. */
@@ -77,14 +94,16 @@ export async function describeAction(
     const until = new Date(now.getTime() + MUTE_MS).toISOString();
     return { kind: 'mute', feedName: feed.name, share: mutedShare(share, now), until };
   }
+  if (action.kind === 'unmute') return { kind: 'unmute', feedName: feed.name, share: mutedShare(share, now) };
   const next = action.kind === 'fewer' ? fewer(share.perDigest) : more(share.perDigest);
   return { kind: action.kind, feedName: feed.name, share: mutedShare(share, now), next };
 }
 
 /**
  * Does it: keep queues the item as the reader's own link (a link already waiting stays as it is); fewer
- * and more move the feed's share one step; mute sets it muted for a week from `now`. Null when the item
- * or feed is not the digest's. A full queue is refused with its TidingsError (queue_full), nothing written.
+ * and more move the feed's share one step; mute sets it muted for a week from `now`; unmute ends a mute
+ * (a feed not muted stays as it is, with nothing to undo). Null when the item or feed is not the digest's.
+ * A full queue is refused with its TidingsError (queue_full), nothing written.
  */
 export async function performAction(
   store: Store,
@@ -105,6 +124,20 @@ export async function performAction(
     const row = await updateSubscriptionShare(store.db, reader.accountId, sub.id, { mutedUntil: until });
     if (row === null) return { kind: 'unfollowed', feedName: feed.name };
     return { kind: 'mute', feedName: feed.name, share: shareOf(row), undo: { kind: 'unmute' } };
+  }
+  if (action.kind === 'unmute') {
+    const until = sub.muted_until;
+    if (until === null || !mutedAt(until, options.now)) {
+      return {
+        kind: 'unmute',
+        feedName: feed.name,
+        share: mutedShare(shareOf(sub), options.now),
+        undo: null,
+      };
+    }
+    const row = await updateSubscriptionShare(store.db, reader.accountId, sub.id, { mutedUntil: null });
+    if (row === null) return { kind: 'unfollowed', feedName: feed.name };
+    return { kind: 'unmute', feedName: feed.name, share: shareOf(row), undo: { kind: 'remute', until } };
   }
   // One step from the share as it is when written: the write names the value it steps from, and when
   // another change came between (a second click), the share is read again and the step taken from there.
@@ -142,8 +175,9 @@ const MAX_STEP_ROUNDS = 20;
 
 /**
  * Undoes what performAction did: takes the kept link out of the queue if it is still waiting (false: it
- * has gone into a digest, or was removed), puts the feed's share back, or unmutes it. Null when the item
- * or feed is not the digest's, or the undo is not this action's.
+ * has gone into a digest, or was removed), puts the feed's share back, unmutes it, or mutes it again until
+ * the time it was muted until (false once that time has passed; never later than a week from `now`, the
+ * longest mute there is). Null when the item or feed is not the digest's, or the undo is not this action's.
  */
 export async function undoAction(
   store: Store,
@@ -159,19 +193,34 @@ export async function undoAction(
     const preview = await describeAction(store, reader, action, now);
     return preview === null ? null : { undone, preview };
   }
-  const wanted = action.kind === 'mute' ? 'unmute' : 'share';
+  const wanted = action.kind === 'mute' ? 'unmute' : action.kind === 'unmute' ? 'remute' : 'share';
   if (undo.kind !== wanted) return null;
   const feed = await feedOf(store, reader, action.feedId);
   if (feed === null) return null;
   let undone = false;
-  if (feed.subscription !== null) {
-    const change =
-      undo.kind === 'share' ? { perDigest: perDigestColumn(undo.previous) } : { mutedUntil: null };
+  const change =
+    undo.kind === 'share'
+      ? { perDigest: perDigestColumn(undo.previous) }
+      : undo.kind === 'remute'
+        ? remuteUntil(undo.until, now)
+        : { mutedUntil: null };
+  if (feed.subscription !== null && change !== null) {
     undone =
       (await updateSubscriptionShare(store.db, reader.accountId, feed.subscription.id, change)) !== null;
   }
   const preview = await describeAction(store, reader, action, now);
   return preview === null ? null : { undone, preview };
+}
+
+/**
+ * The mute an unmute's undo puts back: until the time given, when that is still to come and no later than
+ * a week from now (the form is the reader's to change: it sets no longer mute than Mute does); else null.
+ */
+function remuteUntil(until: string, now: Date): { mutedUntil: string } | null {
+  const at = Date.parse(until);
+  if (!/^\d{4}-\d\d-\d\dT/.test(until) || Number.isNaN(at)) return null;
+  if (at <= now.getTime() || at > now.getTime() + MUTE_MS) return null;
+  return { mutedUntil: new Date(at).toISOString() };
 }
 
 /** A share as the page shows it: a mute that has ended is none. */

@@ -1,6 +1,6 @@
 import { type DigestEpub, type EpubOptions, digestEpub } from '../digest/epub/load.js';
 import { ATOM_ENTRY_ITEMS, EMAIL_ITEMS } from '../digest/limits.js';
-import { type LoadedDigest, loadDigest, loadLatestDigests } from '../digest/load.js';
+import { type LoadedDigest, loadClaimedDigests, loadDigest, loadLatestDigests } from '../digest/load.js';
 import { digestTokenOf } from '../digest/token.js';
 import { localDateOf } from '../digest/schedule.js';
 import { digestLinks } from '../digest/view.js';
@@ -101,8 +101,10 @@ export async function digestToRead(
   digestId: number,
   page: number,
   baseUrl: string,
+  now: Date,
 ): Promise<LoadedDigest | null> {
-  const loaded = await loadDigest(store.db, accountId, digestId, baseUrl, { page });
+  // Its feeds' mutes as they are now: opened from its email, a muted feed's group offers Unmute.
+  const loaded = await loadDigest(store.db, accountId, digestId, baseUrl, { page }, { now });
   if (loaded === null) return null;
   // Its web page leads on to the digests built before and after it, by the same token.
   const { previous, next } = await neighbourDigestIds(store.db, accountId, loaded.digest);
@@ -113,8 +115,9 @@ export async function digestToRead(
 }
 
 /**
- * Any account's digest as its email shows it (its first EMAIL_ITEMS items), named by its id alone (the
- * operator's `digest show`); null when there is none.
+ * Any account's digest as its email shows it (the email's view: its entries, each feed's "+N more from"
+ * line; the caller cuts it to the email's size), named by its id alone (the operator's `digest show`);
+ * null when there is none.
  */
 export async function anyDigestToRead(
   store: Store,
@@ -122,13 +125,14 @@ export async function anyDigestToRead(
   baseUrl: string,
 ): Promise<LoadedDigest | null> {
   const accountId = await accountIdOfDigest(store.db, digestId);
-  if (accountId === null) return null;
-  return loadDigest(store.db, accountId, digestId, baseUrl, { first: EMAIL_ITEMS });
+  const digest = accountId === null ? null : await digestById(store.db, accountId, digestId);
+  if (digest === null) return null;
+  return (await loadClaimedDigests(store.db, [digest], baseUrl, EMAIL_ITEMS)).get(digestId) ?? null;
 }
 
 /**
- * The account's latest `limit` digests for its Atom feed, each with its first ATOM_ENTRY_ITEMS items; null
- * when it no longer exists.
+ * The account's latest `limit` digests for its Atom feed, each with its email's view (a digest built before
+ * migration 0025: its first ATOM_ENTRY_ITEMS items); null when it no longer exists.
  */
 export async function digestFeed(
   store: Store,

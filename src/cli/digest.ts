@@ -3,7 +3,7 @@ import { DateTime } from 'luxon';
 import { type BuildOutcome, buildDigestNow } from '../digest/build.js';
 import { type DeliveryOutcome, deliverDueDigests } from '../digest/deliver.js';
 import { digestDeps } from '../digest/deps.js';
-import { renderEmailHtml } from '../digest/render/html.js';
+import { fitEmail } from '../digest/render/fit.js';
 import { renderText } from '../digest/render/text.js';
 import { runDigestPass } from '../digest/worker.js';
 import { createLogger } from '../logger.js';
@@ -220,7 +220,7 @@ function deliveryText(d: Digest): string {
 function showCommand(digest: Command, io: Io): void {
   digest
     .command('show')
-    .description('print a digest as its email shows it')
+    .description("print a digest as its email shows it (its entries, cut to the email's size)")
     .argument('<id>', 'digest ID (see digest list)')
     .option('--format <format>', 'text or html', 'text')
     .action(async (id: string, opts: { format: string }) => {
@@ -231,7 +231,9 @@ function showCommand(digest: Command, io: Io): void {
       await withStore(io, async (store, config) => {
         const loaded = await anyDigestToRead(store, digestId, config.baseUrl);
         if (loaded === null) throw new UsageError(`no digest ${digestId}`);
-        io.out((opts.format === 'html' ? renderEmailHtml(loaded.view) : renderText(loaded.view)).trimEnd());
+        // Cut to the email's size as the email is (render/fit.ts): the same entries, the same closing line.
+        const { view, html } = fitEmail(loaded.view);
+        io.out((opts.format === 'html' ? html : renderText(view)).trimEnd());
       });
     });
 }

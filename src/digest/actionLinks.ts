@@ -3,7 +3,8 @@ import type { DigestView } from './view.js';
 
 /**
  * A view with the private links of its actions (issue 24): "Keep for tomorrow" on every item the view
- * knows the id of, "Fewer from this feed", "More…", "Mute for a week" under every feed's group, and
+ * knows the id of, "Fewer from this feed", "More…", "Mute for a week" (or "Unmute", for a feed muted when
+ * the view was read) under every feed's group, and
  * "Archive" and "Keep for tomorrow" on every item of "From your reading list". The
  * token is one email's, from actionTokens.ts; the email's links to its web page carry it on, and the page
  * (http/digests.ts, `&action_token=`, which the logs redact) shows the same links when the token is that digest's. Without one the view
@@ -41,7 +42,10 @@ export function withActionLinks(view: DigestView, baseUrl: string, token: string
           : {
               fewer: actionUrl(baseUrl, token, { kind: 'fewer', feedId: g.feedId }),
               more: actionUrl(baseUrl, token, { kind: 'more', feedId: g.feedId }),
-              mute: actionUrl(baseUrl, token, { kind: 'mute', feedId: g.feedId }),
+              // A feed muted when the view was read offers to end it, not to mute it again.
+              ...(g.muted === null
+                ? { mute: actionUrl(baseUrl, token, { kind: 'mute', feedId: g.feedId }) }
+                : { unmute: actionUrl(baseUrl, token, { kind: 'unmute', feedId: g.feedId }) }),
             },
     })),
   };

@@ -6,7 +6,7 @@ import { TOKEN_LIFETIME_MS } from './unsubscribe.js';
 
 /*
  * The private links of a digest's actions (issue 24): per item "Keep for tomorrow", per feed "Fewer from
- * this feed", "More from this feed" and "Mute for a week", per reading-list item of its "From your reading
+ * this feed", "More from this feed" and "Mute for a week" (or "Unmute"), per reading-list item of its "From your reading
  * list" section "Archive" and "Keep for tomorrow" (issue 27), at `${baseUrl}/digest-actions/TOKEN?do=…`. The
  * one-click unsubscribe model (digest/unsubscribe.ts): a token of 256 random bits (43 characters of
  * base64url) made afresh for each email (or each web rendering of a digest for a signed-in reader), only
@@ -18,7 +18,7 @@ import { TOKEN_LIFETIME_MS } from './unsubscribe.js';
 
 /** What a link does: keep one of the digest's items for tomorrow, or change the share of one of its feeds. */
 export type DigestAction =
-  { kind: 'keep'; itemId: number } | { kind: 'fewer' | 'more' | 'mute'; feedId: number };
+  { kind: 'keep'; itemId: number } | { kind: 'fewer' | 'more' | 'mute' | 'unmute'; feedId: number };
 
 /**
  * What a link of the "From your reading list" section does (digest/resurface.ts): archive one of the

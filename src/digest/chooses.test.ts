@@ -134,11 +134,11 @@ await describeEachEngine('the digest that chooses', (ctx) => {
     const text = mail.text ?? '';
     const lines = text.split('\n');
     assert.ok(
-      lines.some((l) => l.startsWith('Also in: Quiet 3 <https://mine.example/article?ref=rss>')),
+      lines.some((l) => l.startsWith('  Also in: Quiet 3 <https://mine.example/article?ref=rss>')),
       text,
     );
     assert.ok(
-      lines.some((l) => l.startsWith('Also in: Quiet 2 <https://quiet2.example/volcano>')),
+      lines.some((l) => l.startsWith('  Also in: Quiet 2 <https://quiet2.example/volcano>')),
       text,
     );
     assert.ok(

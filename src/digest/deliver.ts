@@ -133,8 +133,8 @@ async function deliverClaimed(
 }
 
 async function prepare(deps: DigestDeps, digests: readonly Digest[]): Promise<Map<number, Prepared>> {
-  const loaded = await loadClaimedDigests(deps.store.db, digests, deps.baseUrl, EMAIL_ITEMS);
   const now = deps.now();
+  const loaded = await loadClaimedDigests(deps.store.db, digests, deps.baseUrl, EMAIL_ITEMS, { now });
   const emailed = digests.filter((d) => {
     const account = loaded.get(d.id)?.account;
     return account?.email != null && account.email_enabled && !emailPaused(account, now);

@@ -43,10 +43,13 @@ export function laidOutGroups(
 ): DigestGroup[] {
   const groups = new Map<string, GroupShell>();
   const entries = new Map<number, DigestItemView>();
-  const groupOf = (key: string, shell: () => Omit<GroupShell, 'items' | 'more' | 'actions'>): GroupShell => {
+  const groupOf = (
+    key: string,
+    shell: () => Omit<GroupShell, 'items' | 'more' | 'actions' | 'muted'>,
+  ): GroupShell => {
     let g = groups.get(key);
     if (g === undefined) {
-      g = { ...shell(), items: [], more: null, actions: null };
+      g = { ...shell(), items: [], more: null, actions: null, muted: null };
       groups.set(key, g);
     }
     return g;
@@ -83,6 +86,7 @@ export function laidOutGroups(
       items: g.items,
       more: g.more,
       actions: g.actions,
+      muted: g.muted,
     }));
 }
 
@@ -112,10 +116,11 @@ export function legacyGroups(rows: readonly LaidOutRow[]): DigestGroup[] {
       items: g.rows.sort(newestFirst).map((r) => r.item),
       more: null,
       actions: null,
+      muted: null,
     }));
   return saved.length > 0
     ? [
-        { kind: 'saved', title: 'Saved', feedId: null, items: saved, more: null, actions: null },
+        { kind: 'saved', title: 'Saved', feedId: null, items: saved, more: null, actions: null, muted: null },
         ...feedGroups,
       ]
     : feedGroups;

@@ -1,16 +1,13 @@
 import type { Kysely } from 'kysely';
+import { mutedAt } from '../lib/digestShare.js';
 import { type Account, accountById, accountsByIds } from '../store/accounts.js';
-import {
-  type DigestItem,
-  digestItemsRange,
-  firstDigestItems,
-  shownItemsOfDigests,
-} from '../store/digestItems.js';
+import { digestItemsRange, shownItemsOfDigests } from '../store/digestItems.js';
 import { type Digest, digestById, digestsPage } from '../store/digests.js';
 import { pageCardsByIds } from '../store/pageReads.js';
 import { offeredOfDigests } from '../store/readingListOffers.js';
 import type { Database } from '../store/schema.js';
-import { DIGEST_PAGE_ITEMS } from './limits.js';
+import { mutesOfAccounts } from '../store/subscriptionMutes.js';
+import { DIGEST_PAGE_ITEMS, EMAIL_ROWS } from './limits.js';
 import { digestTokenOf, digestTokensOf } from './token.js';
 import { type DigestTally, type DigestView, digestView } from './view.js';
 
@@ -28,16 +25,25 @@ export interface LoadedDigest {
   view: DigestView;
 }
 
-/** The part of a digest to read: a page of its web page (1-based), or its first items (email, `digest show`). */
+/** The part of a digest to read: a page of its web page (1-based), or its first items. */
 export type DigestPart = { page: number } | { first: number };
 
-/** Reads one of the account's digests and what its rendering needs; null when it has no such digest. */
+/** How a view is read: `now` reads the account's mutes as they are then (a muted feed offers Unmute). */
+export interface LoadOptions {
+  now?: Date;
+}
+
+/**
+ * Reads one of the account's digests and what its rendering needs (its web page: every item, shown or
+ * only counted by the email); null when it has no such digest.
+ */
 export async function loadDigest(
   db: Kysely<Database>,
   accountId: number,
   digestId: number,
   baseUrl: string,
   part: DigestPart,
+  options: LoadOptions = {},
 ): Promise<LoadedDigest | null> {
   const digest = await digestById(db, accountId, digestId);
   const account = digest === null ? null : await accountById(db, accountId);
@@ -57,21 +63,36 @@ export async function loadDigest(
   );
   const tally = tallyOfDigest(digest);
   const offset = range.from;
-  const view = digestView({ account, digest, items, baseUrl, token, pages, tally, offset, resurfaced });
+  const mutes = (await mutesAt(db, [accountId], options.now)).get(accountId);
+  const view = digestView({
+    account,
+    digest,
+    items,
+    baseUrl,
+    token,
+    pages,
+    tally,
+    offset,
+    resurfaced,
+    ...(mutes === undefined ? {} : { mutes }),
+  });
   return { digest, account, view };
 }
 
 /**
- * loadDigest for a batch of claimed digests (a worker's emails): each with what its email shows (the
- * entries and their other sources, and each feed's count of the rest; a digest built before migration 0025,
- * its first `first` items), in a handful of statements for the whole batch. A digest whose account is
- * gone is absent.
+ * The email's view of a batch of digests (a worker's emails; the Atom feed's entries, `digest show`, the
+ * EPUB: every rendering but the web page): each with what its email shows (the entries and their other
+ * sources, and each feed's count of the rest; a digest built before migration 0025, its first `first`
+ * items), in a handful of statements for the whole batch. At most EMAIL_ROWS shown items of a digest are
+ * read: its entries past them are counted in `view.cut`, as the ones a size cut leaves out (render/fit.ts).
+ * A digest whose account is gone is absent.
  */
 export async function loadClaimedDigests(
   db: Kysely<Database>,
   digests: readonly Digest[],
   baseUrl: string,
   first: number,
+  options: LoadOptions = {},
 ): Promise<Map<number, LoadedDigest>> {
   const accountIds = [...new Set(digests.map((d) => d.account_id))];
   const accounts = new Map((await accountsByIds(db, accountIds)).map((a) => [a.id, a]));
@@ -81,7 +102,9 @@ export async function loadClaimedDigests(
     accountIds,
     present.map((d) => d.id),
     first,
+    EMAIL_ROWS,
   );
+  const mutes = await mutesAt(db, accountIds, options.now);
   const tokens = await digestTokensOf(db, accountIds);
   const offered = await offeredOfDigests(
     db,
@@ -97,6 +120,7 @@ export async function loadClaimedDigests(
     const account = accounts.get(digest.account_id);
     if (account === undefined) continue;
     const { items, collapsed } = shown.get(digest.id) ?? { items: [], collapsed: [] };
+    const muted = mutes.get(digest.account_id);
     const view = digestView({
       account,
       digest,
@@ -108,15 +132,32 @@ export async function loadClaimedDigests(
       tally: tallyOfDigest(digest),
       offset: 0,
       resurfaced: offered.get(digest.id) ?? [],
+      ...(muted === undefined ? {} : { mutes: muted }),
     });
-    loaded.set(digest.id, { digest, account, view });
+    // Entries past the rows read: left out, as a size cut leaves them (the web page lists them).
+    const entries = view.groups.reduce((n, g) => n + g.items.length, 0);
+    const unread = digest.shown_count === null ? 0 : Math.max(0, digest.shown_count - entries);
+    loaded.set(digest.id, { digest, account, view: { ...view, cut: view.cut + unread } });
   }
   return loaded;
 }
 
+/** The accounts' feeds muted at `now` (feed id → until), by account; none without a clock. */
+async function mutesAt(
+  db: Kysely<Database>,
+  accountIds: readonly number[],
+  now: Date | undefined,
+): Promise<Map<number, Map<number, string>>> {
+  if (now === undefined) return new Map();
+  const all = await mutesOfAccounts(db, accountIds);
+  return new Map(
+    [...all].map(([id, feeds]) => [id, new Map([...feeds].filter(([, until]) => mutedAt(until, now)))]),
+  );
+}
+
 /**
- * The account's latest digests (at most `limit`, newest first), each with its view of its first
- * `itemsEach` items; null without the account.
+ * The account's latest digests (at most `limit`, newest first), each with its email's view (a digest
+ * built before migration 0025: its first `itemsEach` items); null without the account.
  */
 export async function loadLatestDigests(
   db: Kysely<Database>,
@@ -129,28 +170,14 @@ export async function loadLatestDigests(
   if (account === null) return null;
   const token = await digestTokenOf(db, accountId);
   const digests = await digestsPage(db, accountId, { offset: 0, limit });
-  const ids = digests.map((d) => d.id);
-  const items = await firstDigestItems(db, accountId, ids, itemsEach);
-  const offered = await offeredOfDigests(db, [accountId], ids);
-  const pages = await pageCardsByIds(db, [
-    ...[...items.values()].flatMap((list) => list.map((i) => i.page_id)),
-    ...[...offered.values()].flatMap((list) => list.map((i) => i.page_id)),
-  ]);
-  const view = (digest: Digest, rows: readonly DigestItem[]): DigestView =>
-    digestView({
-      account,
-      digest,
-      items: rows,
-      baseUrl,
-      token,
-      pages,
-      tally: tallyOfDigest(digest),
-      resurfaced: offered.get(digest.id) ?? [],
-    });
+  const loaded = await loadClaimedDigests(db, digests, baseUrl, itemsEach);
   return {
     account,
     token,
-    digests: digests.map((digest) => ({ digest, account, view: view(digest, items.get(digest.id) ?? []) })),
+    digests: digests.flatMap((d) => {
+      const one = loaded.get(d.id);
+      return one === undefined ? [] : [one];
+    }),
   };
 }
 

@@ -85,9 +85,16 @@ export interface DigestGroup {
   items: DigestItemView[];
   /** In an email: the feed's entries it only counts ("+N more from"), and where the web page lists them. */
   more: { count: number; href: string } | null;
-  /** The email's private links "Fewer from this feed", "More…", "Mute for a week"; null without them. */
-  actions: { fewer: string; more: string; mute: string } | null;
+  /**
+   * The email's private links "Fewer from this feed", "More…", and "Mute for a week", or "Unmute" for a
+   * feed muted when the view was read; null without them.
+   */
+  actions: GroupActions | null;
+  /** The feed is muted (subscriptions.muted_until): until when, ISO and as `timeLabel` in the reader's zone. */
+  muted: { until: string; label: string } | null;
 }
+
+export type GroupActions = { fewer: string; more: string } & ({ mute: string } | { unmute: string });
 
 export interface DigestItemView {
   /** Title as given (by the person or the feed); else the page's title; else the URL. */
@@ -226,6 +233,8 @@ export interface DigestViewInput {
   collapsed?: readonly CollapsedGroup[];
   /** The reading-list items the digest offered (store/readingListOffers.ts); none by default. */
   resurfaced?: readonly ResurfacedRow[];
+  /** The account's feeds muted when the view is read: feed id → muted until (ISO); none by default. */
+  mutes?: ReadonlyMap<number, string>;
 }
 
 export { EXCERPT_LIMIT, excerptOfText } from './excerpt.js';
@@ -269,13 +278,19 @@ export function digestView(input: DigestViewInput): DigestView {
   });
   const laidOut = input.items.some((r) => r.section !== null && r.section !== undefined);
   const pageOf = (position: number): number => Math.floor(position / DIGEST_PAGE_ITEMS) + 1;
-  const groups = laidOut
-    ? laidOutGroups(
-        rows,
-        input.collapsed ?? [],
-        (p) => `${digestPageUrl(links.web, pageOf(p))}#item-${p + 1}`,
-      )
-    : legacyGroups(rows);
+  const mutes = input.mutes ?? new Map<number, string>();
+  const groups = (
+    laidOut
+      ? laidOutGroups(
+          rows,
+          input.collapsed ?? [],
+          (p) => `${digestPageUrl(links.web, pageOf(p))}#item-${p + 1}`,
+        )
+      : legacyGroups(rows)
+  ).map((g) => {
+    const until = g.kind === 'feed' && g.feedId !== null ? mutes.get(g.feedId) : undefined;
+    return until === undefined ? g : { ...g, muted: { until, label: timeLabel(until, timezone) } };
+  });
   const tally = input.tally ?? tallyOf(input.items);
   const pages = Math.max(1, Math.ceil(tally.items / DIGEST_PAGE_ITEMS));
   const page = pageOf(offset);

@@ -22,7 +22,7 @@ import { type WebFallbacks, wantsPage } from './web/index.js';
  *   items a page (src/digest/limits.ts); a page that does not exist is a 404;
  * - `GET /digests/:id/epub?token=T`: the same digest as an EPUB 3 file (src/digest/epub/), a download;
  * - `GET /digests.atom?token=T`: the Atom feed of the account's latest FEED_DIGESTS digests, each entry
- *   with the first ATOM_ENTRY_ITEMS items of its digest.
+ *   the view its email shows, cut to ATOM_ENTRY_BYTES of HTML (src/digest/limits.ts) as the email is cut.
  *
  * A wrong, replaced or missing token, another account's digest and a digest that does not exist all get the
  * same 404 {code, message}: the answer never tells whether a digest exists. The token is a query parameter
@@ -30,10 +30,9 @@ import { type WebFallbacks, wantsPage } from './web/index.js';
  */
 
 /**
- * Digests in the Atom feed, newest first: three weeks of daily digests. Each entry carries at most the
- * first ATOM_ENTRY_ITEMS (100) items of its digest (about 40 KB of HTML for 50 items): 20 keep the feed
- * near 1 MB at 50 items a digest and about 1.8 MB at most, within the limits feed readers put on a
- * document; 30 of 100 items came to 2.4 MB.
+ * Digests in the Atom feed, newest first: three weeks of daily digests. Each entry carries its email's
+ * view, within ATOM_ENTRY_BYTES (100 KB) of HTML (about 40 KB for 50 entries): 20 keep the feed near
+ * 1 MB at 50 entries a digest and about 2 MB at most, within the limits feed readers put on a document.
  */
 export const FEED_DIGESTS = 20;
 
@@ -50,6 +49,7 @@ export const DIGEST_PAGE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 const HTML_TYPE = 'text/html; charset=utf-8';
+const wallClock = (): Date => new Date();
 const ATOM_TYPE = 'application/atom+xml; charset=utf-8';
 /** feedsmith's writer, loaded by the first request for a digest feed. */
 const atomWriter = lazy(() => import('../digest/render/atom.js'));
@@ -64,6 +64,8 @@ export interface DigestRoutesDeps {
   browserError?: WebFallbacks['errorPage'];
   /** Where EPUBs are made: the process's builds unless a test gives its own. */
   epubBuilds?: EpubBuilds;
+  /** The clock a page reads the feeds' mutes by (a muted feed's group offers Unmute); the system's by default. */
+  now?: () => Date;
 }
 
 export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDeps): void {
@@ -84,7 +86,7 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
       const loaded =
         accountId === null || digestId === null || page === null
           ? null
-          : await digestToRead(store, accountId, digestId, page, baseUrl);
+          : await digestToRead(store, accountId, digestId, page, baseUrl, (deps.now ?? wallClock)());
       if (loaded === null) {
         // A browser gets a page saying what happened (or, signed in, its own digest); others the JSON.
         if (deps.browserRefusal !== undefined && wantsPage(request))

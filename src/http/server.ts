@@ -172,6 +172,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
   registerDigestRoutes(app, {
     store: deps.store,
     baseUrl: deps.config.baseUrl,
+    ...(deps.now === undefined ? {} : { now: deps.now }),
     browserRefusal: webPages.digestLinkRefused,
     browserError: webPages.errorPage,
     ...(deps.epubBuilds === undefined ? {} : { epubBuilds: deps.epubBuilds }),

@@ -82,68 +82,49 @@ export async function digestItemsRange(
     .execute();
 }
 
-/** The first `count` items of each of several of the account's digests, by digest id, in digest order. */
-export async function firstDigestItems(
-  db: Kysely<Database>,
-  accountId: number,
-  digestIds: readonly number[],
-  count: number,
-): Promise<Map<number, DigestItem[]>> {
-  return firstItemsOfDigests(db, [accountId], digestIds, count);
-}
-
-/** firstDigestItems for the digests of several accounts (a batch of emails). */
-export async function firstItemsOfDigests(
-  db: Kysely<Database>,
-  accountIds: readonly number[],
-  digestIds: readonly number[],
-  count: number,
-): Promise<Map<number, DigestItem[]>> {
-  const byDigest = new Map<number, DigestItem[]>(digestIds.map((id) => [id, []]));
-  if (digestIds.length === 0 || accountIds.length === 0) return byDigest;
-  const rows = await db
-    .selectFrom('digest_items')
-    .innerJoin('digests', 'digests.id', 'digest_items.digest_id')
-    .selectAll('digest_items')
-    .where('digests.account_id', 'in', accountIds)
-    .where('digest_items.digest_id', 'in', digestIds)
-    .where('digest_items.position', '<', count)
-    .orderBy('digest_items.digest_id')
-    .orderBy('digest_items.position')
-    .execute();
-  for (const row of rows) byDigest.get(row.digest_id)?.push(row);
-  return byDigest;
-}
-
 /**
  * What the emails of several digests show (migration 0025): their shown items in digest order, and for
  * each feed the entries only counted ("+N more from"), by digest id. Items of digests built before 0025
- * are all shown; such a digest's email takes its first `count` items, as it always did.
+ * are all shown; such a digest's email takes its first `count` items, as it always did. Of a digest built
+ * since, at most its first `rows` shown items are read (its entries past them are counted by the caller,
+ * from `digests.shown_count`): a digest of 10,000 saved links reads what its email can hold, not all.
  */
 export async function shownItemsOfDigests(
   db: Kysely<Database>,
   accountIds: readonly number[],
   digestIds: readonly number[],
   count: number,
+  rows = Number.MAX_SAFE_INTEGER,
 ): Promise<Map<number, { items: DigestItem[]; collapsed: CollapsedFeed[] }>> {
   const byDigest = new Map<number, { items: DigestItem[]; collapsed: CollapsedFeed[] }>(
     digestIds.map((id) => [id, { items: [], collapsed: [] }]),
   );
   if (digestIds.length === 0 || accountIds.length === 0) return byDigest;
-  const rows = await db
+  // Numbered per digest in digest order, only the first `rows` of each kept (both engines have row_number).
+  const ranked = db
     .selectFrom('digest_items')
     .innerJoin('digests', 'digests.id', 'digest_items.digest_id')
-    .selectAll('digest_items')
+    .select((eb) => [
+      'digest_items.id',
+      eb.fn
+        .agg<number | string>('row_number', [])
+        .over((ob) => ob.partitionBy('digest_items.digest_id').orderBy('digest_items.position'))
+        .as('rank'),
+    ])
     .where('digests.account_id', 'in', accountIds)
     .where('digest_items.digest_id', 'in', digestIds)
     .where('digest_items.shown', '=', 1)
     .where((eb) =>
       eb.or([eb('digests.shown_count', 'is not', null), eb('digest_items.position', '<', count)]),
-    )
-    .orderBy('digest_items.digest_id')
-    .orderBy('digest_items.position')
+    );
+  const read = await db
+    .selectFrom('digest_items')
+    .selectAll()
+    .where('id', 'in', db.selectFrom(ranked.as('r')).select('r.id').where('r.rank', '<=', rows))
+    .orderBy('digest_id')
+    .orderBy('position')
     .execute();
-  for (const row of rows) byDigest.get(row.digest_id)?.items.push(row);
+  for (const row of read) byDigest.get(row.digest_id)?.items.push(row);
   const counted = await db
     .selectFrom('digest_items')
     .innerJoin('digests', 'digests.id', 'digest_items.digest_id')

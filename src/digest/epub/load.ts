@@ -9,9 +9,9 @@ import { type ArticleBody, type Book, bookOf, epubFileName } from './book.js';
 import { type EpubBuilds, epubBuilds } from './builds.js';
 
 /**
- * A digest's EPUB: the entries its email shows (the first EMAIL_ITEMS, each feed's past its share only
- * counted), each read page as a chapter. Bounded as the email is: at most EMAIL_ITEMS chapters of at most
- * MAX_HTML_CHARS each.
+ * A digest's EPUB: the entries its email shows (its email's view, each feed's past its share only
+ * counted), each read page as a chapter. Bounded as the email's view is: at most EMAIL_ROWS chapters of at
+ * most MAX_HTML_CHARS each.
  */
 export interface DigestEpub {
   /** `tidings-YYYY-MM-DD.epub`. */

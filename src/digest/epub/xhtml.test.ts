@@ -4,7 +4,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { epubcheck, epubcheckSkipReason } from '../../test/epubcheck.js';
 import type { Book } from './book.js';
 import { epubBytes } from './package.js';
-import { MAX_ATTRIBUTE, MAX_DEPTH, toXhtml } from './xhtml.js';
+import { MAX_ATTRIBUTE, MAX_DEPTH, safeHref, toXhtml } from './xhtml.js';
 
 /*
  * The XHTML writer of EPUB chapters on hostile reader HTML: whatever it is given, the output parses as
@@ -146,6 +146,89 @@ test(
           entries: [{ title: '', href: null, site: '', readingTime: null, excerpt: '', article: null }],
         },
       ],
+    };
+    const report = await epubcheck(epubBytes(book));
+    assert.deepEqual([report.fatals, report.errors, report.warnings], [0, 0, 0], report.output);
+  },
+);
+
+/**
+ * Links as pages write them (issue 33, H): characters the WHATWG URL parser leaves as they are (`|`, `^`,
+ * `{}`, `[]`, a lone `%`, a second `#`) are not allowed in a URL by RFC 3986, and EPUBCheck refuses them
+ * (RSC-020). Each is a link that parses: it stays a link, encoded as URLs must be.
+ */
+const ODD_LINKS = [
+  'https://x.example/wiki/A|B',
+  'https://x.example/a^b',
+  'https://x.example/q?x={1}&y=[2]|3^4`5\\6',
+  'https://x.example/p#frag|with^odd{}[]#hash',
+  'https://x.example/100%/lone%zz%4',
+  'https://x.example/sp ace/"quoted"/<angle>',
+  'https://x.example/ünïcode/日本?q=ü#ü',
+  'https://us|er:p^a@x.example/',
+  'https://[::1]:8080/v6|path',
+  'https://x.example/a\\b{c}',
+  "https://x.example/a'b(c)*d!e$f;g=h,i~j@k:l",
+  'https://bücher.example/',
+  'HTTPS://X.EXAMPLE/Upper',
+  'mailto:someone@x.example?subject=a|b^c{d}',
+  'mailto:lone\ud800@x.example?subject=ü%',
+];
+
+/** RFC 3986's URI: scheme, then only its allowed characters and whole %XX escapes (one "?" part, one "#"). */
+const RFC3986 =
+  /^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/[\]]|%[0-9A-Fa-f]{2})*(?:\?(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?(?:#(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?$/;
+
+const attributeOf = (value: string): string =>
+  value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+test('a link with characters RFC 3986 forbids is kept, percent-encoded, as the WHATWG parser reads it', () => {
+  for (const raw of ODD_LINKS) {
+    const href = safeHref(raw);
+    assert.ok(href !== null, raw);
+    assert.match(href, RFC3986, `${raw} → ${href}`);
+    if (!raw.startsWith('mailto:')) {
+      // The same address: the WHATWG parser reads the encoded link as the link it was given.
+      assert.equal(new URL(href).host, new URL(raw).host, raw);
+      assert.equal(
+        decodeURIComponent(new URL(href).pathname),
+        decodeURIComponent(new URL(raw).pathname.replace(/%(?![0-9A-Fa-f]{2})/g, '%25')),
+        raw,
+      );
+    }
+  }
+  assert.equal(safeHref('https://x.example/wiki/A|B'), 'https://x.example/wiki/A%7CB');
+  assert.equal(safeHref('https://x.example/a^b?c=d^e#f^g'), 'https://x.example/a%5Eb?c=d%5Ee#f%5Eg');
+  assert.equal(safeHref('https://x.example/ok/path?a=1&b=2#top'), 'https://x.example/ok/path?a=1&b=2#top');
+  assert.equal(safeHref('https://x.example/50%25off'), 'https://x.example/50%25off', 'an escape stays one');
+  assert.equal(safeHref('https://x.example/50%off'), 'https://x.example/50%25off', 'a lone % is escaped');
+  assert.equal(safeHref('https://[::1]:8080/x'), 'https://[::1]:8080/x', 'an IPv6 host keeps its brackets');
+});
+
+test(
+  'a book of a page full of odd links passes EPUBCheck (no RSC-020), each link kept',
+  { skip: epubcheckSkipReason() },
+  async () => {
+    const html = `<p>${ODD_LINKS.map((u, i) => `<a href="${attributeOf(u)}">link ${i}</a>`).join(' · ')}</p>`;
+    const out = toXhtml(html);
+    assert.equal((out.match(/<a href=/g) ?? []).length, ODD_LINKS.length, out);
+    const entries = ODD_LINKS.map((href, i) => ({
+      title: `Odd link ${i}`,
+      href,
+      site: 'x.example',
+      readingTime: null,
+      excerpt: '',
+      article: i === 0 ? { html, author: null, siteName: null, language: null, direction: null } : null,
+    }));
+    const book: Book = {
+      identifier: 'urn:uuid:12345678-1234-5234-8234-123456789abd',
+      title: 'Tidings — Sunday 22 November 2026',
+      dateLabel: 'Sunday 22 November 2026',
+      localDate: '2026-11-22',
+      modified: '2026-11-22T06:00:00Z',
+      language: 'en',
+      counts: { items: entries.length, entries: entries.length, articles: 1 },
+      sections: [{ title: 'Saved', more: 0, entries }],
     };
     const report = await epubcheck(epubBytes(book));
     assert.deepEqual([report.fatals, report.errors, report.warnings], [0, 0, 0], report.output);

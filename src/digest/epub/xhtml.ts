@@ -14,8 +14,8 @@ import { Parser } from 'htmlparser2';
  *   rows: anything else there is wrapped in an item, a cell, a row;
  * - images are left out, their alt text kept in brackets: the book never loads anything remote (see
  *   docs/digest.md);
- * - only a few attributes (lang, dir, title; a link's absolute http(s) or mailto: href; a list's start;
- *   a cell's spans), each checked, none longer than MAX_ATTRIBUTE;
+ * - only a few attributes (lang, dir, title; a link's absolute http(s) or mailto: href, encoded as RFC 3986
+ *   requires; a list's start; a cell's spans), each checked, none longer than MAX_ATTRIBUTE;
  * - text and attribute values escaped, characters XML 1.0 forbids (controls, lone surrogates) and C1
  *   controls removed; nesting deeper than MAX_DEPTH flattened into its parent's text.
  */
@@ -238,18 +238,43 @@ function attributes(tag: string, attribs: Record<string, string>): string {
 /** BCP 47 in its common shape (en, pt-BR, zh-Hant-TW). */
 export const LANGUAGE = /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8}){0,4}$/;
 
-/** An absolute http(s) link as the URL parser writes it, or a plain mailto:; null for anything else. */
+/**
+ * An absolute http(s) link as the WHATWG URL parser writes it, or a plain mailto:, in the form RFC 3986
+ * allows (what EPUBCheck checks, RSC-020): the parser leaves `|`, `^`, `{`, `}`, `[`, `]`, `\`, a backquote, a
+ * lone `%` and a second `#` as they are, and those are percent-encoded. Null for anything else.
+ */
 export function safeHref(raw: string): string | null {
   const value = raw.trim();
   if (value.length > MAX_ATTRIBUTE) return null;
-  if (/^mailto:[^\s<>"'\\]+$/i.test(value)) return value;
+  if (/^mailto:[^\s<>"'\\]+$/i.test(value)) return `mailto:${uriPart(value.slice('mailto:'.length))}`;
   if (!/^https?:\/\/[^\s/]/i.test(value)) return null;
+  let url: URL;
   try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
+    url = new URL(value);
   } catch {
     return null;
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  // The host as the parser wrote it (ASCII, an IPv6 address in its brackets); every other part encoded.
+  const password = url.password === '' ? '' : `:${uriPart(url.password)}`;
+  const user = url.username === '' && password === '' ? '' : `${uriPart(url.username)}${password}@`;
+  const query = url.search === '' ? '' : `?${uriPart(url.search.slice(1))}`;
+  const fragment = url.hash === '' ? '' : `#${uriPart(url.hash.slice(1))}`;
+  return `${url.protocol}//${user}${url.host}${uriPart(url.pathname)}${query}${fragment}`;
+}
+
+/**
+ * A part of a URL (path, query, fragment, user) with every character RFC 3986 does not allow there
+ * percent-encoded (as UTF-8): only unreserved characters, sub-delimiters, ":", "@", "/", "?" and whole
+ * %XX escapes stay.
+ */
+function uriPart(part: string): string {
+  // A lone surrogate (a mailto: is not parsed) has no UTF-8: U+FFFD, as the URL parser makes it.
+  return part
+    .replace(/[\ud800-\udfff]/gu, '\ufffd')
+    .replace(/%(?![0-9A-Fa-f]{2})|[^A-Za-z0-9\-._~!$&'()*+,;=:@/?%]+/gu, (bad) =>
+      bad === '%' ? '%25' : encodeURIComponent(bad),
+    );
 }
 
 /** Characters XML 1.0 forbids (C0 controls but tab and newlines, lone surrogates, U+FFFE/F) and C1 controls. */

@@ -37,13 +37,17 @@ export function itemsAfter(view: DigestView): number {
   return view.cut + (view.laidOut ? 0 : Math.max(0, view.counts.items - view.shown.last));
 }
 
-/** "…and 9900 more links." under a digest shown in part; "" when it is shown to its end. */
-export function moreLine(view: DigestView): string {
+/**
+ * "…and 9900 more links." under a digest shown in part, before the link to its web page: an email's
+ * entries cut for its size "…and 12 more entries, cut to keep this email whole.", an Atom entry's "…and 12
+ * more entries:"; "" when it is shown to its end.
+ */
+export function moreLine(view: DigestView, where: 'email' | 'atom' = 'email'): string {
   const after = itemsAfter(view);
   if (after === 0) return '';
-  return view.laidOut
-    ? `…and ${plural(after, 'more entry', 'more entries')}, cut to keep this email whole.`
-    : `…and ${plural(after, 'more link', 'more links')}.`;
+  if (!view.laidOut) return `…and ${plural(after, 'more link', 'more links')}.`;
+  const entries = plural(after, 'more entry', 'more entries');
+  return where === 'email' ? `…and ${entries}, cut to keep this email whole.` : `…and ${entries}:`;
 }
 
 /** Words read a minute when skimming a digest's entries, and seconds spent deciding on each. */

@@ -50,7 +50,7 @@ export type BodyVariant = 'email' | 'web' | 'atom';
  */
 export function digestBodyHtml(view: DigestView, variant: BodyVariant): string {
   const pages = variant === 'web' && view.page.count > 1 ? [pager(view)] : [];
-  const more = variant !== 'web' && moreLine(view) !== '' ? [moreRow(view)] : [];
+  const more = variant !== 'web' && moreLine(view) !== '' ? [moreRow(view, variant)] : [];
   const around = variant === 'web' ? [digestsNav(view)] : [];
   const rows = [
     ...around,
@@ -125,7 +125,7 @@ export const EMAIL_EXCERPT = 140;
 
 function header(view: DigestView, variant: BodyVariant): string {
   const entries =
-    variant === 'email' && view.laidOut
+    variant !== 'web' && view.laidOut
       ? `\n<p class="td-muted" style="margin:2px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.muted};">${esc(entriesLine(view, EMAIL_EXCERPT))}</p>`
       : '';
   return `<tr><td class="td-pad" style="padding:28px 32px 8px 32px;">
@@ -153,7 +153,9 @@ function group(g: DigestGroup, variant: BodyVariant): string {
           `<tr><td class="td-pad" style="padding:4px 32px 0 32px;"><p class="td-muted" style="${small}font-size:13px;">${[
             smallLink(g.actions.fewer, 'Fewer from this feed'),
             smallLink(g.actions.more, 'More from this feed'),
-            smallLink(g.actions.mute, 'Mute for a week'),
+            'unmute' in g.actions
+              ? `${smallLink(g.actions.unmute, 'Unmute')}${g.muted === null ? '' : ` (muted until ${esc(g.muted.label)})`}`
+              : smallLink(g.actions.mute, 'Mute for a week'),
           ].join(' &nbsp;·&nbsp; ')}</p></td></tr>`,
         ];
   return [heading, ...g.items.map((i) => item(i, variant)), ...more, ...actions].join('\n');
@@ -263,9 +265,9 @@ function digestsNav(view: DigestView): string {
 }
 
 /** Under an email or Atom entry that shows only the digest's first items: how many more, and where. */
-function moreRow(view: DigestView): string {
+function moreRow(view: DigestView, variant: 'email' | 'atom'): string {
   return `<tr><td class="td-pad" style="padding:20px 32px 0 32px;">
-<p class="td-text" style="margin:0;font-size:15px;line-height:22px;color:${COLORS.text};">${esc(moreLine(view))} ${link(view.links.web, 'Read the whole digest on the web')}</p>
+<p class="td-text" style="margin:0;font-size:15px;line-height:22px;color:${COLORS.text};">${esc(moreLine(view, variant))} ${link(view.links.web, 'Read the whole digest on the web')}</p>
 </td></tr>`;
 }
 

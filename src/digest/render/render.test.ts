@@ -255,3 +255,25 @@ test('Atom: parses back with our own parser; ids stable, times the build times, 
   assert.match(renderAtom({ ...input, digests: [] }), /<updated>2026-01-02T03:04:05\.000Z<\/updated>/);
   assert.equal(xmlSafe('a\u0000b\u0008c\tok\uD800\uFFFF😀'), 'abc\tok😀');
 });
+
+test('text part: every line of an entry is indented under its title, "Also in:" too (issue 33, 10)', () => {
+  const alsoIn = [
+    { title: 'Other Feed', href: 'https://other.example/story' },
+    { title: 'No Link Feed', href: null },
+  ];
+  const withSources = {
+    ...view,
+    groups: view.groups.map((g, i) =>
+      i === 0 ? { ...g, items: g.items.map((item, j) => (j === 0 ? { ...item, alsoIn } : item)) } : g,
+    ),
+  };
+  const lines = renderText(withSources).split('\n');
+  const first = lines.findIndex((l) => l.startsWith('* '));
+  const end = lines.indexOf('', first);
+  const entry = lines.slice(first + 1, end);
+  assert.ok(
+    entry.includes('  Also in: Other Feed <https://other.example/story>, No Link Feed'),
+    entry.join('\n'),
+  );
+  for (const line of entry) assert.match(line, /^ {2}\S/, `indented as its entry: "${line}"`);
+});

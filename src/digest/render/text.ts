@@ -29,10 +29,10 @@ export function renderText(view: DigestView): string {
       const summary = excerptOfText(item.excerpt, EMAIL_EXCERPT);
       if (summary !== '') out.push(...wrap(summary, TEXT_WIDTH, '  ', '  '));
       if (item.href !== null) out.push(`  ${item.href}`);
-      // One line, never wrapped: other tools read the sources of an entry from it.
+      // One line, never wrapped: other tools read the sources of an entry from it. Indented as its entry.
       if (item.alsoIn.length > 0)
         out.push(
-          `Also in: ${item.alsoIn.map((a) => (a.href === null ? a.title : `${a.title} <${a.href}>`)).join(', ')}`,
+          `  Also in: ${item.alsoIn.map((a) => (a.href === null ? a.title : `${a.title} <${a.href}>`)).join(', ')}`,
         );
       if (item.readHref !== null) out.push(`  Read it here: ${item.readHref}`);
       if (item.keepHref !== null) out.push(`  Keep for tomorrow: ${item.keepHref}`);
@@ -43,7 +43,10 @@ export function renderText(view: DigestView): string {
     if (group.actions !== null) {
       out.push(`  Fewer from this feed: ${group.actions.fewer}`);
       out.push(`  More from this feed: ${group.actions.more}`);
-      out.push(`  Mute for a week: ${group.actions.mute}`, '');
+      if ('unmute' in group.actions) {
+        const until = group.muted === null ? '' : ` (muted until ${group.muted.label})`;
+        out.push(`  Unmute${until}: ${group.actions.unmute}`, '');
+      } else out.push(`  Mute for a week: ${group.actions.mute}`, '');
     }
   }
   out.push(

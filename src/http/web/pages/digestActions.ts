@@ -8,6 +8,7 @@ import {
   describeAction,
   digestActionReader,
   performAction,
+  readerZone,
   undoAction,
 } from '../../../accounts/digestActions.js';
 import type { DigestShare } from '../../../accounts/digestShare.js';
@@ -33,7 +34,7 @@ import { localTime } from '../time.js';
  */
 const actionQuery = z.union([
   z.object({ do: z.literal('keep'), item: id }),
-  z.object({ do: z.enum(['fewer', 'more', 'mute']), feed: id }),
+  z.object({ do: z.enum(['fewer', 'more', 'mute', 'unmute']), feed: id }),
 ]);
 
 /**
@@ -79,7 +80,8 @@ export function registerDigestActions(scope: FastifyInstance, deps: WebDeps): vo
   ) => {
     const preview = await describeAction(deps.store, reader, action, deps.now());
     if (preview === null) throw new WebError(404, NOT_FOUND);
-    return actionPage(titleOf(preview), notice, previewBody(preview, path));
+    const zone = await readerZone(deps.store, reader);
+    return actionPage(titleOf(preview), notice, previewBody(preview, path, zone));
   };
 
   scope.get('/digest-actions/:token', async (request, reply) => {
@@ -105,10 +107,11 @@ export function registerDigestActions(scope: FastifyInstance, deps: WebDeps): vo
       const notice = result.undone
         ? html`Undone.`
         : html`Nothing to undo: it has already gone into a digest, or was changed since.`;
+      const zone = await readerZone(deps.store, reader);
       return sendPage(
         reply,
         200,
-        actionPage(titleOf(result.preview), notice, previewBody(result.preview, path)),
+        actionPage(titleOf(result.preview), notice, previewBody(result.preview, path, zone)),
       );
     }
     let done: ActionDone | null;
@@ -127,7 +130,8 @@ export function registerDigestActions(scope: FastifyInstance, deps: WebDeps): vo
     }
     if (done === null) throw new WebError(404, NOT_FOUND);
     request.log.info({ action: action.kind }, 'digest action done through an email link');
-    return sendPage(reply, 200, actionPage(doneTitle(done), null, doneBody(done, path)));
+    const zone = await readerZone(deps.store, reader);
+    return sendPage(reply, 200, actionPage(doneTitle(done), null, doneBody(done, path, zone)));
   });
 }
 
@@ -139,6 +143,10 @@ function undoOf(form: URLSearchParams, action: DigestAction): Undo | null {
     return parsed.success ? { kind: 'keep', queueItemId: parsed.data } : null;
   }
   if (action.kind === 'mute') return { kind: 'unmute' };
+  if (action.kind === 'unmute') {
+    const until = field(form, 'until') ?? '';
+    return /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(until) ? { kind: 'remute', until } : null;
+  }
   const previous = parsePerDigestChoice(field(form, 'previous') ?? '');
   return previous === null ? null : { kind: 'share', previous };
 }
@@ -155,9 +163,9 @@ const titleOf = (p: ActionPreview): string =>
 function doneTitle(d: ActionDone): string {
   if (d.kind === 'keep') return 'Keep for tomorrow';
   if (d.kind === 'unfollowed') return d.feedName;
-  return d.kind === 'mute'
-    ? `Mute ${d.feedName}`
-    : `${d.kind === 'fewer' ? 'Fewer' : 'More'} from ${d.feedName}`;
+  if (d.kind === 'mute' || d.kind === 'unmute')
+    return `${d.kind === 'mute' ? 'Mute' : 'Unmute'} ${d.feedName}`;
+  return `${d.kind === 'fewer' ? 'Fewer' : 'More'} from ${d.feedName}`;
 }
 
 /** "up to 3 of its entries (the default)". */
@@ -168,18 +176,22 @@ const shareWords = (share: DigestShare): string =>
 const choiceWords = (choice: PerDigestChoice): string =>
   choice === 'default' ? `${DEFAULT_PER_DIGEST} (the default)` : String(choice);
 
-const until = (iso: string): SafeHtml => html`<time datetime="${iso}">${localTime(iso, 'UTC')} UTC</time>`;
+/** A moment in the reader's zone, the zone named (as its e-mail says "Times are in …"). */
+const until = (iso: string, zone: string): SafeHtml =>
+  html`<time datetime="${iso}">${localTime(iso, zone)}</time> (${zone})`;
 
 const COUNTED = html`the rest of its items are counted on one line, “+N more from”, and stay on the digest’s
 web page.`;
 
-function mutedLine(share: DigestShare): SafeHtml | null {
+function mutedLine(share: DigestShare, zone: string): SafeHtml | null {
   return share.mutedUntil === null
     ? null
-    : html`<p>It is muted until ${until(share.mutedUntil)}: until then digests only count its items.</p>`;
+    : html`<p>
+        It is muted until ${until(share.mutedUntil, zone)}: until then digests only count its items.
+      </p>`;
 }
 
-function previewBody(p: ActionPreview, path: string): SafeHtml {
+function previewBody(p: ActionPreview, path: string, zone: string): SafeHtml {
   switch (p.kind) {
     case 'keep':
       return p.queued
@@ -198,7 +210,7 @@ function previewBody(p: ActionPreview, path: string): SafeHtml {
       return html`<p>
           Each digest shows ${shareWords(p.share)} from “<span dir="auto">${p.feedName}</span>”.
         </p>
-        ${mutedLine(p.share)}
+        ${mutedLine(p.share, zone)}
         ${
           same
             ? html`<p>
@@ -212,11 +224,17 @@ function previewBody(p: ActionPreview, path: string): SafeHtml {
     }
     case 'mute':
       return html`<p>
-          Muting “<span dir="auto">${p.feedName}</span>” for a week, until ${until(p.until)}, makes digests
-          only count its items, on one line, “+N more from”; they stay on the digest’s web page.
+          Muting “<span dir="auto">${p.feedName}</span>” for a week, until ${until(p.until, zone)}, makes
+          digests only count its items, on one line, “+N more from”; they stay on the digest’s web page.
         </p>
-        ${mutedLine(p.share)}
+        ${mutedLine(p.share, zone)}
         <div class="row">${button(path, 'Mute for a week')}</div>`;
+    case 'unmute':
+      return p.share.mutedUntil === null
+        ? html`<p>“<span dir="auto">${p.feedName}</span>” is not muted: there is nothing to change.</p>`
+        : html`${mutedLine(p.share, zone)}
+            <p>Unmuting it makes your next digest show its entries again.</p>
+            <div class="row">${button(path, 'Unmute')}</div>`;
     case 'unfollowed':
       return html`<p>
         You no longer follow “<span dir="auto">${p.feedName}</span>”: there is nothing to change.
@@ -226,7 +244,7 @@ function previewBody(p: ActionPreview, path: string): SafeHtml {
 
 const nextWords = (next: PerDigest): string => (next === 0 ? 'none of its entries' : perDigestWords(next));
 
-function doneBody(d: ActionDone, path: string): SafeHtml {
+function doneBody(d: ActionDone, path: string, zone: string): SafeHtml {
   switch (d.kind) {
     case 'keep':
       return d.undo === null || d.undo.kind !== 'keep'
@@ -248,7 +266,7 @@ function doneBody(d: ActionDone, path: string): SafeHtml {
         return html`<p class="notice" role="status">Nothing to change: ${words}.</p>`;
       }
       return html`<p class="notice" role="status">Done: ${words}.</p>
-        ${mutedLine(d.share)}
+        ${mutedLine(d.share, zone)}
         <div class="row">
           ${button(path, `Undo: back to ${choiceWords(d.undo.previous)}`, { undo: '1', previous: String(d.undo.previous) }, 'quiet')}
         </div>`;
@@ -256,9 +274,21 @@ function doneBody(d: ActionDone, path: string): SafeHtml {
     case 'mute':
       return html`<p class="notice" role="status">
           Done: “<span dir="auto">${d.feedName}</span>” is muted until
-          ${d.share.mutedUntil === null ? null : until(d.share.mutedUntil)}.
+          ${d.share.mutedUntil === null ? null : until(d.share.mutedUntil, zone)}.
         </p>
         <div class="row">${button(path, 'Undo: unmute', { undo: '1' }, 'quiet')}</div>`;
+    case 'unmute':
+      return d.undo === null || d.undo.kind !== 'remute'
+        ? html`<p class="notice" role="status">
+            Nothing to change: “<span dir="auto">${d.feedName}</span>” is not muted.
+          </p>`
+        : html`<p class="notice" role="status">
+              Done: “<span dir="auto">${d.feedName}</span>” is no longer muted; your next digest shows its
+              entries again.
+            </p>
+            <div class="row">
+              ${button(path, 'Undo: mute it again', { undo: '1', until: d.undo.until }, 'quiet')}
+            </div>`;
     case 'unfollowed':
       return html`<p>
         You no longer follow “<span dir="auto">${d.feedName}</span>”: there is nothing to change.

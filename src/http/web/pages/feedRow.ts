@@ -9,7 +9,7 @@ import type { SubscriptionView } from '../../../store/subscriptions.js';
 import { sentence } from '../errors.js';
 import { type SafeHtml, html, safeHref } from '../html.js';
 import { type Viewer, csrfField } from '../layout.js';
-import { ago, fromNow, timeElement } from '../time.js';
+import { ago, fromNow, localTime, timeElement } from '../time.js';
 
 /**
  * One feed of the Feeds page, with its forms (rename, filters, its share of each digest, original pages,
@@ -192,7 +192,8 @@ function shareLines(s: SubscriptionView, v: RowContext): SafeHtml {
       ? null
       : html`<form class="meta" method="post" action="/feeds/${s.id}/unmute">
           ${csrfField(v.viewer)} Muted until
-          ${timeElement(s.mutedUntil, v.zone, fromNow(s.mutedUntil, v.now))}: digests only count its items. —
+          ${timeElement(s.mutedUntil, v.zone, localTime(s.mutedUntil, v.zone))} (${v.zone}),
+          ${fromNow(s.mutedUntil, v.now)}: digests only count its items. —
           <button class="link" type="submit" aria-label="Unmute ${s.title}">Unmute</button>
         </form>`;
   return html`${share}${priority}${muted}`;
