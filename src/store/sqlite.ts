@@ -1,6 +1,6 @@
 /**
- * The SQLite side of openStore (db.ts): the statement cache, and the dialect whose transactions take the
- * write lock when they begin.
+ * The SQLite side of openStore (db.ts): the statement cache, whose statements store text without U+0000
+ * (storableText.ts), and the dialect whose transactions take the write lock when they begin.
  */
 import type SQLite from 'better-sqlite3';
 import {
@@ -13,6 +13,7 @@ import {
   type SqliteDatabase,
   type SqliteStatement,
 } from 'kysely';
+import { storableParameters } from './storableText.js';
 
 /**
  * Every transaction begins IMMEDIATE: it takes the write lock at BEGIN, waiting up to the busy timeout
@@ -46,7 +47,8 @@ const STATEMENT_CACHE_SIZE = 256;
  * Kysely's SQLite driver prepares every statement on every call; preparing costs about as much as
  * running a small query. This keeps the most recent prepared statements (SQLite re-prepares one by
  * itself if the schema changes under it). Safe because Kysely runs one statement at a time per
- * connection and Tidings never streams results.
+ * connection and Tidings never streams results. Each statement is given storable parameters
+ * (storableText.ts): the one path of every statement on this connection, Kysely's and precompiled.ts's.
  */
 export function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
   const cache = new Map<string, SqliteStatement>();
@@ -55,7 +57,7 @@ export function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
     prepare: (text) => {
       let stmt = cache.get(text);
       if (stmt === undefined) {
-        stmt = sqlite.prepare(text);
+        stmt = storing(sqlite.prepare(text));
         if (cache.size >= STATEMENT_CACHE_SIZE) {
           const oldest = cache.keys().next();
           if (oldest.done !== true) cache.delete(oldest.value);
@@ -64,5 +66,14 @@ export function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
       }
       return stmt;
     },
+  };
+}
+
+function storing(stmt: SQLite.Statement): SqliteStatement {
+  return {
+    reader: stmt.reader,
+    all: (parameters) => stmt.all(storableParameters(parameters)),
+    run: (parameters) => stmt.run(storableParameters(parameters)),
+    iterate: (parameters) => stmt.iterate(storableParameters(parameters)),
   };
 }
