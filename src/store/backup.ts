@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { PRIVATE_FILE_MODE } from './sqlite.js';
 
 export interface BackupResult {
   /** The destination's absolute path. */
@@ -85,7 +86,8 @@ const ALL_PAGES = 0x7fffffff;
  * Copies the SQLite database `source` to `destination`. A writer in another process (serve) goes on
  * meanwhile: in WAL mode a reader blocks no writer. Without `force` an existing destination is never
  * replaced, even one that appears while the copy is made (the rename is a link, which refuses). Never,
- * even with `force`, is the destination the database or one of its files (checkDestination).
+ * even with `force`, is the destination the database or one of its files (checkDestination), and the
+ * copy is its owner's alone (0600), whatever the umask.
  */
 export async function backupSqlite(
   source: string,
@@ -99,6 +101,7 @@ export async function backupSqlite(
   const { dir, target } = checkDestination(from, to, opts.force);
 
   const temp = join(dir, `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  closeSync(openSync(temp, 'wx', PRIVATE_FILE_MODE)); // SQLite writes the copy into this empty file
   let db: SQLite.Database | undefined;
   try {
     db = new SQLite(from, { fileMustExist: true });

@@ -1,7 +1,5 @@
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as PgModule from 'pg';
-import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -10,7 +8,7 @@ import { ChangeFeed, type ChangeFeedTimings } from './changeFeed.js';
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from './checkpointer.js';
 import { pgPoolConfig } from './pgConfig.js';
 import { registerSqliteHandle } from './precompiled.js';
-import { ImmediateSqliteDialect, withStatementCache } from './sqlite.js';
+import { ImmediateSqliteDialect, createPrivately, withStatementCache } from './sqlite.js';
 import type { Database } from './schema.js';
 import type { PoolStats } from '../lib/metrics.js';
 import { trackingPool } from './writeTracking.js';
@@ -102,7 +100,7 @@ const SAFETY_NET_PAGES = 10_000;
 export function openStore(databaseUrl: string, options: StoreOptions = {}): Store {
   const target = parseDatabaseUrl(databaseUrl);
   if (target.engine === 'sqlite') {
-    if (target.file !== ':memory:') mkdirSync(dirname(resolve(target.file)), { recursive: true });
+    if (target.file !== ':memory:') createPrivately(target.file);
     const sqlite = new SQLite(target.file);
     sqlite.pragma('journal_mode = WAL');
     // NORMAL in WAL mode: a committed transaction survives a process crash (it is in the OS's hands);

@@ -1,7 +1,10 @@
 /**
- * The SQLite side of openStore (db.ts): the statement cache, whose statements store text without U+0000
- * (storableText.ts), and the dialect whose transactions take the write lock when they begin.
+ * The SQLite side of openStore (db.ts): the database file and its folder made private, the statement
+ * cache, whose statements store text without U+0000 (storableText.ts), and the dialect whose transactions
+ * take the write lock when they begin.
  */
+import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -14,6 +17,28 @@ import {
   type SqliteStatement,
 } from 'kysely';
 import { storableParameters } from './storableText.js';
+
+/** The data folder, as it is created: its owner's alone (what it holds is every account's data). */
+export const PRIVATE_DIRECTORY_MODE = 0o700;
+/** The database file (and so its -wal and -shm, which SQLite gives its mode) and backup copies. */
+export const PRIVATE_FILE_MODE = 0o600;
+
+/**
+ * Creates the database's folder (0700) and the file itself (0600, empty: SQLite makes it a database)
+ * when either is missing, whatever the umask, so that no other local user can read them; SQLite would
+ * create them 0755 and 0644 under the usual umask 022. What exists already is left as it is.
+ */
+export function createPrivately(file: string): void {
+  mkdirSync(dirname(resolve(file)), { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', PRIVATE_FILE_MODE);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw err;
+  }
+  closeSync(fd);
+}
 
 /**
  * Every transaction begins IMMEDIATE: it takes the write lock at BEGIN, waiting up to the busy timeout
