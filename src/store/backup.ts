@@ -5,17 +5,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  type Stats,
   closeSync,
   existsSync,
   fsyncSync,
   linkSync,
+  lstatSync,
   openSync,
+  realpathSync,
   renameSync,
   statSync,
   unlinkSync,
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { PRIVATE_FILE_MODE } from './sqlite.js';
 
 export interface BackupResult {
   /** The destination's absolute path. */
@@ -27,11 +31,25 @@ export interface BackupResult {
   durationMs: number;
 }
 
+/** The files of a live database: the database and those SQLite keeps beside it, by their suffix. */
+const DATABASE_FILES = [
+  ['', 'the database itself'],
+  ['-wal', "the database's write-ahead log"],
+  ['-shm', "the database's shared-memory index"],
+  ['-journal', "the database's rollback journal"],
+] as const;
+
+export type DatabaseFileRole = (typeof DATABASE_FILES)[number][1];
+
 export type BackupProblem =
   | { kind: 'no_database'; file: string }
   | { kind: 'exists'; file: string }
-  | { kind: 'same_file'; file: string }
+  /** FILE is the database or a file of it, by name or (a hard or symbolic link) by device and inode. */
+  | { kind: 'same_file'; file: string; role: DatabaseFileRole }
+  /** FILE exists and is no regular file: a directory, a device, a FIFO, a socket, a symbolic link. */
+  | { kind: 'not_regular'; file: string; what: string }
   | { kind: 'no_directory'; dir: string }
+  | { kind: 'not_directory'; dir: string }
   /** SQLite refused: not a database, a corrupt one, the disk full… */
   | { kind: 'sqlite'; message: string };
 
@@ -49,9 +67,13 @@ function describeProblem(p: BackupProblem): string {
     case 'exists':
       return `${p.file} exists; choose another name, or --force to replace it`;
     case 'same_file':
-      return `${p.file} is the database itself; write the backup elsewhere`;
+      return `${p.file} is ${p.role}; write the backup elsewhere`;
+    case 'not_regular':
+      return `${p.file} is ${p.what}, not a regular file; give the name of a new file or of an earlier copy`;
     case 'no_directory':
       return `the directory ${p.dir} does not exist`;
+    case 'not_directory':
+      return `${p.dir} is not a directory`;
     case 'sqlite':
       return `SQLite could not make the copy: ${p.message}`;
   }
@@ -63,7 +85,9 @@ const ALL_PAGES = 0x7fffffff;
 /**
  * Copies the SQLite database `source` to `destination`. A writer in another process (serve) goes on
  * meanwhile: in WAL mode a reader blocks no writer. Without `force` an existing destination is never
- * replaced, even one that appears while the copy is made (the rename is a link, which refuses).
+ * replaced, even one that appears while the copy is made (the rename is a link, which refuses). Never,
+ * even with `force`, is the destination the database or one of its files (checkDestination), and the
+ * copy is its owner's alone (0600), whatever the umask.
  */
 export async function backupSqlite(
   source: string,
@@ -74,14 +98,13 @@ export async function backupSqlite(
   const from = resolve(source);
   const to = resolve(destination);
   if (!existsSync(from)) throw new BackupError({ kind: 'no_database', file: from });
-  if (to === from) throw new BackupError({ kind: 'same_file', file: to });
-  const dir = dirname(to);
-  if (!existsSync(dir)) throw new BackupError({ kind: 'no_directory', dir });
-  if (!opts.force && existsSync(to)) throw new BackupError({ kind: 'exists', file: to });
+  const { dir, target } = checkDestination(from, to, opts.force);
 
-  const temp = join(dir, `.${basename(to)}.${randomBytes(6).toString('hex')}.tmp`);
-  const db = new SQLite(from, { fileMustExist: true });
+  const temp = join(dir, `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  closeSync(openSync(temp, 'wx', PRIVATE_FILE_MODE)); // SQLite writes the copy into this empty file
+  let db: SQLite.Database | undefined;
   try {
+    db = new SQLite(from, { fileMustExist: true });
     db.pragma('busy_timeout = 5000');
     const startedAt = new Date();
     const { totalPages } = await db.backup(temp, { progress: () => ALL_PAGES }).catch((err: unknown) => {
@@ -89,10 +112,10 @@ export async function backupSqlite(
       throw err;
     });
     syncFile(temp);
-    if (opts.force) renameSync(temp, to);
+    if (opts.force) renameSync(temp, target);
     else {
       try {
-        linkSync(temp, to);
+        linkSync(temp, target);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EEXIST')
           throw new BackupError({ kind: 'exists', file: to });
@@ -104,15 +127,93 @@ export async function backupSqlite(
     syncFile(dir);
     return {
       file: to,
-      bytes: statSync(to).size,
+      bytes: statSync(target).size,
       pages: totalPages,
       startedAt,
       durationMs: performance.now() - started,
     };
   } finally {
-    db.close();
+    db?.close();
     if (existsSync(temp)) unlinkSync(temp);
   }
+}
+
+/**
+ * Where the copy goes, refused when it would replace the live database: the destination's folder with
+ * its links resolved (`dir`) and the destination in it (`target`). Refused: the database, its -wal,
+ * -shm or -journal, by name (the folders' links resolved, so `alias/tidings.db` for a linked `data/`)
+ * or by device and inode (a hard link, a symbolic link to one of them); then anything there that is not
+ * a regular file (renaming over a directory or a device would fail, or replace /dev/null); then, without
+ * `force`, any file there.
+ */
+function checkDestination(from: string, to: string, force: boolean): { dir: string; target: string } {
+  const dir = realDirectory(dirname(to));
+  const target = join(dir, basename(to));
+  const database = realpathSync(from);
+  const named = new Map<string, DatabaseFileRole>();
+  for (const base of [from, database, join(realpathSync(dirname(from)), basename(from))]) {
+    for (const [suffix, role] of DATABASE_FILES) named.set(base + suffix, role);
+  }
+  const byName = named.get(target);
+  if (byName !== undefined) throw new BackupError({ kind: 'same_file', file: to, role: byName });
+  const found = lstatOrNull(target);
+  if (found === null) return { dir, target };
+  const followed = found.isSymbolicLink() ? statOrNull(target) : found;
+  if (followed !== null) {
+    const role =
+      named.get(realpathSync(target)) ??
+      DATABASE_FILES.find(([suffix]) => sameFile(statOrNull(database + suffix), followed))?.[1];
+    if (role !== undefined) throw new BackupError({ kind: 'same_file', file: to, role });
+  }
+  const what = notRegular(found);
+  if (what !== null) throw new BackupError({ kind: 'not_regular', file: to, what });
+  if (!force) throw new BackupError({ kind: 'exists', file: to });
+  return { dir, target };
+}
+
+/** `dir` with its links resolved, refused when missing or not a directory. */
+function realDirectory(dir: string): string {
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new BackupError({ kind: 'no_directory', dir });
+    if (code === 'ENOTDIR') throw new BackupError({ kind: 'not_directory', dir });
+    throw err;
+  }
+  if (!statSync(real).isDirectory()) throw new BackupError({ kind: 'not_directory', dir });
+  return real;
+}
+
+function lstatOrNull(path: string): Stats | null {
+  return lstatSync(path, { throwIfNoEntry: false }) ?? null;
+}
+
+/** What a path leads to, or null when nothing (a missing file, a dangling link). */
+function statOrNull(path: string): Stats | null {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) ?? null;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') return null;
+    throw err;
+  }
+}
+
+function sameFile(a: Stats | null, b: Stats): boolean {
+  return a !== null && a.dev === b.dev && a.ino === b.ino;
+}
+
+/** What a file that exists is when it is not a regular file; null for a regular file. */
+function notRegular(st: Stats): string | null {
+  if (st.isFile()) return null;
+  if (st.isDirectory()) return 'a directory';
+  if (st.isSymbolicLink()) return 'a symbolic link';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  return 'something else';
 }
 
 /** The copy and its name reach the disk before the command says it is done. */

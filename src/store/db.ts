@@ -1,22 +1,14 @@
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type * as PgModule from 'pg';
-import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
-import {
-  Kysely,
-  PostgresDialect,
-  SqliteDialect,
-  type SqliteDatabase,
-  type SqliteStatement,
-  sql,
-} from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { redactUrl } from '../lib/redact.js';
 import { ChangeFeed, type ChangeFeedTimings } from './changeFeed.js';
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from './checkpointer.js';
 import { pgPoolConfig } from './pgConfig.js';
 import { registerSqliteHandle } from './precompiled.js';
+import { ImmediateSqliteDialect, createPrivately, withStatementCache } from './sqlite.js';
 import type { Database } from './schema.js';
 import type { PoolStats } from '../lib/metrics.js';
 import { trackingPool } from './writeTracking.js';
@@ -108,7 +100,7 @@ const SAFETY_NET_PAGES = 10_000;
 export function openStore(databaseUrl: string, options: StoreOptions = {}): Store {
   const target = parseDatabaseUrl(databaseUrl);
   if (target.engine === 'sqlite') {
-    if (target.file !== ':memory:') mkdirSync(dirname(resolve(target.file)), { recursive: true });
+    if (target.file !== ':memory:') createPrivately(target.file);
     const sqlite = new SQLite(target.file);
     sqlite.pragma('journal_mode = WAL');
     // NORMAL in WAL mode: a committed transaction survives a process crash (it is in the OS's hands);
@@ -117,7 +109,7 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
     const cached = withStatementCache(sqlite);
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cached }) });
     registerSqliteHandle(db, {
       prepare: (text) => cached.prepare(text),
       get inTransaction() {
@@ -201,33 +193,6 @@ export function openStore(databaseUrl: string, options: StoreOptions = {}): Stor
     close: async () => {
       await changes?.close();
       await db.destroy();
-    },
-  };
-}
-
-const STATEMENT_CACHE_SIZE = 256;
-
-/**
- * Kysely's SQLite driver prepares every statement on every call; preparing costs about as much as
- * running a small query. This keeps the most recent prepared statements (SQLite re-prepares one by
- * itself if the schema changes under it). Safe because Kysely runs one statement at a time per
- * connection and Tidings never streams results.
- */
-function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
-  const cache = new Map<string, SqliteStatement>();
-  return {
-    close: () => sqlite.close(),
-    prepare: (text) => {
-      let stmt = cache.get(text);
-      if (stmt === undefined) {
-        stmt = sqlite.prepare(text);
-        if (cache.size >= STATEMENT_CACHE_SIZE) {
-          const oldest = cache.keys().next();
-          if (oldest.done !== true) cache.delete(oldest.value);
-        }
-        cache.set(text, stmt);
-      }
-      return stmt;
     },
   };
 }

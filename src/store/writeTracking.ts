@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import type * as PgModule from 'pg';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type { WriteKind } from './changeFeed.js';
+import { storableParameters } from './storableText.js';
 
 /**
- * The PostgreSQL pool Kysely is given, with one addition: `onWrite` is called each time a connection that
+ * The PostgreSQL pool Kysely is given, with two additions. Every statement's parameters are storable
+ * (storableText.ts: no U+0000, which PostgreSQL refuses). And `onWrite` is called each time a connection that
  * ran anything but a plain read goes back to the pool, i.e. after the write (or the transaction around it)
  * has committed or rolled back. It tells this instance's cache (changeFeed.ts) that its own change may
  * not have been notified to it yet, whatever the code that wrote: no writer has to remember to call it.
@@ -49,9 +51,8 @@ function tracked(
   const query = async <R>(text: string, parameters: ReadonlyArray<unknown>) => {
     try {
       const saves = QUEUE_ONLY.test(text);
-      const result = saves
-        ? await namedCall(client, names, text, [...parameters])
-        : await client.query(text, [...parameters]);
+      const values = [...storableParameters(parameters)];
+      const result = saves ? await namedCall(client, names, text, values) : await client.query(text, values);
       if (saves) wrote ??= 'queue';
       else if (result.command !== 'SELECT' || !READ.test(text) || OWN_FUNCTION.test(text)) wrote = 'any';
       return result as unknown as PostgresQueryResult<R>;
