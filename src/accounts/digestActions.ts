@@ -33,7 +33,7 @@ export interface ActionReader {
   digestId: number;
 }
 
-/** The account and digest a presented action token opens; null for anything else. */
+/** The account and digest a presented action token opens; null for anything else (a disabled account's too). */
 export async function digestActionReader(store: Store, presented: string): Promise<ActionReader | null> {
   const found = await digestOfActionToken(store.db, presented);
   return found === null ? null : { accountId: grantAccount(found.accountId), digestId: found.digestId };

@@ -16,7 +16,7 @@ import { type AccountId, grantAccount } from './authorize.js';
  * them off, pausing them for a week, or on again. The unsubscribe page uses nothing else.
  */
 
-/** The account a presented unsubscribe token opens; null for anything else. */
+/** The account a presented unsubscribe token opens; null for anything else (a disabled account's too). */
 export async function unsubscribeReader(store: Store, presented: string): Promise<AccountId | null> {
   const accountId = await accountIdByUnsubscribeToken(store.db, presented);
   return accountId === null ? null : grantAccount(accountId);

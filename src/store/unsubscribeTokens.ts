@@ -1,8 +1,12 @@
 import type { Kysely } from 'kysely';
 import { insertAccountTokens } from './accountTokens.js';
+import { accountMayAct } from './accounts.js';
 import type { Database, Timestamp } from './schema.js';
 
-/** The account an unsubscribe token (by its SHA-256, hex) belongs to; null when there is none. */
+/**
+ * The account an unsubscribe token (by its SHA-256, hex) belongs to, when the account may act (not
+ * disabled); null otherwise.
+ */
 export async function accountIdByUnsubscribeHash(
   db: Kysely<Database>,
   tokenHash: string,
@@ -11,6 +15,7 @@ export async function accountIdByUnsubscribeHash(
     .selectFrom('unsubscribe_tokens')
     .select('account_id')
     .where('token_hash', '=', tokenHash)
+    .where(accountMayAct('unsubscribe_tokens.account_id'))
     .executeTakeFirst();
   return row?.account_id ?? null;
 }
