@@ -64,10 +64,13 @@ export interface DigestRoutesDeps {
   browserError?: WebFallbacks['errorPage'];
   /** Where EPUBs are made: the process's builds unless a test gives its own. */
   epubBuilds?: EpubBuilds;
+  /** The clock an action token's age is checked by (digest/linkLifetimes.ts); a test's own, or now. */
+  now?: () => Date;
 }
 
 export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDeps): void {
   const { store, baseUrl } = deps;
+  const now = deps.now ?? (() => new Date());
   void app.register((scope, _opts, done) => {
     scope.addHook('onSend', (_request, reply, payload, next) => {
       // The web app's pages (the answer to a browser whose link did not open) keep their own policy.
@@ -94,7 +97,7 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
       if (loaded.view.page.number > loaded.view.page.count) throw pageNotFound();
       // Opened from its email: the email's actions token, when it is this digest's, shows the actions too.
       const actions = queryValue(request, 'action_token');
-      const reader = actions === null ? null : await digestActionReader(store, actions);
+      const reader = actions === null ? null : await digestActionReader(store, actions, now());
       const view =
         reader !== null && reader.accountId === accountId && reader.digestId === digestId
           ? withActionLinks(loaded.view, baseUrl, actions)

@@ -175,6 +175,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     browserRefusal: webPages.digestLinkRefused,
     browserError: webPages.errorPage,
     ...(deps.epubBuilds === undefined ? {} : { epubBuilds: deps.epubBuilds }),
+    ...(deps.now === undefined ? {} : { now: deps.now }),
   });
   return app;
 }

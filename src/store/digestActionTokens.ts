@@ -10,17 +10,20 @@ import type { Database, Timestamp } from './schema.js';
  */
 
 /**
- * The account and digest of a token (by its SHA-256, hex), when the account may act (not
+ * The account and digest of a token (by its SHA-256, hex), when it was made at or after
+ * `madeSince` (it has not outlived its lifetime: digest/linkLifetimes.ts) and the account may act (not
  * disabled); null otherwise.
  */
 export async function digestOfActionHash(
   db: Kysely<Database>,
   tokenHash: string,
+  madeSince: Timestamp,
 ): Promise<{ accountId: number; digestId: number } | null> {
   const row = await db
     .selectFrom('digest_action_tokens')
     .select(['account_id', 'digest_id'])
     .where('token_hash', '=', tokenHash)
+    .where('created_at', '>=', madeSince)
     .where(accountMayAct('digest_action_tokens.account_id'))
     .executeTakeFirst();
   return row === undefined ? null : { accountId: row.account_id, digestId: row.digest_id };
