@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
-import { redactText, redactUrl } from './lib/redact.js';
+import { redactRequestUrl, redactText, redactUrl } from './lib/redact.js';
 
 /**
  * Serializers for the fields that may carry a URL, and so a secret: every one goes through the one rule
@@ -8,7 +8,10 @@ import { redactText, redactUrl } from './lib/redact.js';
  * messages, stacks and other fields (a cause, an `input`) may quote URLs.
  */
 const serializers = {
-  req: (req: { method?: string; url?: string }) => ({ method: req.method, url: redactUrl(req.url ?? '') }),
+  req: (req: { method?: string; url?: string }) => ({
+    method: req.method,
+    url: redactRequestUrl(req.url ?? ''),
+  }),
   url: (url: unknown) => (typeof url === 'string' ? redactUrl(url) : url),
   err: (err: unknown) => redactFields(err instanceof Error ? pino.stdSerializers.err(err) : err),
   error: (error: unknown) => redactFields(error instanceof Error ? pino.stdSerializers.err(error) : error),

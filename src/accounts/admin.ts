@@ -23,7 +23,8 @@ import type { AccountId } from './authorize.js';
  *   demoted (by the CLI either: the operator makes another administrator first).
  *
  * A disabled account cannot sign in (its sessions end now, and `liveWebSession` refuses any other), its
- * API keys are refused (`credentialByPrefix`), no digest is built or sent for it (`claimDueAccounts`,
+ * API keys are refused (`credentialByPrefix`), its signed links and invitations answer as unknown ones (the
+ * look-ups of their tokens, through `accountMayAct`), no digest is built or sent for it (`claimDueAccounts`,
  * `claimDueDeliveries`) and its subscriptions queue nothing (`subscriptionsByFeed`).
  */
 

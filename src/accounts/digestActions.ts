@@ -34,9 +34,16 @@ export interface ActionReader {
   digestId: number;
 }
 
-/** The account and digest a presented action token opens; null for anything else. */
-export async function digestActionReader(store: Store, presented: string): Promise<ActionReader | null> {
-  const found = await digestOfActionToken(store.db, presented);
+/**
+ * The account and digest a presented action token opens at `now`; null for anything else (an expired
+ * token's, a disabled account's too).
+ */
+export async function digestActionReader(
+  store: Store,
+  presented: string,
+  now: Date,
+): Promise<ActionReader | null> {
+  const found = await digestOfActionToken(store.db, presented, now);
   return found === null ? null : { accountId: grantAccount(found.accountId), digestId: found.digestId };
 }
 

@@ -8,7 +8,10 @@ import { type AccountId, grantAccount } from './authorize.js';
  * that account's digests, nothing else.
  */
 
-/** The account a presented digest token opens; null for anything else (malformed, unknown, replaced). */
+/**
+ * The account a presented digest token opens; null for anything else (malformed, unknown, replaced, or
+ * of a disabled account: store/accounts.ts accountMayAct).
+ */
 export async function digestReader(store: Store, presented: string): Promise<AccountId | null> {
   const accountId = await accountIdByDigestToken(store.db, presented);
   return accountId === null ? null : grantAccount(accountId);

@@ -16,9 +16,16 @@ import { type AccountId, grantAccount } from './authorize.js';
  * them off, pausing them for a week, or on again. The unsubscribe page uses nothing else.
  */
 
-/** The account a presented unsubscribe token opens; null for anything else. */
-export async function unsubscribeReader(store: Store, presented: string): Promise<AccountId | null> {
-  const accountId = await accountIdByUnsubscribeToken(store.db, presented);
+/**
+ * The account a presented unsubscribe token opens at `now`; null for anything else (an expired token's, a
+ * disabled account's too).
+ */
+export async function unsubscribeReader(
+  store: Store,
+  presented: string,
+  now: Date,
+): Promise<AccountId | null> {
+  const accountId = await accountIdByUnsubscribeToken(store.db, presented, now);
   return accountId === null ? null : grantAccount(accountId);
 }
 

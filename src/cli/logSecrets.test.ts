@@ -1,13 +1,23 @@
 /**
  * `tidings serve` as a real process: no line it logs (start-up, requests, errors) holds the database
- * password, the SMTP password, an API key or any other secret of a URL, however the URL spells it.
+ * password, the SMTP password, an API key or any other secret of a URL, however the URL spells it; nor
+ * the live token of a signed link (an invitation, a digest's actions, unsubscribe, the digest token),
+ * answered or not, whatever the path's slashes, encoding or case (issue 33, point G).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { after, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
+import { grantAccount } from '../accounts/authorize.js';
+import { inviteAccount } from '../accounts/invitations.js';
+import { buildDigestNow } from '../digest/build.js';
+import { mintActionTokens } from '../digest/actionTokens.js';
+import { ensureDigestToken } from '../digest/token.js';
+import { mintUnsubscribeToken } from '../digest/unsubscribe.js';
+import { openStore } from '../store/db.js';
 import { ENGINES, type TestDatabase, createTestDatabase, postgresSkipReason } from '../test/databases.js';
+import { itemsOf, saveUrl, testDigestDeps } from '../test/digestPipeline.js';
 import { type ServerProcess, assertBuilt, exitWithin, startServer } from '../test/process.js';
 
 assertBuilt();
@@ -147,6 +157,102 @@ for (const engine of ENGINES) {
           );
         }
         for (const s of secrets) assert.ok(!server.stdout().includes(s), `stdout holds ${s}`);
+      });
+
+      test('no logged line holds a live signed link’s token, whether it opened a page or got a 404', async () => {
+        const db = await createTestDatabase(engine);
+        let serve: ServerProcess | undefined;
+        try {
+          serve = await startServer({ databaseUrl: db.url, env: { TIDINGS_WORKER: 'false' } });
+          const started = serve;
+          await until('the first key on stdout', () => KEY_LINE.test(started.stdout()));
+          // The first account's live links, made as serve makes them (its clock is the real one).
+          const store = openStore(db.url);
+          let links: { invite: string; action: string; unsubscribe: string; digest: string };
+          let digestId: number;
+          let itemId: number;
+          try {
+            const first = await store.db
+              .selectFrom('accounts')
+              .select('id')
+              .orderBy('id')
+              .executeTakeFirstOrThrow();
+            const admin = grantAccount(first.id);
+            await saveUrl(store, admin, 'https://example.org/tides', 'Tides');
+            const built = await buildDigestNow(testDigestDeps(store), admin);
+            assert.equal(built.status, 'built');
+            digestId = built.digestId;
+            itemId = (await itemsOf(store, digestId))[0]?.id ?? 0;
+            const now = new Date();
+            const [action] = await mintActionTokens(store.db, [{ accountId: admin, digestId }], now);
+            links = {
+              invite: (await inviteAccount(store, admin, { days: 7 }, now)).token,
+              action: action ?? '',
+              unsubscribe: (await mintUnsubscribeToken(store.db, admin, now)) ?? '',
+              digest: (await ensureDigestToken(store.db, admin)) ?? '',
+            };
+          } finally {
+            await store.close();
+          }
+          const { invite, action, unsubscribe, digest } = links;
+          const get = (path: string): Promise<string> =>
+            raw(started.port, `GET ${path} HTTP/1.1\r\nHost: x\r\nAccept: text/html\r\n`);
+          const status = async (path: string): Promise<string> => (await get(path)).slice(9, 12);
+
+          // Live: each opens its page.
+          const opened = [
+            `/invite/${invite}`,
+            `/digest-actions/${action}?do=keep&item=${itemId}`,
+            `/unsubscribe/${unsubscribe}`,
+            `/digests/${digestId}?token=${digest}&action_token=${action}`,
+            `/digests.atom?token=${digest}`,
+          ];
+          for (const path of opened) assert.equal(await status(path), '200', path);
+          // The same tokens spelled otherwise: most are 404s (a route's name percent-encoded still opens it).
+          const missed = [
+            `//invite/${invite}`,
+            `/invite//${invite}`,
+            `/INVITE/${invite}`,
+            `/%69nvite/${invite}`,
+            `/invite%2F${invite}`,
+            `/./invite/${invite}`,
+            `/invite/${invite}/`,
+            `/invite/${invite}%`,
+            `//digest-actions/${action}?do=keep&item=${itemId}`,
+            `/digest-actions//${action}?do=keep&item=${itemId}`,
+            `/Digest-Actions/${action}`,
+            `/digest-actions%2f${action}`,
+            `/x/../digest-actions/${action}`,
+            `/digest-actions\\${action}`,
+            `///unsubscribe///${unsubscribe}`,
+            `/unsubscribe/${unsubscribe}/x`,
+            `/%75nsubscribe/${unsubscribe}`,
+            `/unsubscribe;x/${unsubscribe}`,
+            `/nowhere/${action}`,
+            `/digests.atom?t=${digest}`,
+            `/digests/${digestId}?tok%00en=${digest}`,
+            `/items/1?x=${Buffer.from(digest).toString('hex').replace(/../g, '%$&')}`,
+          ];
+          for (const path of missed) assert.match(await status(path), /^\d{3}$/, path);
+
+          serve.child.kill('SIGTERM');
+          assert.equal((await exitWithin(serve, 10_000)).code, 0, serve.stderr());
+          const log = serve.stderr();
+          const requests = log.split('\n').filter((line) => line.includes('"msg":"request"'));
+          // Each request has its line but the one with broken percent-encoding, which Fastify answers first.
+          const logged = opened.length + missed.filter((path) => !path.endsWith('%')).length;
+          assert.ok(requests.length >= logged, `every request was logged:\n${log}`);
+          assert.ok(log.includes('"url":"/invite/[redacted]"'), 'an invitation is logged redacted');
+          assert.ok(log.includes('"url":"//digest-actions/[redacted]?do=keep'), 'its route still shows');
+          for (const [name, token] of Object.entries(links)) {
+            assert.match(token, /^[A-Za-z0-9_-]{43}$/, name);
+            assert.ok(!log.includes(token), `the log holds the ${name} token:\n${log}`);
+            assert.ok(!serve.stdout().includes(token), `stdout holds the ${name} token`);
+          }
+        } finally {
+          await serve?.stop();
+          await db.drop();
+        }
       });
     },
   );

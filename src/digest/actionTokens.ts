@@ -2,7 +2,7 @@ import { hash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { digestOfActionHash, insertDigestActionTokens } from '../store/digestActionTokens.js';
 import type { Database } from '../store/schema.js';
-import { TOKEN_LIFETIME_MS } from './unsubscribe.js';
+import { linksMadeSince } from './linkLifetimes.js';
 
 /*
  * The private links of a digest's actions (issue 24): per item "Keep for tomorrow", per feed "Fewer from
@@ -11,9 +11,10 @@ import { TOKEN_LIFETIME_MS } from './unsubscribe.js';
  * one-click unsubscribe model (digest/unsubscribe.ts): a token of 256 random bits (43 characters of
  * base64url) made afresh for each email (or each web rendering of a digest for a signed-in reader), only
  * its SHA-256 stored; it names the account and the digest, and authorises only those actions on that
- * digest's items and their feeds (accounts/digestActions.ts). Pruned after a year when the account's next
- * ones are made; "Reset unsubscribe links" and a new email address revoke them all (store/
- * digestActionTokens.ts deleteDigestActionTokens, from accounts/unsubscribe.ts and changeSettings.ts).
+ * digest's items and their feeds (accounts/digestActions.ts). A token works for 30 days (linkLifetimes.ts):
+ * an older one is refused when used, and forgotten by the digest worker; "Reset unsubscribe links" and a
+ * new email address revoke them all (store/digestActionTokens.ts deleteDigestActionTokens, from
+ * accounts/unsubscribe.ts and changeSettings.ts).
  */
 
 /** What a link does: keep one of the digest's items for tomorrow, or change the share of one of its feeds. */
@@ -32,8 +33,8 @@ const hashToken = (token: string): string => hash('sha256', token, 'hex');
 
 /**
  * One new token for each email (its account and digest), only the hashes stored, in the order given;
- * null for an email whose digest no longer exists or is not that account's. The account's tokens older
- * than a year are forgotten.
+ * null for an email whose digest no longer exists or is not that account's. The account's expired tokens
+ * are forgotten.
  */
 export async function mintActionTokens(
   db: Kysely<Database>,
@@ -46,7 +47,7 @@ export async function mintActionTokens(
   });
   const stored = await insertDigestActionTokens(db, tokens, {
     createdAt: now.toISOString(),
-    pruneBefore: new Date(now.getTime() - TOKEN_LIFETIME_MS).toISOString(),
+    pruneBefore: linksMadeSince('digest_action_tokens', now),
   });
   return tokens.map((t) => (stored.has(t.tokenHash) ? t.token : null));
 }
@@ -62,11 +63,15 @@ export function readingActionUrl(baseUrl: string, token: string, action: Reading
   return `${baseUrl.replace(/\/+$/, '')}/digest-actions/${token}?do=${action.kind}&reading=${action.readingId}`;
 }
 
-/** The account and digest a presented token opens; null for anything else (malformed, unknown, revoked). */
+/**
+ * The account and digest a presented token opens at `now`; null for anything else (malformed, unknown,
+ * revoked, expired, of a disabled account).
+ */
 export async function digestOfActionToken(
   db: Kysely<Database>,
   presented: string,
+  now: Date,
 ): Promise<{ accountId: number; digestId: number } | null> {
   if (!TOKEN_PATTERN.test(presented)) return null;
-  return digestOfActionHash(db, hashToken(presented));
+  return digestOfActionHash(db, hashToken(presented), linksMadeSince('digest_action_tokens', now));
 }

@@ -1,6 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database, Timestamp } from '../store/schema.js';
+import { linksMadeSince } from './linkLifetimes.js';
 import {
   accountIdByUnsubscribeHash,
   deleteUnsubscribeTokens,
@@ -14,15 +15,12 @@ import {
  * needs to read it back, because the email is rendered at the moment the token is made. It grants one
  * thing: turning that account's digest emails off, pausing or resuming them. It is distinct from the
  * digest token (which reads digests) and from every key. Looking it up by its hash compares hashes in the
- * index, never the secret, so there is nothing to time. Tokens older than TOKEN_LIFETIME_MS are pruned when
- * the account's next one is made; revoking them all ("Reset unsubscribe links", or a new email address)
- * deletes the account's rows.
+ * index, never the secret, so there is nothing to time. A token works for a year (linkLifetimes.ts): an
+ * older one is refused when used, and forgotten by the digest worker; revoking them all ("Reset
+ * unsubscribe links", or a new email address) deletes the account's rows.
  */
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-
-/** How long the unsubscribe link of an email keeps working (unless revoked first). */
-export const TOKEN_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
 
 /** "Pause for a week". */
 export const PAUSE_MS = 7 * 24 * 60 * 60 * 1000;
@@ -55,18 +53,22 @@ export async function mintUnsubscribeTokens(
   });
   const stored = await insertUnsubscribeTokens(db, tokens, {
     createdAt: now.toISOString(),
-    pruneBefore: new Date(now.getTime() - TOKEN_LIFETIME_MS).toISOString(),
+    pruneBefore: linksMadeSince('unsubscribe_tokens', now),
   });
   return tokens.map((t) => (stored.has(t.tokenHash) ? t.token : null));
 }
 
-/** The account a presented token belongs to; null for anything else (malformed, unknown, revoked, pruned). */
+/**
+ * The account a presented token belongs to at `now`; null for anything else (malformed, unknown, revoked,
+ * expired, of a disabled account).
+ */
 export async function accountIdByUnsubscribeToken(
   db: Kysely<Database>,
   presented: string,
+  now: Date,
 ): Promise<number | null> {
   if (!TOKEN_PATTERN.test(presented)) return null;
-  return accountIdByUnsubscribeHash(db, hashToken(presented));
+  return accountIdByUnsubscribeHash(db, hashToken(presented), linksMadeSince('unsubscribe_tokens', now));
 }
 
 /** Revokes every unsubscribe link of the account; how many there were. */

@@ -3,6 +3,7 @@ import { type BuildOutcome, buildDueDigests } from './build.js';
 import { type DeliveryOutcome, deliverDueDigests } from './deliver.js';
 import type { DigestDeps } from './deps.js';
 import { type EreaderOutcome, deliverDueEreaderCopies } from './ereader.js';
+import { pruneExpiredLinks } from './linkLifetimes.js';
 
 export interface DigestPass {
   builds: BuildOutcome[];
@@ -37,7 +38,10 @@ export function tallyPass(pass: DigestPass): Record<string, number> {
   return counts;
 }
 
-/** Every `intervalMs` (30 s), a pass, until stopped; a failed pass is logged and the next one tries again. */
+/**
+ * Every `intervalMs` (30 s), a pass, until stopped; a failed pass is logged and the next one tries again.
+ * Each pass then forgets the emails' signed links that have expired (linkLifetimes.ts), of every account.
+ */
 export function startDigestWorker(deps: DigestDeps, opts: { intervalMs?: number } = {}): Worker {
   const owner = workerId();
   const intervalMs = opts.intervalMs ?? 30_000;
@@ -45,8 +49,13 @@ export function startDigestWorker(deps: DigestDeps, opts: { intervalMs?: number 
     name: 'digest scheduler',
     pass: async () => {
       const pass = await runDigestPass(deps, { owner });
-      if (pass.builds.length + pass.deliveries.length + pass.ereader.length > 0)
-        deps.log.info(tallyPass(pass), 'digest pass');
+      const expired = await pruneExpiredLinks(deps.store.db, deps.now());
+      if (pass.builds.length + pass.deliveries.length + pass.ereader.length + expired > 0) {
+        deps.log.info(
+          { ...tallyPass(pass), ...(expired > 0 ? { links_expired: expired } : {}) },
+          'digest pass',
+        );
+      }
     },
     sleepMs: () => intervalMs,
     log: deps.log,

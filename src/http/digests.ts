@@ -49,7 +49,6 @@ export const DIGEST_PAGE_HEADERS: Readonly<Record<string, string>> = {
 };
 
 const HTML_TYPE = 'text/html; charset=utf-8';
-const wallClock = (): Date => new Date();
 const ATOM_TYPE = 'application/atom+xml; charset=utf-8';
 /** feedsmith's writer, loaded by the first request for a digest feed. */
 const atomWriter = lazy(() => import('../digest/render/atom.js'));
@@ -64,12 +63,13 @@ export interface DigestRoutesDeps {
   browserError?: WebFallbacks['errorPage'];
   /** Where EPUBs are made: the process's builds unless a test gives its own. */
   epubBuilds?: EpubBuilds;
-  /** The clock a page reads the feeds' mutes by (a muted feed's group offers Unmute); the system's by default. */
+  /** The clock a page reads the feeds' mutes and checks an action token's age by (digest/linkLifetimes.ts); the system's by default. */
   now?: () => Date;
 }
 
 export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDeps): void {
   const { store, baseUrl } = deps;
+  const now = deps.now ?? (() => new Date());
   void app.register((scope, _opts, done) => {
     scope.addHook('onSend', (_request, reply, payload, next) => {
       // The web app's pages (the answer to a browser whose link did not open) keep their own policy.
@@ -86,7 +86,7 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
       const loaded =
         accountId === null || digestId === null || page === null
           ? null
-          : await digestToRead(store, accountId, digestId, page, baseUrl, (deps.now ?? wallClock)());
+          : await digestToRead(store, accountId, digestId, page, baseUrl, now());
       if (loaded === null) {
         // A browser gets a page saying what happened (or, signed in, its own digest); others the JSON.
         if (deps.browserRefusal !== undefined && wantsPage(request))
@@ -96,7 +96,7 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
       if (loaded.view.page.number > loaded.view.page.count) throw pageNotFound();
       // Opened from its email: the email's actions token, when it is this digest's, shows the actions too.
       const actions = queryValue(request, 'action_token');
-      const reader = actions === null ? null : await digestActionReader(store, actions);
+      const reader = actions === null ? null : await digestActionReader(store, actions, now());
       const view =
         reader !== null && reader.accountId === accountId && reader.digestId === digestId
           ? withActionLinks(loaded.view, baseUrl, actions)

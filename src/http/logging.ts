@@ -1,16 +1,17 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { LogController } from 'fastify';
-import { redactUrl } from '../lib/redact.js';
+import { redactRequestUrl } from '../lib/redact.js';
 
 /**
- * One log line per request, written when it completes, with the URL's API key redacted. Fastify's
+ * One log line per request, written when it completes, with the URL's secrets redacted (lib/redact.ts
+ * redactRequestUrl: keys, secret parameters, signed links' tokens by route and by shape). Fastify's
  * default lines (and its "route not found" line) would print the raw URL, key included.
  */
 export class RequestLogController extends LogController {
   /**
    * The completion line is built here from known fields (the URL already redacted, by the same rule as
-   * the logger's `url` serializer, once per distinct URL), so it is written without pino's path redaction
-   * or that serializer, which would cost as much again as the rest of the line.
+   * the logger's `req` serializer, once per distinct URL), so it is written without pino's path redaction
+   * or the `url` serializer, which would cost as much again as the rest of the line.
    */
   private readonly lines: FastifyBaseLogger;
 
@@ -51,7 +52,7 @@ let lastRedacted = '';
 
 function redactedUrl(url: string): string {
   if (url !== lastUrl) {
-    lastRedacted = redactUrl(url);
+    lastRedacted = redactRequestUrl(url);
     lastUrl = url;
   }
   return lastRedacted;

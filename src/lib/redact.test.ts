@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { redactText, redactUrl } from './redact.js';
+import { redactRequestUrl, redactText, redactUrl } from './redact.js';
 
 test('API keys are redacted from URLs however they are spelled', () => {
   assert.equal(redactUrl('/api/v1/articles?apiKey=tdg_secret'), '/api/v1/articles?apiKey=[redacted]');
@@ -27,7 +27,7 @@ test('the token of an unsubscribe link is redacted from the path, and nothing el
   const token = 'Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg';
   assert.equal(redactUrl(`/unsubscribe/${token}`), '/unsubscribe/[redacted]');
   assert.equal(redactUrl(`/UNSUBSCRIBE/${token}?a=1`), '/UNSUBSCRIBE/[redacted]?a=1');
-  assert.equal(redactUrl(`/%75nsubscribe/${token}/x`), '/%75nsubscribe/[redacted]/x');
+  assert.equal(redactUrl(`/%75nsubscribe/${token}/x`), '/%75nsubscribe/[redacted]/[redacted]');
   assert.equal(
     redactUrl(`https://news.example/unsubscribe/${token}`),
     'https://news.example/unsubscribe/[redacted]',
@@ -52,6 +52,84 @@ test('the token of a digest action link is redacted from the path; the action st
     'https://news.example/digest-actions/[redacted]?do=mute&feed=3',
   );
   assert.equal(redactUrl('/digests/digest-actions/12'), '/digests/digest-actions/12');
+});
+
+test('an invitation’s token is redacted from the path', () => {
+  const token = 'Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg';
+  assert.equal(redactUrl(`/invite/${token}`), '/invite/[redacted]');
+  assert.equal(
+    redactUrl(`https://tidings.example/invite/${token}`),
+    'https://tidings.example/invite/[redacted]',
+  );
+  assert.equal(redactUrl('/accounts/invitations/3/revoke'), '/accounts/invitations/3/revoke');
+  assert.equal(
+    redactUrl('https://invite.example/news/1'),
+    'https://invite.example/news/1',
+    'a host is no route',
+  );
+});
+
+test('a signed link’s token is redacted by its route however the path spells it', () => {
+  const t = 'Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg';
+  const cases: [string, string][] = [
+    [`//digest-actions/${t}?do=keep&item=1`, '//digest-actions/[redacted]?do=keep&item=1'],
+    [`/digest-actions//${t}`, '/digest-actions//[redacted]'],
+    [`///invite///${t}///`, '///invite///[redacted]///'],
+    [`/DIGEST-ACTIONS/${t}`, '/DIGEST-ACTIONS/[redacted]'],
+    [`/%64igest-%61ctions/${t}`, '/%64igest-%61ctions/[redacted]'],
+    [`/%2564igest-actions/${t}`, '/%2564igest-actions/[redacted]'],
+    [`/digest-actions%2F${t}`, '/[redacted]'],
+    [`/digest-actions%252f${t}?do=mute`, '/[redacted]?do=mute'],
+    [`/%2Fdigest-actions/${t}`, '/%2Fdigest-actions/[redacted]'],
+    [`/digest-actions\\${t}`, '/[redacted]'],
+    [`/invite\\/${t}`, '/invite\\/[redacted]'],
+    [`/./invite/${t}`, '/./invite/[redacted]'],
+    [`/x/../unsubscribe/${t}`, '/x/../unsubscribe/[redacted]'],
+    [`/%20invite%20/${t}`, '/%20invite%20/[redacted]'],
+    [`/invite/${t}%`, '/invite/[redacted]'],
+    [`/invite/./${t}/x`, '/invite/[redacted]/[redacted]/[redacted]'],
+    [`https://tidings.example//unsubscribe/${t}`, 'https://tidings.example//unsubscribe/[redacted]'],
+  ];
+  for (const [url, redacted] of cases) {
+    assert.equal(redactUrl(url), redacted, url);
+    assert.equal(redactRequestUrl(url), redacted, url);
+  }
+  assert.equal(redactUrl('/digests/unsubscribe/12'), '/digests/unsubscribe/12', 'not the first segment');
+  assert.equal(redactUrl('/x/y/../invite/12'), '/x/y/../invite/12', 'x stays first');
+  assert.equal(redactUrl('/invite'), '/invite');
+  assert.equal(redactUrl('//invite//'), '//invite//');
+});
+
+test('a request’s address loses every piece shaped like a token; other URLs keep long slugs', () => {
+  const t = 'Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg';
+  const encoded = Buffer.from(t).toString('hex').replace(/../g, '%$&');
+  const cases: [string, string][] = [
+    [`/${t}`, '/[redacted]'],
+    [`/nowhere/x${t}y.html?a=1`, '/nowhere/[redacted]?a=1'],
+    [`/invite;x/${t}`, '/invite;x/[redacted]'],
+    [`/digests/1?tok%00en=${t}&page=2`, '/digests/1?tok%00en=[redacted]&page=2'],
+    [`/digests.atom?${t}`, '/digests.atom?[redacted]'],
+    [`/items/3?t=${encoded}`, '/items/3?t=[redacted]'],
+    [`/x#${t}`, '/x#[redacted]'],
+    [`http://x/digest-actions/${t}`, 'http://x/digest-actions/[redacted]'],
+    [`http://x//${t}`, 'http://x//[redacted]'],
+  ];
+  for (const [url, redacted] of cases) assert.equal(redactRequestUrl(url), redacted, url);
+  assert.equal(redactRequestUrl('/digests/12?page=2&token=x'), '/digests/12?page=2&token=[redacted]');
+  assert.equal(redactRequestUrl('/static/app.3f2a9c0d1e2b.css'), '/static/app.3f2a9c0d1e2b.css');
+  assert.equal(redactRequestUrl(`/x/${t.slice(1)}`), `/x/${t.slice(1)}`, '42 characters are no token');
+  const feed = 'https://blog.example/2026/11/a-long-article-slug-about-the-tides-and-the-moon';
+  assert.equal(redactUrl(feed), feed, 'a feed’s URL keeps its slug');
+});
+
+test('text that quotes a bare request path loses its signed link’s token', () => {
+  const t = 'Zm9vYmFyYmF6cXV4cXV1eHF1dXhxdXV4cXV1eHF1dXg';
+  assert.equal(
+    redactText(`'/invite/${t}%' is not a valid url component`),
+    "'/invite/[redacted]' is not a valid url component",
+  );
+  assert.equal(redactText(`GET //digest-actions/${t} failed`), 'GET //digest-actions/[redacted] failed');
+  assert.equal(redactText('at run (/work/dist/cli/main.js:10:3)'), 'at run (/work/dist/cli/main.js:10:3)');
 });
 
 test('a key under a near-miss parameter name is redacted too', () => {

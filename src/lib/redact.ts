@@ -8,8 +8,17 @@
  *   `apiKey%00`, `x-api-key`). Parameters are read after the first `?`, `#` or `;`, split at any of
  *   `& ; ? #`, so a second `?` or a `;` does not hide one;
  * - anything shaped like a Tidings API key (`tdg_` and hex), in the path or under any parameter name;
- * - the token of a one-click unsubscribe link or of a digest's action link, the path segment after
- *   `/unsubscribe/` or `/digest-actions/`.
+ * - the path after a route whose next segment is a secret token (TOKEN_PATHS: an invitation, a one-click
+ *   unsubscribe link, a digest's action link), found however the path spells it: the route's name in any
+ *   case or percent-encoding, after or before any number of slashes (`//invite/T`, `/invite//T`), an
+ *   encoded slash (`invite%2FT`), a backslash, or `.` and `..` segments. Every non-empty segment after it
+ *   is redacted, so a token followed by anything (`/T/x`, `/T%`) goes too.
+ *
+ * A request's own address (redactRequestUrl: the request log, `req`) also loses every piece between
+ * separators (`/ ? & ; # =`) that holds a run of 43 or more letters, digits, `-` or `_` once
+ * percent-decoded: the shape of every Tidings token (256 bits of base64url), wherever a client put it. No
+ * address of Tidings has such a piece otherwise. Other URLs (a feed's, a page's) keep theirs: a long slug
+ * is not a secret there.
  */
 const REDACTED = '[redacted]';
 
@@ -71,6 +80,11 @@ function isSecretName(name: string): boolean {
   return false;
 }
 
+/** A request's target (its path and query, or an absolute URL) fit for logs: redactUrl and token shapes. */
+export function redactRequestUrl(url: string): string {
+  return redactTokenShapes(redactUrl(url));
+}
+
 /** A URL (absolute, or a request's path and query) fit for logs; see the top of this file. */
 export function redactUrl(url: string): string {
   const scheme = SCHEME.exec(url);
@@ -88,18 +102,22 @@ export function redactUrl(url: string): string {
     }
   }
   const pairsAt = firstOf(url, '?#;', rest);
-  return head + redactPath(url.slice(rest, pairsAt)) + redactPairs(url.slice(pairsAt));
+  // An absolute URL's path starts with its host, which names no route.
+  return head + redactPath(url.slice(rest, pairsAt), scheme !== null) + redactPairs(url.slice(pairsAt));
 }
 
-/** Text that may quote URLs (an error's message or stack): each URL in it redacted, and any key. */
+/**
+ * Text that may quote URLs (an error's message or stack): each URL in it redacted (a bare path too: it may
+ * be a request's), and any key.
+ */
 export function redactText(text: string): string {
   return text
-    .replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+|\/[^\s"'<>`]*[?#;][^\s"'<>`]*/gi, (url) => redactUrl(url))
+    .replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+|\/[^\s"'<>`]*/gi, (url) => redactUrl(url))
     .replace(KEY_SHAPES, REDACTED);
 }
 
-function redactPath(raw: string): string {
-  const path = redactUnsubscribeToken(raw);
+function redactPath(raw: string, fromHost: boolean): string {
+  const path = redactTokenRoute(raw, fromHost);
   if (!/tdg_|%/i.test(path)) return path;
   return path
     .split('/')
@@ -107,18 +125,56 @@ function redactPath(raw: string): string {
     .join('/');
 }
 
-/** The first path segments whose next segment is a secret token: email links that need no sign-in. */
-const TOKEN_PATHS = new Set(['unsubscribe', 'digest-actions']);
+/**
+ * The routes whose next path segment is a secret token, links that need no sign-in: an invitation
+ * (`/invite/T`), a one-click unsubscribe link (`/unsubscribe/T`), a digest's action link
+ * (`/digest-actions/T`, the reading list's too). The digest token and API keys travel in the query, under
+ * secret names (`token`, `action_token`, `apiKey`, `api_key`).
+ */
+const TOKEN_PATHS = new Set(['invite', 'unsubscribe', 'digest-actions']);
+const TOKEN_ROUTE_WORD = /invite|unsubscribe|digest-actions/i;
 
-/** `/unsubscribe/TOKEN…` (however `unsubscribe` is spelled) as `/unsubscribe/[redacted]…`; the same for TOKEN_PATHS. */
-function redactUnsubscribeToken(path: string): string {
+/**
+ * The path with every non-empty segment after a TOKEN_PATHS route redacted, when the route is the path's
+ * first segment as a server could read it: each raw segment percent-decoded (`+` too), cut again at `/` and
+ * `\`, empty and `.` parts skipped, `..` taking the last part back. A raw segment that holds the route and
+ * more (`invite%2FT`) is redacted whole. `fromHost`: the first raw segment is an absolute URL's host.
+ */
+function redactTokenRoute(path: string, fromHost: boolean): string {
+  // Most paths are plain and name none of the routes: nothing to resolve.
+  if (!/[%+\\]/.test(path) && !TOKEN_ROUTE_WORD.test(path)) return path;
   const segments = path.split('/');
-  // The first segment is empty (a request's path) or the host (an absolute URL's).
-  const [, first, token] = segments;
-  if (first === undefined || token === undefined || token === '') return path;
-  if (!TOKEN_PATHS.has(decode(first).toLowerCase())) return path;
-  segments[2] = REDACTED;
-  return segments.join('/');
+  /** The parts of the path as resolved so far: each with the raw segment it is in, and whether it ends it. */
+  const resolved: { part: string; segment: number; last: boolean }[] = [];
+  for (let i = fromHost ? 1 : 0; i < segments.length; i++) {
+    const raw = segments[i] ?? '';
+    if (raw === '') continue;
+    const parts = decode(raw).split(/[/\\]/);
+    parts.forEach((part, p) => {
+      const word = part.trim();
+      if (word === '' || word === '.') return;
+      if (word === '..') resolved.pop();
+      else resolved.push({ part: word, segment: i, last: parts.slice(p + 1).every((x) => x.trim() === '') });
+    });
+  }
+  const route = resolved[0];
+  if (route === undefined || !TOKEN_PATHS.has(route.part.toLowerCase())) return path;
+  return segments
+    .map((raw, i) => {
+      const after = i > route.segment || (i === route.segment && !route.last);
+      return after && raw !== '' ? REDACTED : raw;
+    })
+    .join('/');
+}
+
+/** A run of a token's characters as long as a Tidings token (43: 256 bits of base64url) or longer. */
+const TOKEN_SHAPE = /[A-Za-z0-9_-]{43,}/;
+
+/** Each piece of the URL between `/ ? & ; # =` that holds TOKEN_SHAPE, percent-decoded, as [redacted]. */
+function redactTokenShapes(url: string): string {
+  // A decoded run of 43 comes from a raw run at least as long, of these (a `%XX` decodes to one).
+  if (!/[A-Za-z0-9_%-]{43,}/.test(url)) return url;
+  return url.replace(/[^/?&;#=]+/g, (piece) => (TOKEN_SHAPE.test(decode(piece)) ? REDACTED : piece));
 }
 
 function redactPairs(pairs: string): string {

@@ -70,3 +70,22 @@ export async function insertAccountTokens(
     returning token_hash`.execute(db);
   return new Set(rows.map((r) => r.token_hash));
 }
+
+/**
+ * Forgets at most `limit` tokens of the table, of any account, made before `madeBefore` (the oldest first):
+ * how many. Expired tokens are refused when used; this only keeps the table to the tokens that still work,
+ * a bounded batch at a time (an old database's backlog goes over several passes, never in one long
+ * statement), through the index on created_at (migration 0036).
+ */
+export async function deleteTokensMadeBefore(
+  db: Kysely<Database>,
+  table: TokenTable,
+  madeBefore: Timestamp,
+  limit: number,
+): Promise<number> {
+  const { numAffectedRows } = await sql`
+    delete from ${sql.table(table)} where token_hash in (
+      select token_hash from ${sql.table(table)} where created_at < ${madeBefore}
+      order by created_at limit ${limit})`.execute(db);
+  return Number(numAffectedRows ?? 0n);
+}

@@ -1,4 +1,4 @@
-import { type Kysely, type Selectable, type UpdateObject, sql } from 'kysely';
+import { type Kysely, type RawBuilder, type Selectable, type SqlBool, type UpdateObject, sql } from 'kysely';
 import type { AccountsTable, Database, Timestamp } from './schema.js';
 import type { ResurfaceOrder } from './schemaReadingList.js';
 import { type Engine, now } from './db.js';
@@ -44,6 +44,15 @@ export type Account = Omit<
   /** An administrator: manages accounts and invitations on the web. */
   is_admin: boolean;
 };
+
+/**
+ * The one rule of whether an account may act through a credential that names it without a sign-in (a
+ * signed link's token, an invitation's maker): the account exists and is not disabled, as its keys and
+ * sessions are refused in their own look-ups (`credentialByPrefix`, `liveWebSession`). A condition on the
+ * column that names the account, in the look-up the link already runs: `.where(accountMayAct('t.account_id'))`.
+ */
+export const accountMayAct = (accountColumn: string): RawBuilder<SqlBool> =>
+  sql<SqlBool>`exists (select 1 from accounts as acting where acting.id = ${sql.ref(accountColumn)} and acting.disabled_at is null)`;
 
 export const toAccount = (row: AccountRow): Account => ({
   ...row,

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { insertAccountTokens } from './accountTokens.js';
+import { accountMayAct } from './accounts.js';
 import type { Database, Timestamp } from './schema.js';
 
 /*
@@ -8,15 +9,22 @@ import type { Database, Timestamp } from './schema.js';
  * name that digest's items and their feeds, read here too.
  */
 
-/** The account and digest of a token (by its SHA-256, hex); null when there is none. */
+/**
+ * The account and digest of a token (by its SHA-256, hex), when it was made at or after
+ * `madeSince` (it has not outlived its lifetime: digest/linkLifetimes.ts) and the account may act (not
+ * disabled); null otherwise.
+ */
 export async function digestOfActionHash(
   db: Kysely<Database>,
   tokenHash: string,
+  madeSince: Timestamp,
 ): Promise<{ accountId: number; digestId: number } | null> {
   const row = await db
     .selectFrom('digest_action_tokens')
     .select(['account_id', 'digest_id'])
     .where('token_hash', '=', tokenHash)
+    .where('created_at', '>=', madeSince)
+    .where(accountMayAct('digest_action_tokens.account_id'))
     .executeTakeFirst();
   return row === undefined ? null : { accountId: row.account_id, digestId: row.digest_id };
 }

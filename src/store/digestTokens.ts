@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { accountMayAct } from './accounts.js';
 import type { Database, Timestamp } from './schema.js';
 
 /** The private token of an account's digest URLs, as stored. */
@@ -30,7 +31,7 @@ export async function digestTokenByAccount(
   return row ?? null;
 }
 
-/** The token with this SHA-256 (hex); null when there is none. */
+/** The token with this SHA-256 (hex) of an account that may act (not disabled); null when there is none. */
 export async function digestTokenByHash(
   db: Kysely<Database>,
   tokenHash: string,
@@ -39,6 +40,7 @@ export async function digestTokenByHash(
     .selectFrom('digest_tokens')
     .select(columns)
     .where('token_hash', '=', tokenHash)
+    .where(accountMayAct('digest_tokens.account_id'))
     .executeTakeFirst();
   return row ?? null;
 }

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { accountMayAct } from './accounts.js';
 import type { Database, InvitationsTable, Timestamp } from './schema.js';
 
 /** An invitation as stored (without its token's hash, which only the look-up by token needs). */
@@ -40,7 +41,10 @@ export async function createInvitation(
     .executeTakeFirstOrThrow();
 }
 
-/** The invitation whose token has this hash (used, expired or not); null when there is none. */
+/**
+ * The invitation whose token has this hash (used, expired or not); null when there is none, or when its
+ * maker may not act (disabled): an invitation acts for the administrator who made it.
+ */
 export async function invitationByTokenHash(
   db: Kysely<Database>,
   tokenHash: string,
@@ -49,17 +53,19 @@ export async function invitationByTokenHash(
     .selectFrom('invitations')
     .select(columns)
     .where('token_hash', '=', tokenHash)
+    .where(accountMayAct('invitations.created_by'))
     .executeTakeFirst();
   return row ?? null;
 }
 
-/** Invitations not used and not expired at `now`, newest first. */
+/** Invitations not used and not expired at `now` whose maker may act (not disabled), newest first. */
 export async function pendingInvitations(db: Kysely<Database>, now: Timestamp): Promise<Invitation[]> {
   return db
     .selectFrom('invitations')
     .select(columns)
     .where('used_at', 'is', null)
     .where('expires_at', '>', now)
+    .where(accountMayAct('invitations.created_by'))
     .orderBy('id', 'desc')
     .execute();
 }
@@ -79,6 +85,7 @@ export async function useInvitation(
     .where('id', '=', invitationId)
     .where('used_at', 'is', null)
     .where('expires_at', '>', input.now)
+    .where(accountMayAct('invitations.created_by'))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -1,16 +1,24 @@
 import type { Kysely } from 'kysely';
 import { insertAccountTokens } from './accountTokens.js';
+import { accountMayAct } from './accounts.js';
 import type { Database, Timestamp } from './schema.js';
 
-/** The account an unsubscribe token (by its SHA-256, hex) belongs to; null when there is none. */
+/**
+ * The account an unsubscribe token (by its SHA-256, hex) belongs to, when it was made at or after
+ * `madeSince` (it has not outlived its lifetime: digest/linkLifetimes.ts) and the account may act (not
+ * disabled); null otherwise.
+ */
 export async function accountIdByUnsubscribeHash(
   db: Kysely<Database>,
   tokenHash: string,
+  madeSince: Timestamp,
 ): Promise<number | null> {
   const row = await db
     .selectFrom('unsubscribe_tokens')
     .select('account_id')
     .where('token_hash', '=', tokenHash)
+    .where('created_at', '>=', madeSince)
+    .where(accountMayAct('unsubscribe_tokens.account_id'))
     .executeTakeFirst();
   return row?.account_id ?? null;
 }

@@ -56,7 +56,13 @@ export const silentLogger = pino({ level: 'silent' });
 
 export function testServer(
   store: Store,
-  options: { queueLimit?: number; limiter?: InvalidKeyLimiter; epubBuilds?: EpubBuilds } = {},
+  options: {
+    queueLimit?: number;
+    limiter?: InvalidKeyLimiter;
+    epubBuilds?: EpubBuilds;
+    /** The server's clock (the age of signed links, digest/linkLifetimes.ts); the real one otherwise. */
+    now?: () => Date;
+  } = {},
 ): FastifyInstance {
   return buildServer({
     config: { trustProxy: false, queueLimit: options.queueLimit ?? 10_000, baseUrl: 'http://127.0.0.1:8080' },
@@ -64,6 +70,7 @@ export function testServer(
     logger: silentLogger,
     ...(options.limiter === undefined ? {} : { limiter: options.limiter }),
     ...(options.epubBuilds === undefined ? {} : { epubBuilds: options.epubBuilds }),
+    ...(options.now === undefined ? {} : { now: options.now }),
   });
 }
 

@@ -52,7 +52,7 @@ const actionQuery = z.union([
 export function registerDigestActions(scope: FastifyInstance, deps: WebDeps): void {
   const opened = async (request: FastifyRequest) => {
     const token = (request.params as { token?: string }).token ?? '';
-    const reader = await digestActionReader(deps.store, token);
+    const reader = await digestActionReader(deps.store, token, deps.now());
     const query = actionQuery.safeParse(request.query);
     if (reader === null || !query.success) throw new WebError(404, NOT_FOUND);
     const q = query.data;
@@ -67,7 +67,7 @@ export function registerDigestActions(scope: FastifyInstance, deps: WebDeps): vo
     const query = readingActionQuery.safeParse(request.query);
     if (!query.success) return null;
     const token = (request.params as { token?: string }).token ?? '';
-    const reader = await digestActionReader(deps.store, token);
+    const reader = await digestActionReader(deps.store, token, deps.now());
     if (reader === null) throw new WebError(404, NOT_FOUND);
     return readingActionResponse(deps, reader, query.data, token, form, request.log);
   };

@@ -44,7 +44,7 @@ const NOT_FOUND = 'There is no page at this address. It may have moved, or the l
 export function registerUnsubscribe(scope: FastifyInstance, deps: WebDeps): void {
   const reader = async (request: FastifyRequest) => {
     const token = (request.params as { token?: string }).token ?? '';
-    const accountId = await unsubscribeReader(deps.store, token);
+    const accountId = await unsubscribeReader(deps.store, token, deps.now());
     if (accountId === null) throw new WebError(404, NOT_FOUND);
     return { accountId, action: `/unsubscribe/${token}` };
   };
