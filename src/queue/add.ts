@@ -7,10 +7,14 @@ import { writerOf } from './writer.js';
 export type { AddOutcome, QueueInput } from './enqueue.js';
 
 /**
- * A save from the API or the web app: validated and normalised at once (a refusal throws its TidingsError
- * before anything is written), then written by the store's group commit. The caller has already
- * authorised accountId. Each save gets the answer it would get alone, in arrival order. With `metrics`,
- * the save is counted once answered, under `via` (where it came from; `api` by default).
+ * A person's own save of a link, the one way in for every one: the API (both variants, the bookmarklet),
+ * the web app's Add form (and the share target), and any save of the kind to come (a wallabag-style
+ * client's). Validated and normalised at once (a refusal throws its TidingsError before anything is
+ * written), then written by the store's group commit, where a URL a feed queued becomes the person's own
+ * (plan.ts planQueue). The caller has already authorised accountId. Each save gets the answer it would
+ * get alone, in arrival order. With `metrics`, the save is counted once answered, under `via` (where it
+ * came from; `api` by default). (An import queues nothing: its links go to the reading list,
+ * imports/importLinks.ts.)
  */
 export async function addSavedUrl(
   store: Store,
