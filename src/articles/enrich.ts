@@ -11,6 +11,7 @@ import {
 } from '../store/pages.js';
 import { type ReaderDeps, readerTime } from './deps.js';
 import { ExtractPool } from './extractPool.js';
+import { passThreads } from './keptPool.js';
 import { type Extractor, type PageOutcome, readPage } from './reader.js';
 
 export interface EnrichOptions {
@@ -59,7 +60,13 @@ export interface EnrichSummary {
  */
 export async function enrichOnce(
   deps: ReaderDeps,
-  opts: Partial<EnrichOptions> & { accountId?: number; owner?: string; signal?: AbortSignal } = {},
+  opts: Partial<EnrichOptions> & {
+    accountId?: number;
+    owner?: string;
+    signal?: AbortSignal;
+    /** The worker's extraction threads (keptPool.ts); else the pass's own, ended with it. */
+    extract?: Extractor;
+  } = {},
 ): Promise<EnrichSummary> {
   const o = { ...DEFAULT_ENRICH_OPTIONS, ...opts };
   const owner = opts.owner ?? workerId();
@@ -89,10 +96,8 @@ export async function enrichOnce(
   let givenBack = 0;
   // Extraction never runs in this thread (it serves requests too): at least one thread, started with the
   // first page fetched.
-  const pool = new ExtractPool(Math.max(1, deps.extractThreads ?? 1), (err) => {
-    deps.log.warn({ err }, 'a page extraction thread ended');
-  });
-  const extract: Extractor = (input) => pool.extract(input);
+  const threads = passThreads(opts.extract, () => extractThreads(deps));
+  const extract = threads.extract;
   const read = async (page: PageRow): Promise<void> => {
     // A page that waited for its host until its lease nearly ran out is given back unfetched: another
     // worker may take it over, and fetching it then would ask its server twice.
@@ -121,11 +126,17 @@ export async function enrichOnce(
       if (givenBack === batch.length) break;
     }
   } finally {
-    await pool.close();
+    await threads.close();
   }
   if (!stopped()) summary.forgotten = await deleteUnusedPages(deps.store.db, o.batchSize);
   return summary;
 }
+
+/** The page reader's extraction threads: `extractThreads` of them (at least one), started with pages. */
+export const extractThreads = (deps: ReaderDeps): ExtractPool =>
+  new ExtractPool(Math.max(1, deps.extractThreads ?? 1), (err) => {
+    deps.log.warn({ err }, 'a page extraction thread ended');
+  });
 
 /**
  * Reads one page (the queue's, or a paced one: `list`); an unexpected failure (a bug, the database) is
