@@ -2,7 +2,7 @@ import { type Worker, startLoop, workerId } from '../lib/workers.js';
 import { nextPageDueAt } from '../store/pages.js';
 import { onToRead } from '../store/toRead.js';
 import { type ReaderDeps, readerTime } from './deps.js';
-import { type EnrichOptions, enrichOnce, extractThreads } from './enrich.js';
+import { type EnrichOptions, type ForgetCursor, enrichOnce, extractThreads } from './enrich.js';
 import { KeptPool } from './keptPool.js';
 
 /**
@@ -19,10 +19,11 @@ export function startPageReader(
   const owner = workerId();
   const maxSleepMs = opts.maxSleepMs ?? 30_000;
   const threads = new KeptPool(() => extractThreads(deps));
+  const forget: ForgetCursor = { after: 0 };
   const loop = startLoop({
     name: 'page reader',
     pass: async (signal) => {
-      const s = await enrichOnce(deps, { ...opts, owner, signal, extract: threads.extractor() });
+      const s = await enrichOnce(deps, { ...opts, owner, signal, extract: threads.extractor(), forget });
       if (s.pages > 0 || s.linked > 0 || s.forgotten > 0) deps.log.info({ ...s }, 'page reader pass');
       await threads.passed(s.pages);
     },
