@@ -14,8 +14,8 @@ import type { AccountId } from './authorize.js';
 /**
  * Deletes an account with everything in it: its keys and sessions, its queue, subscriptions, digests and
  * their items, its digest token and the invitations it made (each table's ON DELETE CASCADE), then the
- * feeds nobody follows any more. Pages read for its links are forgotten by the page reader's next pass
- * (`deleteUnusedPages`), as for any link that leaves a queue.
+ * feeds nobody follows any more. Pages read for its links are forgotten by the page reader's walk of the
+ * pages, a window a pass (`deleteUnusedPages`), as for any link that leaves a queue.
  *
  * The last enabled administrator cannot be deleted while other accounts exist (someone must be able to
  * manage them): another account is made an administrator first. Throws not_found for no such account.

@@ -11,6 +11,7 @@ import {
 } from '../store/pages.js';
 import { type ReaderDeps, readerTime } from './deps.js';
 import { ExtractPool } from './extractPool.js';
+import { passThreads } from './keptPool.js';
 import { type Extractor, type PageOutcome, readPage } from './reader.js';
 
 export interface EnrichOptions {
@@ -20,8 +21,13 @@ export interface EnrichOptions {
   perHost: number;
   /** How long a claimed page stays ours; longer than one whole fetch (30 s) and its extraction. */
   leaseMs: number;
-  /** Queue items linked per transaction, and pages forgotten per pass. */
+  /** Queue items linked per transaction. */
   batchSize: number;
+  /**
+   * Pages looked at per pass for the ones nothing shows any more (store/pages.ts deleteUnusedPages): the
+   * worker walks the table this many a pass, from where its last pass stopped.
+   */
+  forgetWindow: number;
 }
 
 export const DEFAULT_ENRICH_OPTIONS: EnrichOptions = {
@@ -29,7 +35,13 @@ export const DEFAULT_ENRICH_OPTIONS: EnrichOptions = {
   perHost: 2,
   leaseMs: 5 * 60_000,
   batchSize: 500,
+  forgetWindow: 1000,
 };
+
+/** Where a worker's walk of the pages for forgetting stands: the last page id looked at (0: the start). */
+export interface ForgetCursor {
+  after: number;
+}
 
 /** A page is fetched only while its lease has this much left: a whole fetch (30 s) and its extraction. */
 const LEASE_MARGIN_MS = 60_000;
@@ -53,13 +65,25 @@ export interface EnrichSummary {
 
 /**
  * One pass of the page reader: link unread saved items to their pages, read every page that is due, and
- * forget pages nothing shows any more. With `accountId`, only that account's items are linked and only
- * pages they show are read. Pages are claimed with leases, so several processes can read at once. Once
- * `signal` is aborted, nothing more is claimed and claimed pages not yet started are given back.
+ * forget pages nothing shows any more (a window of them: see `forget`). With `accountId`, only that
+ * account's items are linked and only pages they show are read. Pages are claimed with leases, so several
+ * processes can read at once. Once `signal` is aborted, nothing more is claimed and claimed pages not yet
+ * started are given back.
  */
 export async function enrichOnce(
   deps: ReaderDeps,
-  opts: Partial<EnrichOptions> & { accountId?: number; owner?: string; signal?: AbortSignal } = {},
+  opts: Partial<EnrichOptions> & {
+    accountId?: number;
+    owner?: string;
+    signal?: AbortSignal;
+    /** The worker's extraction threads (keptPool.ts); else the pass's own, ended with it. */
+    extract?: Extractor;
+    /**
+     * The worker's walk for forgetting pages: this pass looks at one window from there, and moves it on.
+     * Without one (a pass of its own: `tidings enrich`), the pass walks every window.
+     */
+    forget?: ForgetCursor;
+  } = {},
 ): Promise<EnrichSummary> {
   const o = { ...DEFAULT_ENRICH_OPTIONS, ...opts };
   const owner = opts.owner ?? workerId();
@@ -89,10 +113,8 @@ export async function enrichOnce(
   let givenBack = 0;
   // Extraction never runs in this thread (it serves requests too): at least one thread, started with the
   // first page fetched.
-  const pool = new ExtractPool(Math.max(1, deps.extractThreads ?? 1), (err) => {
-    deps.log.warn({ err }, 'a page extraction thread ended');
-  });
-  const extract: Extractor = (input) => pool.extract(input);
+  const threads = passThreads(opts.extract, () => extractThreads(deps));
+  const extract = threads.extract;
   const read = async (page: PageRow): Promise<void> => {
     // A page that waited for its host until its lease nearly ran out is given back unfetched: another
     // worker may take it over, and fetching it then would ask its server twice.
@@ -121,11 +143,33 @@ export async function enrichOnce(
       if (givenBack === batch.length) break;
     }
   } finally {
-    await pool.close();
+    await threads.close();
   }
-  if (!stopped()) summary.forgotten = await deleteUnusedPages(deps.store.db, o.batchSize);
+  if (!stopped()) summary.forgotten = await forgetUnused(deps, o.forgetWindow, opts.forget);
   return summary;
 }
+
+/** One window of the worker's walk (moving its cursor on), or the whole walk for a pass of its own. */
+async function forgetUnused(
+  deps: ReaderDeps,
+  scan: number,
+  cursor: ForgetCursor | undefined,
+): Promise<number> {
+  const walk = cursor ?? { after: 0 };
+  let forgotten = 0;
+  do {
+    const done = await deleteUnusedPages(deps.store.db, { after: walk.after, scan });
+    forgotten += done.deleted;
+    walk.after = done.next;
+  } while (cursor === undefined && walk.after !== 0);
+  return forgotten;
+}
+
+/** The page reader's extraction threads: `extractThreads` of them (at least one), started with pages. */
+export const extractThreads = (deps: ReaderDeps): ExtractPool =>
+  new ExtractPool(Math.max(1, deps.extractThreads ?? 1), (err) => {
+    deps.log.warn({ err }, 'a page extraction thread ended');
+  });
 
 /**
  * Reads one page (the queue's, or a paced one: `list`); an unexpected failure (a bug, the database) is

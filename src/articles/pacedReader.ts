@@ -9,9 +9,11 @@ import {
   queueReaderBusy,
   restHost,
 } from '../store/readingListPages.js';
+import { onToRead } from '../store/toRead.js';
 import { type ReaderDeps, readerTime } from './deps.js';
 import { type ReadTally, readOne, tally } from './enrich.js';
 import { ExtractPool } from './extractPool.js';
+import { KeptPool, passThreads } from './keptPool.js';
 import type { Extractor } from './reader.js';
 
 /**
@@ -59,11 +61,17 @@ export interface PacedSummary extends ReadTally {
  * One pass of the paced reader: link the reading-list items that have no text of their own to their
  * page, then read due paced pages one at a time, each on a host nobody reads or rested from, at most
  * `perMinute` a minute and `passPages` in all, stopping as soon as the queue's reader has work. Once
- * `signal` is aborted nothing more is started.
+ * `signal` is aborted nothing more is started. `pace` carries the start of the last read from pass to
+ * pass (the worker's), so that a pass that starts early (woken by an import) still keeps the pace.
  */
 export async function readReadingListOnce(
   deps: ReaderDeps,
-  opts: Partial<PacedOptions> & { owner?: string; signal?: AbortSignal; extract?: Extractor } = {},
+  opts: Partial<PacedOptions> & {
+    owner?: string;
+    signal?: AbortSignal;
+    extract?: Extractor;
+    pace?: { lastStart: number | null };
+  } = {},
 ): Promise<PacedSummary> {
   const o = { ...DEFAULT_PACED_OPTIONS, ...opts };
   const owner = opts.owner ?? workerId();
@@ -86,12 +94,12 @@ export async function readReadingListOnce(
   }
   const interval = paceMs(o.perMinute);
   // The worker's thread (startPacedReader), else one of the pass's own, started with its first page.
-  const thread = passThread(deps, opts.extract);
-  let lastStart: number | null = null;
+  const thread = passThreads(opts.extract, () => extractThread(deps));
+  const pace = opts.pace ?? { lastStart: null };
   try {
     while (!stopped() && summary.pages < o.passPages) {
-      if (lastStart !== null) {
-        const wait = lastStart + interval - performance.now();
+      if (pace.lastStart !== null) {
+        const wait = pace.lastStart + interval - performance.now();
         // Rejects at once when `signal` is aborted: the loop then ends.
         if (wait > 0) await sleep(wait, undefined, { signal: opts.signal }).catch(() => undefined);
         if (stopped()) break;
@@ -107,7 +115,7 @@ export async function readReadingListOnce(
         leaseUntil: new Date(t.getTime() + o.leaseMs).toISOString(),
       });
       if (page === null) break;
-      lastStart = performance.now();
+      pace.lastStart = performance.now();
       try {
         tally(summary, await readOne(deps, page, owner, thread.extract, 'reading_list'));
       } finally {
@@ -126,31 +134,15 @@ export async function readReadingListOnce(
 const extractThread = (deps: ReaderDeps): ExtractPool =>
   new ExtractPool(1, (err) => deps.log.warn({ err }, 'a page extraction thread ended'));
 
-/** `given`, or a thread of the pass's own, ended with it. */
-function passThread(
-  deps: ReaderDeps,
-  given: Extractor | undefined,
-): { extract: Extractor; close: () => Promise<void> } {
-  if (given !== undefined) return { extract: given, close: () => Promise.resolve() };
-  const pool = extractThread(deps);
-  return { extract: (input) => pool.extract(input), close: () => pool.close() };
-}
-
-/**
- * The worker keeps its extraction thread from pass to pass (starting one costs ~250 ms of CPU, reading a
- * page with it ~5 ms, and a pass may read one page), and ends it after this long without a page...
- */
-const THREAD_IDLE_MS = 60_000;
-/** ...or after this many pages, so that a pool whose threads kept crashing (it then starts no more) is new. */
-const THREAD_PAGES = 200;
-
 /** The least time between the starts of two paced reads of one process. */
 export const paceMs = (perMinute: number): number => 60_000 / Math.max(1, perMinute);
 
 /**
  * Reads the reading list's pages in the background until stopped: a pass, then a sleep of at least the
  * pace, until the next paced page is due when none is now (at most `maxSleepMs`, so that imports made
- * through other processes are noticed).
+ * through other processes are noticed where nothing tells of them). Links imported meanwhile end the
+ * sleep at once (by this process, or on PostgreSQL by any: store/toRead.ts); the pace is kept across
+ * passes all the same.
  */
 export function startPacedReader(
   deps: ReaderDeps,
@@ -159,26 +151,21 @@ export function startPacedReader(
   const owner = workerId();
   const maxSleepMs = opts.maxSleepMs ?? 30_000;
   const interval = paceMs(opts.perMinute ?? DEFAULT_PACED_OPTIONS.perMinute);
-  let thread: { pool: ExtractPool; usedAt: number; pages: number } | null = null;
-  const endThread = async (): Promise<void> => {
-    const ending = thread;
-    thread = null;
-    await ending?.pool.close();
-  };
+  // One thread, kept from pass to pass (keptPool.ts).
+  const thread = new KeptPool(() => extractThread(deps));
+  const pace: { lastStart: number | null } = { lastStart: null };
   const loop = startLoop({
     name: 'reading list reader',
     pass: async (signal) => {
-      const t = (thread ??= { pool: extractThread(deps), usedAt: performance.now(), pages: 0 });
       const s = await readReadingListOnce(deps, {
         ...opts,
         owner,
         signal,
-        extract: (input) => t.pool.extract(input),
+        extract: thread.extractor(),
+        pace,
       });
       if (s.pages > 0 || s.linked > 0) deps.log.info({ ...s }, 'reading list reader pass');
-      t.pages += s.pages;
-      if (s.pages > 0) t.usedAt = performance.now();
-      if (t.pages >= THREAD_PAGES || performance.now() - t.usedAt > THREAD_IDLE_MS) await endThread();
+      await thread.passed(s.pages);
     },
     sleepMs: async () => {
       try {
@@ -192,12 +179,13 @@ export function startPacedReader(
     },
     log: deps.log,
     failed: 'reading list reader pass failed; retrying shortly',
+    wakeOn: (wake) => onToRead(deps.store, 'imported', wake),
   });
   return {
     name: loop.name,
     stop: async () => {
       await loop.stop();
-      await endThread();
+      await thread.close();
     },
   };
 }

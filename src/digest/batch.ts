@@ -270,7 +270,8 @@ function digestRows(choice: Choice) {
     title: item.title,
     source: item.source,
     feed_id: item.feed_id,
-    feed_title: item.source === 'feed' ? item.feed_title : null,
+    // A saved link's feed, when a feed queued it first, is named on its "Also in:" line (layout.ts).
+    feed_title: item.feed_title,
     summary: item.summary,
     published_at: item.published_at,
     queued_at: item.created_at,

@@ -5,7 +5,8 @@ import type { DigestGroup, DigestItemRow, DigestItemView } from './view.js';
  * How a view groups the rows it shows. A digest built since migration 0025 was laid out by its build
  * (choose/choose.ts): its rows come in their order, each with its section, and another source of a story
  * names its entry (`story_of`); the view keeps that order, puts each source on its entry's "Also in:"
- * line, and adds the "+N more from" line of each feed the email only counts. A digest built before has
+ * line (and a saved link's own feed, when a feed queued it before the reader saved it: queue/plan.ts),
+ * and adds the "+N more from" line of each feed the email only counts. A digest built before has
  * no section: "Saved" first, then one group per feed by name, newest first, as it was always shown.
  */
 
@@ -64,6 +65,10 @@ export function laidOutGroups(
     }
     entries.set(position, item);
     const section = row.section ?? (row.source === 'api' ? 'saved' : 'feed');
+    // A link the reader saved that a feed had queued first is one item, the reader's, that still knows
+    // its feed: named on its "Also in:" line, with no second link to the same page.
+    if (row.source === 'api' && (row.feed_id !== null || row.feed_title !== null))
+      item.alsoIn.push({ title: feedGroupOf(row).title, href: null });
     if (section === 'saved' || section === 'top') {
       const title = section === 'saved' ? 'Saved' : 'Top stories';
       groupOf(section, () => ({ kind: section, title, feedId: null, first: position })).items.push(item);

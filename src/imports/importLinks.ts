@@ -1,6 +1,7 @@
 import type { AccountId } from '../lib/authorized.js';
 import { type Store, now } from '../store/db.js';
 import { insertReadingItems, mergeIntoKnownRow, readingItemsByKey } from '../store/readingList.js';
+import { noteToRead } from '../store/toRead.js';
 import { type CleanLink, mergeIntoKnown, sameMerge } from './merge.js';
 import { IMPORT_BATCH, type ImportCounts, importCounts } from './counts.js';
 import { prepareImport } from './prepare.js';
@@ -39,7 +40,9 @@ export async function importReadingList(
 
 /**
  * One batch of a prepared file written in one transaction: links the account does not have are added,
- * the others merged into its items (their state left as the reader set it).
+ * the others merged into its items (their state left as the reader set it). New links wake this
+ * process's reading-list reader (store/toRead.ts). The one way an import writes, from a file on the
+ * command line or an upload.
  */
 export async function writeImportBatch(
   store: Store,
@@ -48,7 +51,7 @@ export async function writeImportBatch(
   batch: readonly CleanLink[],
   at: string,
 ): Promise<{ imported: number; merged: number }> {
-  return store.db.transaction().execute(async (trx) => {
+  const done = await store.db.transaction().execute(async (trx) => {
     const known = new Map(
       (
         await readingItemsByKey(
@@ -75,4 +78,7 @@ export async function writeImportBatch(
     }
     return { imported: fresh.length, merged };
   });
+  // Committed: this process's reading-list reader reads the new links' pages now, not at its next poll.
+  if (done.imported > 0) noteToRead(store, 'imported');
+  return done;
 }

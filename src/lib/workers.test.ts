@@ -39,3 +39,44 @@ test('startLoop runs passes, logs a failed one and goes on; stop() wakes the sle
   assert.deepEqual(errors, ['test pass failed; retrying shortly']);
   assert.equal(stopped, 1);
 });
+
+test('a wake-up ends the sleep at once; one during a pass makes one more pass, not one per wake-up', async () => {
+  let wake: () => void = () => undefined;
+  let unsubscribed = 0;
+  let passes = 0;
+  let release: () => void = () => undefined;
+  let holding = false;
+  const worker = startLoop({
+    name: 'woken loop',
+    pass: async () => {
+      passes++;
+      if (holding) await new Promise<void>((resolve) => (release = resolve));
+    },
+    // An hour: a pass after the first comes only from a wake-up.
+    sleepMs: () => 3_600_000,
+    log: { error: () => undefined },
+    failed: 'woken pass failed',
+    wakeOn: (fn) => {
+      wake = fn;
+      return () => unsubscribed++;
+    },
+  });
+  const until = async (done: () => boolean): Promise<void> => {
+    while (!done()) await sleep(5);
+  };
+  await until(() => passes === 1);
+  holding = true;
+  wake();
+  await until(() => passes === 2);
+  // Woken three times while the second pass runs: one more pass once it ends, then the hour's sleep.
+  wake();
+  wake();
+  wake();
+  holding = false;
+  release();
+  await until(() => passes === 3);
+  for (let turn = 0; turn < 20; turn++) await sleep(1);
+  assert.equal(passes, 3);
+  await worker.stop();
+  assert.equal(unsubscribed, 1);
+});

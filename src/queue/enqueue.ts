@@ -6,6 +6,7 @@ import {
   type NewQueueRow,
   type QueueAdvance,
   type WaitingByKey,
+  adoptQueueItems,
   createQueueItems,
   createQueueItemsAtOnce,
   createQueueItemsReadingWaiting,
@@ -106,8 +107,9 @@ export async function enqueue(
  * length, unless `bounds` knows it as of the version before this transaction's (see LengthBounds); which
  * of the URLs are waiting; each queue's answers and writes by its rules (planQueue; a plan that refuses
  * an item for the limit is made again with the exact length: a bound is exact enough otherwise); every
- * new row inserted at once; the waiting rows a given title renames. A refused item writes nothing.
- * Answers in the order given.
+ * new row inserted at once; the waiting rows a given title renames; the feeds' waiting rows a person
+ * saved, made theirs (after the new rows: saves that share a transaction arrived together). A refused
+ * item writes nothing. Answers in the order given.
  */
 export async function enqueueMany(
   trx: Kysely<Database>,
@@ -130,9 +132,13 @@ export async function enqueueMany(
   for (const [id, bound] of await queueLengthBounds(trx, engine, unknown)) known.set(id, bound);
   const plans = await planAndWrite(trx, engine, live, known);
   for (const q of live) {
-    for (const { id, title } of plans.get(q.accountId)?.retitles ?? []) {
+    const plan = plans.get(q.accountId);
+    for (const { id, title } of plan?.retitles ?? []) {
       await updateQueueItemTitle(trx, q.accountId, id, title);
     }
+    const adopts = plan?.adopts ?? [];
+    if (adopts.length > 0 && (await adoptQueueItems(trx, q.accountId, adopts)) !== adopts.length)
+      throw changed();
   }
   return answersOf(queues, versions, plans);
 }
@@ -144,7 +150,8 @@ export async function enqueueMany(
  * the rows inserted only if each queue is still at the version its bound was recorded at plus its offers
  * (nobody else wrote to it meanwhile, so the bound holds and nothing is refused), and the URLs that were
  * waiting are read; if a save that gives a title names one of them (it may rename it, a write planned
- * from what is read), nothing is written. Then the plans made with what was waiting are exactly what was
+ * from what is read), or one of them came from another source (a feed's item, which a person's save
+ * makes theirs), nothing is written. Then the plans made with what was waiting are exactly what was
  * written. Null when this cannot be used or did not write (at most the versions were advanced, which
  * tells caches to read again): the caller then runs enqueueMany in a transaction of its own.
  */
@@ -180,7 +187,7 @@ export async function enqueueManyAtOnce(
   const plans = new Map<number, QueuePlan>();
   for (const q of queues) {
     const plan = planQueue(q.offers, waiting.get(q.accountId) ?? new Map(), known.get(q.accountId) ?? 0);
-    if (refuses(plan) || plan.retitles.length > 0) throw changed();
+    if (refuses(plan) || plan.retitles.length > 0 || plan.adopts.length > 0) throw changed();
     plans.set(q.accountId, plan);
   }
   const inserts = [...plans.values()].reduce((n, p) => n + p.inserts.length, 0);
@@ -262,7 +269,7 @@ function byAccount(rows: readonly WaitingByKey[]): Map<number, Map<string, Waiti
   for (const row of rows) {
     let queue = found.get(row.accountId);
     if (queue === undefined) found.set(row.accountId, (queue = new Map<string, Waiting>()));
-    queue.set(row.urlKey, { id: row.id, title: row.title });
+    queue.set(row.urlKey, { id: row.id, title: row.title, source: row.source });
   }
   return found;
 }

@@ -10,7 +10,9 @@ import type * as PgModule from 'pg';
  *
  * - `q<id>`: the account's queue moved (its queue_version; migration 0024);
  * - `a<id>`: the account was disabled, enabled or deleted;
- * - `k<prefix>`: the API key with this prefix was revoked or deleted.
+ * - `k<prefix>`: the API key with this prefix was revoked or deleted;
+ *
+ * and tells the page readers of links to read (`s<id>`, `r<id>`: onToRead), which invalidate nothing.
  *
  * Whether the cache may be used at all is `trusted()`. PostgreSQL delivers the notices of different
  * transactions in the order they committed, so a notice this connection sends itself (a barrier, on a
@@ -33,6 +35,12 @@ export const CHANNEL = 'tidings_changes';
 
 export type Invalidation =
   { kind: 'queue'; id: number } | { kind: 'account'; id: number } | { kind: 'key'; prefix: string };
+
+/**
+ * Links to read (migration 0035's notices, store/toRead.ts): `s<id>` a person saved a link to a queue,
+ * `r<id>` links were added to a reading list. They invalidate nothing: they wake the page readers.
+ */
+export type ToRead = 'saved' | 'imported';
 
 /** What a cache entry depends on: everything (a queue's version), or only keys and accounts' state. */
 export type Trust = 'everything' | 'keys';
@@ -67,6 +75,7 @@ export class ChangeFeed {
   private backend: number | null = null;
   private readonly syncChannel = `tidings_sync_${randomBytes(6).toString('hex')}`;
   private readonly subscribers = new Set<(change: Invalidation | null) => void>();
+  private readonly toRead = new Set<(notice: ToRead | null) => void>();
   /** Invalidations so far (the generation) and the latest RECENT of them; `allAt`: the last drop-all. */
   private generation = 0;
   private allAt = 0;
@@ -99,6 +108,17 @@ export class ChangeFeed {
   subscribe(fn: (change: Invalidation | null) => void): () => void {
     this.subscribers.add(fn);
     return () => this.subscribers.delete(fn);
+  }
+
+  /**
+   * Calls fn with each notice of links to read, and with null when some may have been missed (whenever
+   * the connection is made again); starts listening. Nothing is cached for it: a reader that hears no
+   * notice (the connection down, a pooler in transaction mode) still finds the links at its next poll.
+   */
+  onToRead(fn: (notice: ToRead | null) => void): () => void {
+    this.toRead.add(fn);
+    if (this.state === 'idle') this.connect();
+    return () => this.toRead.delete(fn);
   }
 
   /**
@@ -196,6 +216,7 @@ export class ChangeFeed {
         this.state = 'live';
         this.failures = 0;
         this.barrier();
+        for (const fn of this.toRead) fn(null);
       } catch {
         this.lost(client);
       }
@@ -256,6 +277,11 @@ export class ChangeFeed {
       if ((this.asked && confirmed.seq <= this.lastWriteSeq) || this.waiters.length > 0) this.barrier();
       return;
     }
+    const toRead = TO_READ[payload.charAt(0)];
+    if (toRead !== undefined && payload.length > 1 && Number.isSafeInteger(Number(payload.slice(1)))) {
+      for (const fn of this.toRead) fn(toRead);
+      return;
+    }
     const change = parseChange(payload);
     if (change === null) {
       this.dropAll(); // a notice this version cannot read (a newer instance's?): forget everything
@@ -282,6 +308,9 @@ export class ChangeFeed {
     for (const fn of this.subscribers) fn(null);
   }
 }
+
+/** The notices of links to read, by their first letter. */
+const TO_READ: Readonly<Record<string, ToRead>> = { s: 'saved', r: 'imported' };
 
 function parseChange(payload: string): Invalidation | null {
   const rest = payload.slice(1);

@@ -211,20 +211,30 @@ export async function releasePage(db: Kysely<Database>, pageId: number, owner: s
 }
 
 /**
- * Deletes up to `limit` pages no queue item, no digest item and no reading-list item shows any more;
- * returns how many.
+ * Forgets the pages no queue item, no digest item and no reading-list item shows any more, among the
+ * `scan` pages that follow id `after` (in id order): returns how many were deleted, and where the next
+ * call goes on (`next`: the last id looked at, or 0 once the walk has reached the last page, so that it
+ * starts again from the first). A call costs its window whatever the table holds: the page reader walks
+ * the table a window a pass (with the whole table looked at every pass, 100,000 pages the reading list
+ * shows took 31 ms of every pass to find nothing).
  */
-export async function deleteUnusedPages(db: Kysely<Database>, limit: number): Promise<number> {
+export async function deleteUnusedPages(
+  db: Kysely<Database>,
+  window: { after: number; scan: number },
+): Promise<{ deleted: number; next: number }> {
+  const { after, scan } = window;
+  const { rows } = await sql<{ id: number }>`
+    select id from pages where id > ${after} order by id limit 1 offset ${Math.max(0, scan - 1)}`.execute(db);
+  const last = rows[0]?.id ?? null;
+  // One index probe per page of the window and table: written as NOT EXISTS, PostgreSQL made them one hash
+  // anti-join that read the whole reading list (100,000 rows, 180 ms) for 1,000 pages.
   const result = await sql`
-    delete from pages where id in (
-      select p.id from pages p
-      where not exists (select 1 from queue_items q where q.page_id = p.id)
-        and not exists (select 1 from digest_items d where d.page_id = p.id)
-        and not exists (select 1 from reading_list r where r.page_id = p.id)
-      order by p.id
-      limit ${limit}
-    )`.execute(db);
-  return Number(result.numAffectedRows ?? 0n);
+    delete from pages
+    where id > ${after} ${last === null ? sql`` : sql`and id <= ${last}`}
+      and (select 1 from queue_items q where q.page_id = pages.id limit 1) is null
+      and (select 1 from digest_items d where d.page_id = pages.id limit 1) is null
+      and (select 1 from reading_list r where r.page_id = pages.id limit 1) is null`.execute(db);
+  return { deleted: Number(result.numAffectedRows ?? 0n), next: last ?? 0 };
 }
 
 /** When the earliest pending page of the queue's reader (not paced) is next due, or null when none is. */

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Database } from './schema.js';
+import type { Database, QueueSource } from './schema.js';
 import { type Engine, now } from './db.js';
 import {
   type NewQueueItem,
@@ -23,6 +23,7 @@ export interface WaitingByKey {
   urlKey: string;
   id: number;
   title: string;
+  source: QueueSource;
 }
 
 /**
@@ -44,7 +45,7 @@ export async function queueItemsByKeys(
   }
   if (keys.length === 0) return [];
   const { rows } = await sql<WaitingByKey>`
-    select q.account_id as "accountId", q.url_key as "urlKey", q.id, q.title
+    select q.account_id as "accountId", q.url_key as "urlKey", q.id, q.title, q.source
     from unnest(${keys.map((k) => k.accountId)}::int[], ${keys.map((k) => k.urlKey)}::text[]) as k(account_id, url_key)
     join queue_items q on q.account_id = k.account_id and q.url_key = k.url_key`.execute(db);
   return rows;
@@ -120,14 +121,58 @@ export async function createQueueItemsReadingWaiting(
 function insertReadingWaitingQuery(rows: readonly NewQueueRow[]) {
   return sql<{ inserted: number; waiting: WaitingByKey[] }>`
     with waiting as (
-      select q.account_id as "accountId", q.url_key as "urlKey", q.id, q.title
+      select q.account_id as "accountId", q.url_key as "urlKey", q.id, q.title, q.source
       from unnest(${rows.map((r) => r.accountId)}::int[], ${rows.map((r) => r.urlKey)}::text[])
         as k(account_id, url_key)
       join queue_items q on q.account_id = k.account_id and q.url_key = k.url_key
     ), inserted as (${insertRows(rows)})
     select (select count(*) from inserted) as inserted,
-      (select coalesce(json_agg(json_build_object('accountId', "accountId", 'urlKey', "urlKey", 'id', id, 'title', title)), '[]')
+      (select coalesce(json_agg(json_build_object('accountId', "accountId", 'urlKey', "urlKey", 'id', id, 'title', title, 'source', source)), '[]')
         from waiting) as waiting`;
+}
+
+/**
+ * Makes waiting items a person's own saves (queue/plan.ts: planQueue's `adopts`), in the order given: each
+ * row is deleted and inserted again with the save's source and title, under a new id (a queue is taken in
+ * id order: the item takes its place among the saved links as if saved now), with its feed, summary,
+ * publication time, image and page kept. Deleted and inserted, not updated, so that everything keyed by
+ * the item's id (its search document: migration 0015's triggers) follows. Returns how many were moved.
+ */
+export async function adoptQueueItems(
+  db: Kysely<Database>,
+  accountId: number,
+  items: readonly { id: number; title: string; source: QueueSource }[],
+): Promise<number> {
+  const at = now();
+  let moved = 0;
+  for (const item of items) {
+    const old = await db
+      .deleteFrom('queue_items')
+      .where('account_id', '=', accountId)
+      .where('id', '=', item.id)
+      .returningAll()
+      .executeTakeFirst();
+    if (old === undefined) continue;
+    await db
+      .insertInto('queue_items')
+      .values({
+        account_id: accountId,
+        url: old.url,
+        url_key: old.url_key,
+        title: item.title,
+        source: item.source,
+        feed_id: old.feed_id,
+        summary: old.summary,
+        published_at: old.published_at,
+        image_url: old.image_url,
+        page_id: old.page_id,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    moved++;
+  }
+  return moved;
 }
 
 /** A queue createQueueItemsAtOnce writes to: its account, its offers, and its version expected after them. */
@@ -137,16 +182,20 @@ export interface QueueAdvance {
   version: number;
 }
 
-/** The SQLSTATE of migration 0023's function when a URL saved with a title was waiting (all rolled back). */
+/**
+ * The SQLSTATE of migration 0023's function (as 0035 replaced it) when a URL saved with a title, or one a
+ * feed queued, was waiting (all rolled back).
+ */
 const TITLED_WAITING = 'TDW01';
 
 /**
  * PostgreSQL: the API's usual save transaction in one statement, a call of migration 0023's function (see
- * there). The queues (in account id order) are locked and their versions advanced by their changes; then,
- * only if each is at the version expected, the rows are inserted in order (a URL already waiting is
- * skipped), and the skipped ones read with their items, as createQueueItemsReadingWaiting does. Null
- * when the versions were not those expected (only the versions were written), or when a row whose
- * `titled` is true was waiting (nothing was written): the caller must then plan from what it reads.
+ * there, and 0035). The queues (in account id order) are locked and their versions advanced by their
+ * changes; then, only if each is at the version expected, the rows are inserted in order (a URL already
+ * waiting is skipped), and the skipped ones read with their items, as createQueueItemsReadingWaiting does.
+ * Null when the versions were not those expected (only the versions were written), or when a row whose
+ * `titled` is true, or whose source is not the waiting item's, was waiting (nothing was written): the
+ * caller must then plan from what it reads.
  * `db` is the store's pool, never a transaction: the call is one (store/writeTracking.ts may send it twice).
  */
 export async function createQueueItemsAtOnce(

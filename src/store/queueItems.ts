@@ -22,16 +22,17 @@ export async function savedUrlsByAccount(db: Kysely<Database>, accountId: number
 const itemByKeyQuery = precompile((db, p: { accountId: number; urlKey: string }) =>
   db
     .selectFrom('queue_items')
-    .select(['id', 'title'])
+    .select(['id', 'title', 'source'])
     .where('account_id', '=', p.accountId)
     .where('url_key', '=', p.urlKey),
 );
 
+/** The item waiting in the account's queue with this url_key: its id, title and source. */
 export async function queueItemByKey(
   db: Kysely<Database>,
   accountId: number,
   urlKey: string,
-): Promise<{ id: number; title: string } | null> {
+): Promise<{ id: number; title: string; source: QueueSource } | null> {
   return (await itemByKeyQuery(db, { accountId, urlKey })).rows[0] ?? null;
 }
 

@@ -30,6 +30,7 @@ import * as m0031 from './0031_reading_list.js';
 import * as m0032 from './0032_ereader_email.js';
 import * as m0033 from './0033_reading_list_pages.js';
 import * as m0034 from './0034_resurface.js';
+import * as m0035 from './0035_own_saves.js';
 import * as m0036 from './0036_token_ages.js';
 
 /** What a migration may need to know about the engine it runs on. */
@@ -78,6 +79,7 @@ const modules: Record<string, MigrationModule> = {
   '0032_ereader_email': m0032,
   '0033_reading_list_pages': m0033,
   '0034_resurface': m0034,
+  '0035_own_saves': m0035,
   '0036_token_ages': m0036,
 };
 
