@@ -30,6 +30,7 @@ import * as m0031 from './0031_reading_list.js';
 import * as m0032 from './0032_ereader_email.js';
 import * as m0033 from './0033_reading_list_pages.js';
 import * as m0034 from './0034_resurface.js';
+import * as m0040 from './0040_newsletters.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -77,6 +78,7 @@ const modules: Record<string, MigrationModule> = {
   '0032_ereader_email': m0032,
   '0033_reading_list_pages': m0033,
   '0034_resurface': m0034,
+  '0040_newsletters': m0040,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {
