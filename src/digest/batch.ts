@@ -270,7 +270,7 @@ function digestRows(choice: Choice) {
     title: item.title,
     source: item.source,
     feed_id: item.feed_id,
-    feed_title: item.source === 'feed' ? item.feed_title : null,
+    feed_title: item.source === 'api' ? null : item.feed_title,
     summary: item.summary,
     published_at: item.published_at,
     queued_at: item.created_at,

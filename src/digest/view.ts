@@ -14,6 +14,7 @@ import { dayLabel, timeLabel } from './labels.js';
 import { type CollapsedGroup, type LaidOutRow, feedGroupOf, laidOutGroups, legacyGroups } from './layout.js';
 import { DIGEST_PAGE_ITEMS } from './limits.js';
 import { type ResurfacedItemView, type ResurfacedRow, resurfacedViews } from './resurfacedView.js';
+import type { DigestSection, QueueSource } from '../store/schema.js';
 import { zoneOrUtc } from './zone.js';
 export { timeLabel } from './labels.js';
 
@@ -77,8 +78,9 @@ export interface DigestCounts {
 }
 
 export interface DigestGroup {
-  kind: 'saved' | 'top' | 'feed';
-  /** "Saved", "Top stories", or the feed's name as the reader knows it. */
+  /** 'newsletter': a sender's group; the renderings head the first of them "Newsletters". */
+  kind: 'saved' | 'top' | 'feed' | 'newsletter';
+  /** "Saved", "Top stories", or the feed's (the sender's) name as the reader knows it. */
   title: string;
   /** The feed's id; null for "Saved", "Top stories" and items whose feed was since removed. */
   feedId: number | null;
@@ -183,7 +185,7 @@ export interface DigestItemRow {
   /** Its place in the digest, 0-based; absent in fixtures (then its index among the rows given). */
   position?: number;
   /** Where the build placed it (migration 0025); null or absent for digests built before. */
-  section?: 'saved' | 'top' | 'feed' | null;
+  section?: DigestSection | null;
   /** 0: the email only counts it. */
   shown?: number;
   /** Another source of a story: the position of its entry. */
@@ -191,7 +193,7 @@ export interface DigestItemRow {
   seen_in?: number | null;
   url: string;
   title: string;
-  source: 'api' | 'feed';
+  source: QueueSource;
   feed_id: number | null;
   /** The reader's name for the feed (subscription title, else the feed's); null when unknown or removed. */
   feed_title: string | null;
@@ -350,14 +352,22 @@ function itemView(row: DigestItemRow, shown: ItemContext): DigestItemView {
   const pageId = row.page_id ?? null;
   const page = pageId === null ? null : (shown.pages.get(pageId) ?? null);
   const description = foldWhitespace(page?.description ?? '') || row.summary;
+  const readHref = page?.has_text === true && pageId !== null ? shown.readHref(pageId) : null;
+  // A newsletter's link is its reading view: the private one, which opens without signing in.
+  const href =
+    row.source === 'newsletter' && readHref !== null
+      ? readHref
+      : parsed === null
+        ? null
+        : deliveredUrl(parsed.href, shown.cleanLinks);
   return {
     title: shownTitle(row.title, url, page),
     url,
-    href: parsed === null ? null : deliveredUrl(parsed.href, shown.cleanLinks),
+    href,
     siteName: siteName(page),
     readingTime: readingTime(page),
     image: leadImage(page, row.image_url, shown.showImages),
-    readHref: page?.has_text === true && pageId !== null ? shown.readHref(pageId) : null,
+    readHref: row.source === 'newsletter' ? null : readHref,
     pageId: page?.has_text === true ? pageId : null,
     domain: parsed === null ? '' : domainOf(parsed),
     published,
