@@ -16,6 +16,7 @@ const THREADS = [
   'dist/digest/epub/epubWorker.js',
   'dist/imports/importWorker.js',
   'dist/store/searchWorker.js',
+  'dist/newsletters/parseWorker.js',
 ];
 
 rmSync('dist/app', { recursive: true, force: true });

@@ -18,7 +18,7 @@ const LAYERS = [
   ['cli'],
   ['http'],
   ['accounts', 'imports'],
-  ['feeds', 'digest', 'articles'],
+  ['feeds', 'digest', 'articles', 'newsletters'],
   ['queue'],
   ['fetch'],
   ['store'],

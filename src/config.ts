@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { parseMailbox } from './lib/email.js';
+import { isEmailAddress, parseMailbox } from './lib/email.js';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
@@ -132,6 +132,26 @@ export const configSchema = z.object({
       error: 'expected a bare address, such as unsubscribe@example.com (a mailbox someone reads)',
     })
     .optional(),
+  TIDINGS_INBOUND_DOMAIN: z
+    .string()
+    .transform((v) => v.trim().toLowerCase())
+    .refine((v) => isEmailAddress(`x@${v}`), {
+      error: 'expected a mail domain, such as in.example.org (newsletters are sent to TOKEN@that domain)',
+    })
+    .optional(),
+  TIDINGS_INBOUND_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    // A parsing thread's heap (newsletters/limits.ts PARSE_HEAP_MB) must stay far above any one string
+    // of a message: V8 ends the whole process, not the thread, on a single allocation past it.
+    .max(25 * 1024 * 1024)
+    .default(10 * 1024 * 1024),
+  TIDINGS_INBOUND_SECRET: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,}$/, { error: 'expected at least 16 printable characters, no spaces' })
+    .optional(),
+  TIDINGS_INBOUND_DAILY_LIMIT: z.coerce.number().int().min(1).max(100_000).default(500),
   TIDINGS_METRICS: booleanFromEnv.default(false),
   TIDINGS_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   TIDINGS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
@@ -201,6 +221,20 @@ export interface Config {
   unsubscribeMailto: string | null;
   /** Prometheus metrics on a listener of their own; null: off (TIDINGS_METRICS unset or false). */
   metrics: MetricsConfig | null;
+  /** Newsletters by e-mail (docs/newsletters.md). */
+  inbound: InboundConfig;
+}
+
+/** Newsletters by e-mail: where they are addressed, and the bounds of what is taken in. */
+export interface InboundConfig {
+  /** The domain of every account's address (TOKEN@domain), lower-cased; null: no address is given out. */
+  domain: string | null;
+  /** The largest message taken in, in bytes, whichever way it comes. */
+  maxBytes: number;
+  /** The bearer secret of POST /inbound/email (never log it); null: the route answers 404. */
+  secret: string | null;
+  /** Messages one account takes in within 24 hours; past it they are refused until the window moves on. */
+  dailyLimit: number;
 }
 
 export interface MetricsConfig {
@@ -294,5 +328,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     metrics: c.TIDINGS_METRICS
       ? { host: c.TIDINGS_METRICS_HOST, port: c.TIDINGS_METRICS_PORT, token: c.TIDINGS_METRICS_TOKEN ?? null }
       : null,
+    inbound: {
+      domain: c.TIDINGS_INBOUND_DOMAIN ?? null,
+      maxBytes: c.TIDINGS_INBOUND_MAX_BYTES,
+      secret: c.TIDINGS_INBOUND_SECRET ?? null,
+      dailyLimit: c.TIDINGS_INBOUND_DAILY_LIMIT,
+    },
   };
 }

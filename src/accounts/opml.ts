@@ -66,11 +66,14 @@ export const interruptedWords = (i: InterruptedImport): string =>
 export async function exportSubscriptions(store: Store, accountId: AccountId): Promise<string | null> {
   const list = await listSubscriptions(store, accountId);
   if (list === null) return null;
-  const feeds = list.subscriptions.map((s) => ({
-    url: s.url,
-    title: s.title,
-    siteUrl: s.siteUrl,
-    folder: s.folder,
-  }));
+  // A newsletter's sender (src/newsletters/) is no feed another reader could follow.
+  const feeds = list.subscriptions
+    .filter((s) => s.status !== 'newsletter')
+    .map((s) => ({
+      url: s.url,
+      title: s.title,
+      siteUrl: s.siteUrl,
+      folder: s.folder,
+    }));
   return generateOpml(feeds, { title: `Tidings subscriptions of ${list.accountName}` });
 }

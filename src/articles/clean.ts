@@ -1,4 +1,5 @@
 import { foldWhitespace, htmlToText, truncate } from '../lib/text.js';
+import { MAX_LINK_LENGTH, resolveHttpUrl } from '../lib/url.js';
 
 /**
  * Caps on what extraction returns, in characters. A page chooses every string it sends, so each is
@@ -11,7 +12,7 @@ export const LIMITS = {
   author: 200,
   siteName: 200,
   alt: 1000,
-  url: 2048,
+  url: MAX_LINK_LENGTH,
   language: 35,
 } as const;
 
@@ -28,18 +29,7 @@ export function plain(value: string | null | undefined, limit: number): string |
 }
 
 /** An absolute http(s) URL made from `value` against `base`, or null: other schemes, junk, too long. */
-export function httpUrl(value: string | null | undefined, base: string | null): string | null {
-  if (value === null || value === undefined) return null;
-  const trimmed = value.trim();
-  if (trimmed === '' || trimmed.length > LIMITS.url) return null;
-  try {
-    const url = base === null ? new URL(trimmed) : new URL(trimmed, base);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-    return url.href.length > LIMITS.url ? null : url.href;
-  } catch {
-    return null;
-  }
-}
+export const httpUrl = resolveHttpUrl;
 
 /** A positive whole number ("1200"), or null. */
 export function positiveInt(value: string | null | undefined): number | null {

@@ -18,7 +18,7 @@ export interface DomDocument {
 
 /**
  * Parses one page's HTML into a fresh document that Readability can read (it mutates it). `url` is the
- * page's address, for DOMs that resolve relative URLs with it (articles/sanitize.ts resolves them anyway).
+ * page's address, for DOMs that resolve relative URLs with it (lib/sanitize.ts resolves them anyway).
  * It must never run the page's scripts nor load anything.
  */
 export type HtmlParser = (html: string, url: string | null) => DomDocument;

@@ -1,5 +1,6 @@
+import { MAX_HTML_CHARS, MAX_TEXT_CHARS } from '../lib/readerLimits.js';
 import { htmlToText, truncate } from '../lib/text.js';
-import { capHtml } from './capHtml.js';
+import { capHtml } from '../lib/capHtml.js';
 import { httpUrl, LIMITS, plain } from './clean.js';
 import { decodeHtml } from './decode.js';
 import type { DomDocument, HtmlParser } from './dom.js';
@@ -7,9 +8,9 @@ import { READABLE_DEPTH } from './limits.js';
 import { scanMarkup } from './scanMarkup.js';
 import { readMetadata } from './metadata.js';
 import { readableContent } from './readable.js';
-import { sanitizeArticle } from './sanitize.js';
+import { sanitizeArticle } from '../lib/sanitize.js';
 import { emptyExtract, type PageExtract } from './types.js';
-import { countWords, readingMinutes } from './words.js';
+import { countWords, readingMinutes } from '../lib/words.js';
 
 /**
  * How much of a page is parsed, in characters: pages beyond it are cut before parsing (the parser closes
@@ -18,21 +19,8 @@ import { countWords, readingMinutes } from './words.js';
  */
 export const MAX_PARSE_CHARS = 3 * 1024 * 1024;
 
-/**
- * The cap on stored reader HTML, in characters. Longer text is cut on an element boundary (capHtml) so
- * the reader gets its beginning in whole paragraphs, and the metadata is kept; `text` and the word count
- * are of what is kept.
- */
-export const MAX_HTML_CHARS = 512 * 1024;
-
-/**
- * The cap on the plain text kept of a page, in characters: what search indexes (migration 0015's
- * search_texts takes the same first 20,000) and nothing else reads. A typical article is whole in it; a
- * very long page is found by its first ~3,500 words. The word count and reading time are of the whole text.
- * Measured with `npm run bench:enrich` (BENCHMARKS.md, session 6): indexing 100,000 characters a page, the
- * reader ran at 34.7–36.8 pages a second; with 20,000, at 34.4–46.4 (runs vary ±15 %).
- */
-export const MAX_TEXT_CHARS = 20_000;
+/** The caps on what is kept of a page (lib/readerLimits.ts), shared with newsletters. */
+export { MAX_HTML_CHARS, MAX_TEXT_CHARS };
 
 /** The address relative URLs resolve against: the page's <base href> when it is http(s), else the page. */
 function baseOf(doc: DomDocument, pageUrl: string | null): string | null {

@@ -6,7 +6,7 @@ import { MAX_ELEMENTS } from './limits.js';
 type ReadabilityDocument = ConstructorParameters<typeof Readability>[0];
 
 /**
- * The main text of a page as Readability finds it (unsanitised HTML: articles/sanitize.ts comes next), and
+ * The main text of a page as Readability finds it (unsanitised HTML: lib/sanitize.ts comes next), and
  * its guess at the author; null when it finds none or fails. Readability changes the document, so
  * metadata must be read first. Its own JSON-LD reading is off: articles/jsonLd.ts has done it, capped.
  */

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { capHtml } from './capHtml.js';
+import { capHtml } from '../lib/capHtml.js';
 import { isoTime, languageTag, plain } from './clean.js';
 import { decodeHtml, encodingFor, metaCharset } from './decode.js';
 import { LIMIT_REASONS, MAX_ELEMENTS, MAX_NESTING } from './limits.js';
 import { scanMarkup } from './scanMarkup.js';
-import { sanitizeArticle } from './sanitize.js';
+import { sanitizeArticle } from '../lib/sanitize.js';
 import { stripSiteSuffix } from './title.js';
-import { countWords, readingMinutes } from './words.js';
+import { countWords, readingMinutes } from '../lib/words.js';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 

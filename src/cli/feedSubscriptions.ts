@@ -137,8 +137,14 @@ export function listCommand(feed: Command, io: Io): void {
         ];
         io.out(head.join('\t'));
         for (const s of subs) {
-          const status = s.status === 'gone' ? `gone: ${s.lastError ?? ''}` : (s.lastError ?? 'ok');
-          const next = s.status === 'gone' ? '-' : s.nextFetchAt;
+          const status =
+            s.status === 'gone'
+              ? `gone: ${s.lastError ?? ''}`
+              : s.status === 'newsletter'
+                ? 'newsletter'
+                : (s.lastError ?? 'ok');
+          // Neither a gone feed nor a newsletter's sender (never fetched) has a next fetch.
+          const next = s.status === 'active' ? s.nextFetchAt : '-';
           const original = s.fetchOriginal ? 'yes' : 'no';
           const when = s.lastFetchedAt ?? 'never';
           // Added last, so that scripts reading the columns before them read the same: items its rules

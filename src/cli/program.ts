@@ -21,6 +21,10 @@ const MODULES: readonly { commands: readonly string[]; load: () => Promise<Regis
   { commands: ['feed'], load: async () => (await import('./feed.js')).feedCommands },
   { commands: ['digest'], load: async () => (await import('./digest.js')).digestCommands },
   { commands: ['search'], load: async () => (await import('./search.js')).searchCommand },
+  {
+    commands: ['newsletters'],
+    load: async () => (await import('./newsletters.js')).newslettersCommands,
+  },
   { commands: ['healthcheck'], load: async () => (await import('./healthcheck.js')).healthcheckCommand },
 ];
 

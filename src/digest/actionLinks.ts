@@ -37,7 +37,7 @@ export function withActionLinks(view: DigestView, baseUrl: string, token: string
           : { ...i, keepHref: actionUrl(baseUrl, token, { kind: 'keep', itemId: i.itemId }) },
       ),
       actions:
-        g.kind !== 'feed' || g.feedId === null
+        (g.kind !== 'feed' && g.kind !== 'newsletter') || g.feedId === null
           ? null
           : {
               fewer: actionUrl(baseUrl, token, { kind: 'fewer', feedId: g.feedId }),

@@ -1,4 +1,5 @@
 import { displayFeedTitle } from '../lib/display.js';
+import type { DigestSection } from '../store/schema.js';
 import type { DigestGroup, DigestItemRow, DigestItemView } from './view.js';
 
 /*
@@ -14,6 +15,8 @@ import type { DigestGroup, DigestItemRow, DigestItemView } from './view.js';
 export interface CollapsedGroup {
   feedId: number | null;
   feedTitle: string | null;
+  /** Where they sit: a feed's group, or a newsletter sender's ('newsletters'); null or absent: a feed's. */
+  section?: DigestSection | null;
   entries: number;
   firstPosition: number;
 }
@@ -75,11 +78,13 @@ export function laidOutGroups(
       continue;
     }
     const { key, title } = feedGroupOf(row);
-    groupOf(key, () => ({ kind: 'feed', title, feedId: row.feed_id, first: position })).items.push(item);
+    const kind = section === 'newsletters' ? 'newsletter' : 'feed';
+    groupOf(`${kind}:${key}`, () => ({ kind, title, feedId: row.feed_id, first: position })).items.push(item);
   }
   for (const c of collapsed) {
     const { key, title } = feedGroupOf({ feed_id: c.feedId, feed_title: c.feedTitle });
-    const g = groupOf(key, () => ({ kind: 'feed', title, feedId: c.feedId, first: c.firstPosition }));
+    const kind = c.section === 'newsletters' ? 'newsletter' : 'feed';
+    const g = groupOf(`${kind}:${key}`, () => ({ kind, title, feedId: c.feedId, first: c.firstPosition }));
     g.more = { count: c.entries, href: moreHref(c.firstPosition) };
   }
   return [...groups.values()]

@@ -13,7 +13,9 @@ import { domainOf, httpUrl } from '../lib/url.js';
 import { dayLabel, timeLabel } from './labels.js';
 import { type CollapsedGroup, type LaidOutRow, feedGroupOf, laidOutGroups, legacyGroups } from './layout.js';
 import { DIGEST_PAGE_ITEMS } from './limits.js';
+import { type DigestLinks, digestLinks, digestPageUrl, readingLink } from './links.js';
 import { type ResurfacedItemView, type ResurfacedRow, resurfacedViews } from './resurfacedView.js';
+import type { DigestSection, QueueSource } from '../store/schema.js';
 import { zoneOrUtc } from './zone.js';
 export { timeLabel } from './labels.js';
 
@@ -77,8 +79,9 @@ export interface DigestCounts {
 }
 
 export interface DigestGroup {
-  kind: 'saved' | 'top' | 'feed';
-  /** "Saved", "Top stories", or the feed's name as the reader knows it. */
+  /** 'newsletter': a sender's group; the renderings head the first of them "Newsletters". */
+  kind: 'saved' | 'top' | 'feed' | 'newsletter';
+  /** "Saved", "Top stories", or the feed's (the sender's) name as the reader knows it. */
   title: string;
   /** The feed's id; null for "Saved", "Top stories" and items whose feed was since removed. */
   feedId: number | null;
@@ -141,24 +144,6 @@ export interface DigestItemView {
   seenIn: number | null;
 }
 
-export interface DigestLinks {
-  /** This digest as a web page, the account's digest token in its query (the page needs it). */
-  web: string;
-  /** This digest as an EPUB (`/digests/ID/epub`, same token): "Read on your e-reader". */
-  epub: string;
-  /** Where the reader manages feeds. */
-  feeds: string;
-  /** Where the reader changes when and how digests arrive. */
-  settings: string;
-  /** The reader's archive of digests (signed in). */
-  archive: string;
-  /** The web pages of the digests built just before and after this one (the web page only; else null). */
-  previousDigest: string | null;
-  nextDigest: string | null;
-  /** In an email only: its private one-click unsubscribe page (digest/unsubscribe.ts). */
-  unsubscribe?: string;
-}
-
 // ---- Input: plain rows, as the store reads them ----
 
 export interface DigestAccountRow {
@@ -190,7 +175,7 @@ export interface DigestItemRow {
   /** Its place in the digest, 0-based; absent in fixtures (then its index among the rows given). */
   position?: number;
   /** Where the build placed it (migration 0025); null or absent for digests built before. */
-  section?: 'saved' | 'top' | 'feed' | null;
+  section?: DigestSection | null;
   /** 0: the email only counts it. */
   shown?: number;
   /** Another source of a story: the position of its entry. */
@@ -198,7 +183,7 @@ export interface DigestItemRow {
   seen_in?: number | null;
   url: string;
   title: string;
-  source: 'api' | 'feed';
+  source: QueueSource;
   feed_id: number | null;
   /** The reader's name for the feed (subscription title, else the feed's); null when unknown or removed. */
   feed_title: string | null;
@@ -238,26 +223,7 @@ export interface DigestViewInput {
 }
 
 export { EXCERPT_LIMIT, excerptOfText } from './excerpt.js';
-
-/** Links of a digest and of the reader's pages, from the instance's base URL and the account's digest token. */
-export function digestLinks(baseUrl: string, digestId: number, token: string | null = null): DigestLinks {
-  const base = baseUrl.replace(/\/+$/, '');
-  const query = token === null ? '' : `?token=${encodeURIComponent(token)}`;
-  return {
-    web: `${base}/digests/${digestId}${query}`,
-    epub: `${base}/digests/${digestId}/epub${query}`,
-    feeds: `${base}/feeds`,
-    settings: `${base}/settings`,
-    archive: `${base}/digests`,
-    previousDigest: null,
-    nextDigest: null,
-  };
-}
-
-/** The link of page `page` of a digest's web page, from its first page's link. */
-export function digestPageUrl(web: string, page: number): string {
-  return page === 1 ? web : `${web}${web.includes('?') ? '&' : '?'}page=${page}`;
-}
+export { digestLinks, digestPageUrl, readingLink, type DigestLinks } from './links.js';
 
 /** Builds the view of one digest (or of a part of it) from plain rows. Pure: same rows, same view. */
 export function digestView(input: DigestViewInput): DigestView {
@@ -344,12 +310,6 @@ export function tallyOf(
   return { items: items.length, saved, feeds: feeds.size };
 }
 
-/** The private link of a page's reading view; null without a token (nothing could open it). */
-export function readingLink(baseUrl: string, pageId: number, token: string | null): string | null {
-  if (token === null) return null;
-  return `${baseUrl.replace(/\/+$/, '')}/items/${pageId}?token=${encodeURIComponent(token)}`;
-}
-
 interface ItemContext {
   timezone: string;
   pages: ReadonlyMap<number, PageFacts>;
@@ -365,14 +325,22 @@ function itemView(row: DigestItemRow, shown: ItemContext): DigestItemView {
   const pageId = row.page_id ?? null;
   const page = pageId === null ? null : (shown.pages.get(pageId) ?? null);
   const description = foldWhitespace(page?.description ?? '') || row.summary;
+  const readHref = page?.has_text === true && pageId !== null ? shown.readHref(pageId) : null;
+  // A newsletter's link is its reading view: the private one, which opens without signing in.
+  const href =
+    row.source === 'newsletter' && readHref !== null
+      ? readHref
+      : parsed === null
+        ? null
+        : deliveredUrl(parsed.href, shown.cleanLinks);
   return {
     title: shownTitle(row.title, url, page),
     url,
-    href: parsed === null ? null : deliveredUrl(parsed.href, shown.cleanLinks),
+    href,
     siteName: siteName(page),
     readingTime: readingTime(page),
     image: leadImage(page, row.image_url, shown.showImages),
-    readHref: page?.has_text === true && pageId !== null ? shown.readHref(pageId) : null,
+    readHref: row.source === 'newsletter' ? null : readHref,
     pageId: page?.has_text === true ? pageId : null,
     domain: parsed === null ? '' : domainOf(parsed),
     published,

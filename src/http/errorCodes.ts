@@ -20,4 +20,8 @@ export const API_ERRORS = {
   bad_request: { status: 400, code: 40000 },
   internal: { status: 500, code: 50001 },
   unavailable: { status: 503, code: 50301 },
+  // POST /inbound/email (docs/newsletters.md)
+  message_malformed: { status: 400, code: 40006 },
+  recipient_unknown: { status: 404, code: 40402 },
+  mail_loop: { status: 422, code: 42201 },
 } as const satisfies Record<string, { status: number; code: number }>;

@@ -1,7 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { PrometheusMetrics } from '../lib/metricsRegistry.js';
+import { bearerDigest, requireBearer } from './bearer.js';
 import { ApiError, sendErrorResponse, toErrorResponse } from './errors.js';
 
 export interface MetricsServerDeps {
@@ -28,18 +28,13 @@ export function buildMetricsServer(deps: MetricsServerDeps): FastifyInstance {
   app.setNotFoundHandler((request) => {
     throw new ApiError('not_found', `nothing at ${request.method} ${request.url.split('?')[0] ?? ''}`);
   });
-  const expected = deps.token === null ? null : digest(deps.token);
+  const expected = deps.token === null ? null : bearerDigest(deps.token);
   app.get('/metrics', async (request, reply) => {
     if (expected !== null) {
-      const given = /^Bearer +(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-      if (given === undefined) {
-        throw new ApiError('key_missing', 'send the metrics token as Authorization: Bearer <token>', {
-          'www-authenticate': 'Bearer',
-        });
-      }
-      if (!timingSafeEqual(digest(given), expected)) {
-        throw new ApiError('key_invalid', 'the metrics token is not valid', { 'www-authenticate': 'Bearer' });
-      }
+      requireBearer(request.headers.authorization, expected, {
+        missing: 'send the metrics token as Authorization: Bearer <token>',
+        invalid: 'the metrics token is not valid',
+      });
     }
     const text = await deps.metrics.render();
     return reply
@@ -49,6 +44,3 @@ export function buildMetricsServer(deps: MetricsServerDeps): FastifyInstance {
   });
   return app;
 }
-
-/** Tokens are compared as digests: equal lengths for timingSafeEqual, and no early exit on a prefix. */
-const digest = (token: string): Buffer => createHash('sha256').update(token).digest();

@@ -8,7 +8,7 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import type { Logger } from 'pino';
-import type { TrustProxy } from '../config.js';
+import type { InboundConfig, TrustProxy } from '../config.js';
 import { ApiError } from './errors.js';
 import type { EpubBuilds } from '../digest/epub/builds.js';
 import type { Metrics } from '../lib/metrics.js';
@@ -17,6 +17,7 @@ import { API_METHODS, isApiPath, registerApi } from './api.js';
 import { registerDigestRoutes } from './digests.js';
 import { fromKind, sendErrorResponse, toErrorResponse } from './errors.js';
 import { registerHealth } from './health.js';
+import { registerInbound } from './inbound.js';
 import { trustProxyOption } from './clientAddress.js';
 import { InvalidKeyLimiter } from './invalidKeyLimiter.js';
 import { RequestLogController } from './logging.js';
@@ -31,8 +32,8 @@ export const BODY_LIMIT = 64 * 1024;
 const API_METHOD_SET = new Set(API_METHODS.split(', '));
 
 export interface ServerDeps {
-  /** The web app also reads the SMTP and feed settings when given (see WebConfig). */
-  config: { trustProxy: TrustProxy | true } & WebConfig;
+  /** The web app also reads the SMTP and feed settings when given (see WebConfig); inbound mail its own. */
+  config: { trustProxy: TrustProxy | true; inbound?: InboundConfig | undefined } & WebConfig;
   store: Store;
   logger: Logger;
   /** For tests: a limiter with an injected clock. */
@@ -168,6 +169,12 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     limiter: deps.limiter ?? new InvalidKeyLimiter(),
     queueLimit: deps.config.queueLimit,
     metrics,
+  });
+  registerInbound(app, {
+    store: deps.store,
+    logger: deps.logger,
+    config: deps.config,
+    ...(deps.now === undefined ? {} : { now: deps.now }),
   });
   registerDigestRoutes(app, {
     store: deps.store,

@@ -1,6 +1,6 @@
-import { capHtml } from '../articles/capHtml.js';
+import { capHtml } from '../lib/capHtml.js';
 import { MAX_HTML_CHARS, MAX_TEXT_CHARS } from '../articles/html.js';
-import { sanitizeArticle } from '../articles/sanitize.js';
+import { sanitizeArticle } from '../lib/sanitize.js';
 import { foldWhitespace, htmlToText, truncate } from '../lib/text.js';
 import type { ReadingKnown, ReadingMerge } from '../store/readingList.js';
 import { IMPORT_LIMITS, type ImportedLink } from './record.js';

@@ -28,3 +28,23 @@ export function httpUrl(value: string): URL | null {
     return null;
   }
 }
+
+/** The longest link kept from a page or a message, in characters (as the queue's own limit). */
+export const MAX_LINK_LENGTH = 2048;
+
+/**
+ * An absolute http(s) URL made from `value` against `base` (a page's address, or null), as a string; null
+ * for other schemes, junk, or a URL longer than MAX_LINK_LENGTH.
+ */
+export function resolveHttpUrl(value: string | null | undefined, base: string | null): string | null {
+  if (value === null || value === undefined) return null;
+  const trimmed = value.trim();
+  if (trimmed === '' || trimmed.length > MAX_LINK_LENGTH) return null;
+  try {
+    const url = base === null ? new URL(trimmed) : new URL(trimmed, base);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+    return url.href.length > MAX_LINK_LENGTH ? null : url.href;
+  } catch {
+    return null;
+  }
+}

@@ -1,6 +1,6 @@
 import { type Insertable, type Kysely, type Selectable, sql } from 'kysely';
 import type { Engine } from './db.js';
-import type { Database, DigestItemsTable } from './schema.js';
+import type { Database, DigestItemsTable, DigestSection } from './schema.js';
 
 export type DigestItem = Selectable<DigestItemsTable>;
 export type NewDigestItem = Omit<Insertable<DigestItemsTable>, 'id' | 'digest_id'>;
@@ -132,6 +132,7 @@ export async function shownItemsOfDigests(
       'digest_items.digest_id',
       'digest_items.feed_id',
       'digest_items.feed_title',
+      'digest_items.section',
       eb.fn.countAll<number | string>().as('entries'),
       eb.fn.min('digest_items.position').as('first'),
     ])
@@ -139,7 +140,12 @@ export async function shownItemsOfDigests(
     .where('digest_items.digest_id', 'in', digestIds)
     .where('digest_items.shown', '=', 0)
     .where('digest_items.story_of', 'is', null)
-    .groupBy(['digest_items.digest_id', 'digest_items.feed_id', 'digest_items.feed_title'])
+    .groupBy([
+      'digest_items.digest_id',
+      'digest_items.feed_id',
+      'digest_items.feed_title',
+      'digest_items.section',
+    ])
     .orderBy('digest_items.digest_id')
     .orderBy('first')
     .execute();
@@ -147,6 +153,7 @@ export async function shownItemsOfDigests(
     byDigest.get(row.digest_id)?.collapsed.push({
       feedId: row.feed_id,
       feedTitle: row.feed_title,
+      section: row.section,
       entries: Number(row.entries),
       firstPosition: row.first,
     });
@@ -158,6 +165,8 @@ export async function shownItemsOfDigests(
 export interface CollapsedFeed {
   feedId: number | null;
   feedTitle: string | null;
+  /** 'newsletters' for a newsletter sender's entries, else a feed's ('feed', or null before 0025). */
+  section: DigestSection | null;
   entries: number;
   /** The position of the first of them (where the web page lists them). */
   firstPosition: number;

@@ -364,3 +364,28 @@ export async function lockFeeds(
   for (const r of rows) locked.set(r.id, { lastSuccessAt: r.last_success_at });
   return locked;
 }
+
+/**
+ * The feed of a newsletter's sender (`mailto:` and its address), status 'newsletter': never claimed by
+ * the poller nor refreshed (every claim above takes 'active' feeds only). Made on the sender's first
+ * message; its title follows the latest From display name. Its id.
+ */
+export async function newsletterFeed(
+  db: Kysely<Database>,
+  input: { url: string; title: string; at: Timestamp },
+): Promise<number> {
+  const row = await db
+    .insertInto('feeds')
+    .values({
+      url: input.url,
+      title: input.title,
+      site_url: null,
+      status: 'newsletter',
+      next_fetch_at: input.at,
+      created_at: input.at,
+    })
+    .onConflict((oc) => oc.column('url').doUpdateSet({ title: input.title }))
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}

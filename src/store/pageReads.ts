@@ -16,6 +16,7 @@ export type PageReading = Pick<
   | 'id'
   | 'url'
   | 'final_url'
+  | 'kind'
   | 'title'
   | 'description'
   | 'site_name'
@@ -120,6 +121,7 @@ export async function readPageById(db: Kysely<Database>, pageId: number): Promis
       'id',
       'url',
       'final_url',
+      'kind',
       'title',
       'description',
       'site_name',

@@ -272,3 +272,57 @@ export async function insertMissingPages(
     .onConflict((oc) => oc.column('url_key').doNothing())
     .execute();
 }
+
+/** A newsletter's body as a page of its own: read already, never fetched (src/newsletters/ingest.ts). */
+export interface NewsletterPage {
+  /** Its url_key: `newsletter:` and more, which no http(s) URL's key can be (queue/url.ts urlKey). */
+  key: string;
+  /** The address that opens it (the queue item's); the page's `final_url` is the web version, if any. */
+  url: string;
+  webVersion: string | null;
+  title: string;
+  description: string | null;
+  siteName: string | null;
+  publishedAt: Timestamp | null;
+  html: string | null;
+  text: string | null;
+  wordCount: number;
+  readingMinutes: number;
+  byteLength: number;
+  at: Timestamp;
+}
+
+/** Stores a newsletter's page, `read` at once (no reader claims it); its id. */
+export async function createNewsletterPage(db: Kysely<Database>, p: NewsletterPage): Promise<number> {
+  const row = await db
+    .insertInto('pages')
+    .values({
+      url: p.url,
+      url_key: p.key,
+      state: 'read',
+      attempts: 0,
+      next_attempt_at: null,
+      fetched_at: p.at,
+      final_url: p.webVersion,
+      kind: 'newsletter',
+      title: p.title,
+      description: p.description,
+      site_name: p.siteName,
+      published_at: p.publishedAt,
+      html: p.html,
+      text: p.text,
+      word_count: p.wordCount,
+      reading_minutes: p.readingMinutes,
+      media_type: 'message/rfc822',
+      byte_length: p.byteLength,
+      created_at: p.at,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/** Sets the address a page opens at (a newsletter's, once its id is known). */
+export async function setPageUrl(db: Kysely<Database>, pageId: number, url: string): Promise<void> {
+  await db.updateTable('pages').set({ url }).where('id', '=', pageId).execute();
+}

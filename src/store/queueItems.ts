@@ -337,3 +337,18 @@ export async function queueLengths(db: Kysely<Database>): Promise<Map<number, nu
     .execute();
   return new Map(rows.map((r) => [r.account_id, Number(r.n)]));
 }
+
+/** Points the account's waiting item of `urlKey` at a page it brought along (a newsletter's body). */
+export async function setQueueItemPage(
+  db: Kysely<Database>,
+  accountId: number,
+  urlKey: string,
+  pageId: number,
+): Promise<void> {
+  await db
+    .updateTable('queue_items')
+    .set({ page_id: pageId })
+    .where('account_id', '=', accountId)
+    .where('url_key', '=', urlKey)
+    .execute();
+}

@@ -6,6 +6,11 @@ import type {
   DigestsTable,
   UnsubscribeTokensTable,
 } from './schemaDigests.js';
+import type {
+  NewsletterAddressesTable,
+  NewsletterMessagesTable,
+  NewsletterSendersTable,
+} from './schemaNewsletters.js';
 import type { OpmlImportsTable } from './schemaOpmlImports.js';
 import type {
   DigestReadingItemsTable,
@@ -72,7 +77,7 @@ export interface ApiKeysTable {
   revoked_at: Timestamp | null;
 }
 
-export type QueueSource = 'api' | 'feed';
+export type QueueSource = 'api' | 'feed' | 'newsletter';
 
 export interface QueueItemsTable {
   id: Generated<number>;
@@ -96,7 +101,8 @@ export interface QueueItemsTable {
   image_url: Generated<string | null>;
 }
 
-export type FeedStatus = 'active' | 'gone';
+/** 'newsletter': a newsletter's sender (src/newsletters/), never fetched (migration 0040). */
+export type FeedStatus = 'active' | 'gone' | 'newsletter';
 
 export interface FeedsTable {
   id: Generated<number>;
@@ -172,8 +178,8 @@ export interface FeedItemsTable {
  */
 export type PageState = 'pending' | 'read' | 'failed';
 
-/** What an answer was: an HTML page (metadata and text) or a file (its type and size). */
-export type PageKind = 'html' | 'file';
+/** What an answer was: an HTML page (metadata and text), a file (its type and size), or a newsletter (0040). */
+export type PageKind = 'html' | 'file' | 'newsletter';
 
 /** A saved page, read once per URL for every account that saved it (migration 0010). */
 export interface PagesTable {
@@ -366,4 +372,7 @@ export interface Database {
   reading_list: ReadingListTable;
   page_host_leases: PageHostLeasesTable;
   digest_reading_items: DigestReadingItemsTable;
+  newsletter_addresses: NewsletterAddressesTable;
+  newsletter_senders: NewsletterSendersTable;
+  newsletter_messages: NewsletterMessagesTable;
 }

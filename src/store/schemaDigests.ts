@@ -77,7 +77,8 @@ export interface DigestItemsTable {
   seen_in: Generated<number | null>;
 }
 
-export type DigestSection = 'saved' | 'top' | 'feed';
+/** 'newsletters': a newsletter's sender's group (migration 0040's items; a text column, no migration). */
+export type DigestSection = 'saved' | 'top' | 'feed' | 'newsletters';
 
 /**
  * The private token of an account's digest URLs (web page, Atom feed). Stored as it is, unlike API keys:

@@ -20,6 +20,10 @@ import { type DeliveredItem, type StoryItem, deliveredBefore, deliveredIndex, st
  *    that busy feeds cannot take the room of quiet ones, until the email has ENTRY_BUDGET entries. Low-
  *    priority feeds get a round only when every other feed's share is given; muted feeds none. The rest of a
  *    feed is one "+N more from" line in the email.
+ * 6. Newsletters (source 'newsletter', src/newsletters/) are feeds of their own, one per sender, with the
+ *    same share, priority, mute and "+N more from" line, in the same rounds; each is a story of its own
+ *    (never another item's, never a top story), fresh when it arrived since the previous digest (or in the
+ *    last FRESH_MS), and their groups come last, in the section "Newsletters".
  */
 
 /** Top stories the feed part opens with, at most. */
@@ -105,8 +109,8 @@ export function chooseDigest(input: ChooseInput): Choice {
     ...[...storyItems.values()].map((i) => i.headline),
   ]);
   for (const story of stories) {
-    story.fresh = story.members.some((m) => m.source === 'api' || timeOf(m, now) >= freshSince);
-    if (story.lead.source === 'api') continue;
+    story.fresh = story.members.some((m) => m.source === 'api' || freshAt(m, now) >= freshSince);
+    if (story.lead.source !== 'feed') continue;
     // Delivered before when any of its items was: coverage of one story grows over the days.
     for (const m of story.members) {
       const item = storyItems.get(m);
@@ -120,8 +124,12 @@ export function chooseDigest(input: ChooseInput): Choice {
     s.shown = true;
   }
   const feedStories = stories.filter((s) => s.lead.source !== 'api');
+  for (const s of feedStories) if (s.lead.source === 'newsletter') s.section = 'newsletters';
   const top = feedStories
-    .filter((s) => s.feeds.size >= 2 && s.fresh && s.seenIn === null && !allMuted(s, now))
+    .filter(
+      (s) =>
+        s.lead.source === 'feed' && s.feeds.size >= 2 && s.fresh && s.seenIn === null && !allMuted(s, now),
+    )
     .sort((a, b) => b.feeds.size - a.feeds.size || b.at - a.at)
     .slice(0, TOP_STORIES);
   const topLeads = new Map<number, number>();
@@ -167,7 +175,9 @@ export function chooseDigest(input: ChooseInput): Choice {
   };
   savedStories.forEach(place);
   top.forEach(place);
-  for (const g of groups) {
+  // The feeds' groups, then the newsletters' (their section).
+  const letters = (g: FeedGroup): number => (g.lead.source === 'newsletter' ? 1 : 0);
+  for (const g of [...groups].sort((a, b) => letters(a) - letters(b))) {
     g.stories.filter((s) => s.shown).forEach(place);
     g.stories.filter((s) => !s.shown).forEach(place);
   }
@@ -187,13 +197,28 @@ function storyItemOf(item: WaitingItem, now: number): StoryItem {
   };
 }
 
-/** The taken items as stories, in the order of their first item. */
+/** When an item counts as fresh from: a newsletter when it arrived, anything else when published. */
+function freshAt(item: WaitingItem, now: number): number {
+  if (item.source !== 'newsletter') return timeOf(item, now);
+  const queued = Date.parse(item.created_at);
+  return Number.isNaN(queued) ? now : queued;
+}
+
+/** The taken items as stories, in the order of their first item; a newsletter is a story of its own. */
 function storiesOfItems(
   taken: readonly WaitingItem[],
   storyItems: ReadonlyMap<WaitingItem, StoryItem>,
   now: number,
 ): Story[] {
-  const roots = storiesOf(taken.flatMap((i) => storyItems.get(i) ?? []));
+  const at = new Map(taken.map((item, i) => [item, i]));
+  const matched = taken.filter((i) => i.source !== 'newsletter');
+  const matchedRoots = storiesOf(matched.map((i) => storyItems.get(i) ?? storyItemOf(i, now)));
+  const roots = taken.map((_, i) => i);
+  matched.forEach((item, j) => {
+    const self = at.get(item);
+    const root = at.get(matched[matchedRoots[j] ?? j] ?? item);
+    if (self !== undefined && root !== undefined) roots[self] = root;
+  });
   const byRoot = new Map<number, WaitingItem[]>();
   taken.forEach((item, i) => {
     const root = roots[i] ?? i;

@@ -1,8 +1,21 @@
 import { truncate } from '../../lib/text.js';
-import type { DigestView } from '../view.js';
+import type { DigestGroup, DigestView } from '../view.js';
 
 /** Text made safe inside HTML, in element content and in attribute values alike: the one escape, as `esc`. */
 export { escapeHtml as esc } from '../../lib/escape.js';
+
+/** The heading of the section newsletters' groups form (they come last: digest/choose/choose.ts). */
+export const NEWSLETTERS_HEADING = 'Newsletters';
+
+/** The section heading to put before `groups[index]`: "Newsletters" before the first sender's; else null. */
+export function sectionBefore(groups: readonly DigestGroup[], index: number): string | null {
+  const group = groups[index];
+  if (group?.kind !== 'newsletter') return null;
+  return index > 0 && groups[index - 1]?.kind === 'newsletter' ? null : NEWSLETTERS_HEADING;
+}
+
+/** What a group's actions call its source: "this feed", or "this sender" for a newsletter's. */
+export const sourceWord = (group: DigestGroup): string => (group.kind === 'newsletter' ? 'sender' : 'feed');
 
 /** "1 new link", "12 new links". */
 export function plural(n: number, one: string, many = `${one}s`): string {

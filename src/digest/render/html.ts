@@ -1,6 +1,16 @@
 import { type LeadImage, thumbnailSize } from '../../lib/display.js';
 import { type DigestGroup, type DigestItemView, type DigestView, excerptOfText } from '../view.js';
-import { countsLine, digestSubject, entriesLine, esc, moreLine, preheaderText, shownLine } from './common.js';
+import {
+  countsLine,
+  digestSubject,
+  entriesLine,
+  esc,
+  moreLine,
+  preheaderText,
+  sectionBefore,
+  shownLine,
+  sourceWord,
+} from './common.js';
 import { resurfacedRows } from './resurfaced.js';
 import { COLORS, link, smallLink } from './style.js';
 
@@ -56,7 +66,7 @@ export function digestBodyHtml(view: DigestView, variant: BodyVariant): string {
     ...around,
     header(view, variant),
     ...pages,
-    ...view.groups.map((g) => group(g, variant)),
+    ...view.groups.map((g, i) => group(g, variant, sectionBefore(view.groups, i))),
     ...resurfacedRows(view, variant === 'email' ? EMAIL_EXCERPT : null),
     ...pages,
     ...more,
@@ -135,7 +145,15 @@ function header(view: DigestView, variant: BodyVariant): string {
 </td></tr>`;
 }
 
-function group(g: DigestGroup, variant: BodyVariant): string {
+function group(g: DigestGroup, variant: BodyVariant, section: string | null): string {
+  const opening =
+    section === null
+      ? []
+      : [
+          `<tr><td class="td-pad" style="padding:32px 32px 0 32px;">
+<h2 class="td-text" style="margin:0;font-size:20px;line-height:26px;font-weight:700;color:${COLORS.text};">${esc(section)}</h2>
+</td></tr>`,
+        ];
   const heading = `<tr><td class="td-pad" style="padding:24px 32px 4px 32px;">
 <h2 class="td-muted" dir="auto" style="margin:0;font-size:13px;line-height:18px;font-weight:700;letter-spacing:0.04em;text-transform:uppercase;color:${COLORS.muted};">${esc(g.title)}</h2>
 </td></tr>`;
@@ -151,14 +169,14 @@ function group(g: DigestGroup, variant: BodyVariant): string {
       ? []
       : [
           `<tr><td class="td-pad" style="padding:4px 32px 0 32px;"><p class="td-muted" style="${small}font-size:13px;">${[
-            smallLink(g.actions.fewer, 'Fewer from this feed'),
-            smallLink(g.actions.more, 'More from this feed'),
+            smallLink(g.actions.fewer, `Fewer from this ${sourceWord(g)}`),
+            smallLink(g.actions.more, `More from this ${sourceWord(g)}`),
             'unmute' in g.actions
               ? `${smallLink(g.actions.unmute, 'Unmute')}${g.muted === null ? '' : ` (muted until ${esc(g.muted.label)})`}`
               : smallLink(g.actions.mute, 'Mute for a week'),
           ].join(' &nbsp;·&nbsp; ')}</p></td></tr>`,
         ];
-  return [heading, ...g.items.map((i) => item(i, variant)), ...more, ...actions].join('\n');
+  return [...opening, heading, ...g.items.map((i) => item(i, variant)), ...more, ...actions].join('\n');
 }
 
 /** Thumbnails fit a square this many pixels wide, in a cell of fixed width beside the text. */

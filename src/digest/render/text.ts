@@ -1,6 +1,6 @@
 import { codePoints } from '../../lib/text.js';
 import type { DigestView } from '../view.js';
-import { countsLine, entriesLine, moreLine } from './common.js';
+import { countsLine, entriesLine, moreLine, sectionBefore, sourceWord } from './common.js';
 import { EMAIL_EXCERPT } from './html.js';
 import { excerptOfText } from '../view.js';
 import { resurfacedText } from './resurfaced.js';
@@ -17,7 +17,9 @@ export function renderText(view: DigestView): string {
   out.push(...wrap(`Tidings — ${view.dateLabel}`, TEXT_WIDTH));
   out.push(...wrap(countsLine(view), TEXT_WIDTH));
   if (view.laidOut) out.push(...wrap(entriesLine(view, EMAIL_EXCERPT), TEXT_WIDTH));
-  for (const group of view.groups) {
+  for (const [index, group] of view.groups.entries()) {
+    const section = sectionBefore(view.groups, index);
+    if (section !== null) out.push('', section.toUpperCase(), '#'.repeat(section.length));
     const heading = wrap(group.title.toUpperCase(), TEXT_WIDTH);
     out.push('', ...heading, '='.repeat(Math.min(TEXT_WIDTH, Math.max(...heading.map((l) => l.length)))), '');
     for (const item of group.items) {
@@ -41,8 +43,8 @@ export function renderText(view: DigestView): string {
     if (group.more !== null)
       out.push(`+${group.more.count} more from ${group.title}: ${group.more.href}`, '');
     if (group.actions !== null) {
-      out.push(`  Fewer from this feed: ${group.actions.fewer}`);
-      out.push(`  More from this feed: ${group.actions.more}`);
+      out.push(`  Fewer from this ${sourceWord(group)}: ${group.actions.fewer}`);
+      out.push(`  More from this ${sourceWord(group)}: ${group.actions.more}`);
       if ('unmute' in group.actions) {
         const until = group.muted === null ? '' : ` (muted until ${group.muted.label})`;
         out.push(`  Unmute${until}: ${group.actions.unmute}`, '');

@@ -2,7 +2,7 @@ import sanitizeHtml from 'sanitize-html';
 
 /**
  * The reading view's second sanitising pass over stored reader HTML (the first ran when the page was read,
- * src/articles/sanitize.ts). Defence in depth, written independently of the first: a row changed by hand,
+ * src/lib/sanitize.ts). Defence in depth, written independently of the first: a row changed by hand,
  * by an older version or by a bug in the extraction still shows as text only. What survives: the elements
  * of text, links to absolute http(s) and mailto: addresses, images from absolute http(s) addresses or
  * small raster data: URLs. Dropped with their content: scripts, styles, frames, forms, SVG, MathML,

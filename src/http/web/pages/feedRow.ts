@@ -77,8 +77,10 @@ export function filterFields(
 }
 
 export function feedRow(s: SubscriptionView, v: RowContext): SafeHtml {
-  const status =
-    s.status === 'gone'
+  const newsletter = s.status === 'newsletter';
+  const status = newsletter
+    ? html`A newsletter by e-mail: a sender, never fetched`
+    : s.status === 'gone'
       ? html`<span class="error-text"
           >The feed is gone: its server says it was removed. It is no longer fetched.</span
         >`
@@ -106,7 +108,7 @@ export function feedRow(s: SubscriptionView, v: RowContext): SafeHtml {
         <span class="mono">${s.url}</span>${s.folder === null ? null : html` · in ${s.folder}`}
       </div>
       <div class="meta">
-        ${status} · ${s.itemCount.toLocaleString('en')} item${s.itemCount === 1 ? '' : 's'} seen
+        ${newsletter ? status : html`${status} · ${s.itemCount.toLocaleString('en')} item${s.itemCount === 1 ? '' : 's'} seen`}
       </div>
       ${s.lastError === null || s.status === 'gone' ? null : html`<div class="meta error-text">Last fetch failed: ${sentence(s.lastError)}</div>`}
       ${s.readLeniently ? html`<div class="meta">${LENIENT_NOTE}</div>` : null}
@@ -124,33 +126,8 @@ export function feedRow(s: SubscriptionView, v: RowContext): SafeHtml {
           </div>
           <div><button class="quiet" type="submit">Rename</button></div>
         </form>
-        <form class="stack" method="post" action="/feeds/${s.id}/filters#feed-${s.id}">
-          ${csrfField(v.viewer)} <input type="hidden" name="start" value="${v.start}" />
-          ${filterFields(
-            String(s.id),
-            refused?.include ?? s.includeFilter ?? '',
-            refused?.exclude ?? s.excludeFilter ?? '',
-            refused?.errors,
-          )}
-          <div><button class="quiet" type="submit">Save filters</button></div>
-        </form>
-        ${shareForm(s, v)}
-        <form class="toggle" method="post" action="/feeds/${s.id}/original">
-          ${csrfField(v.viewer)}
-          <input type="hidden" name="fetch_original" value="${s.fetchOriginal ? 'false' : 'true'}" />
-          <span id="original-state-${s.id}"
-            >Reading the original pages: <strong>${s.fetchOriginal ? 'on' : 'off'}</strong></span
-          >
-          —
-          <button
-            class="quiet"
-            type="submit"
-            aria-describedby="original-state-${s.id}"
-            aria-label="${s.fetchOriginal ? 'Turn off' : 'Turn on'} reading the original pages of ${s.title}"
-          >
-            ${s.fetchOriginal ? 'Turn off' : 'Turn on'}
-          </button>
-        </form>
+        ${newsletter ? null : filtersForm(s, v, refused)} ${shareForm(s, v)}
+        ${newsletter ? null : originalForm(s, v)}
         <form method="post" action="/feeds/${s.id}/remove">
           ${csrfField(v.viewer)}
           <button class="danger" type="submit" aria-label="Unsubscribe from ${s.title}">Unsubscribe</button>
@@ -158,6 +135,40 @@ export function feedRow(s: SubscriptionView, v: RowContext): SafeHtml {
       </details>
     </div>
   </li>`;
+}
+
+/** The form of a feed's filters (a newsletter's sender has none: each message is one entry). */
+function filtersForm(s: SubscriptionView, v: RowContext, refused: FilterForm | undefined): SafeHtml {
+  return html`<form class="stack" method="post" action="/feeds/${s.id}/filters#feed-${s.id}">
+    ${csrfField(v.viewer)} <input type="hidden" name="start" value="${v.start}" />
+    ${filterFields(
+      String(s.id),
+      refused?.include ?? s.includeFilter ?? '',
+      refused?.exclude ?? s.excludeFilter ?? '',
+      refused?.errors,
+    )}
+    <div><button class="quiet" type="submit">Save filters</button></div>
+  </form>`;
+}
+
+/** Reading the original pages of a feed's items, on or off (a newsletter brings its own text). */
+function originalForm(s: SubscriptionView, v: RowContext): SafeHtml {
+  return html`<form class="toggle" method="post" action="/feeds/${s.id}/original">
+    ${csrfField(v.viewer)}
+    <input type="hidden" name="fetch_original" value="${s.fetchOriginal ? 'false' : 'true'}" />
+    <span id="original-state-${s.id}"
+      >Reading the original pages: <strong>${s.fetchOriginal ? 'on' : 'off'}</strong></span
+    >
+    —
+    <button
+      class="quiet"
+      type="submit"
+      aria-describedby="original-state-${s.id}"
+      aria-label="${s.fetchOriginal ? 'Turn off' : 'Turn on'} reading the original pages of ${s.title}"
+    >
+      ${s.fetchOriginal ? 'Turn off' : 'Turn on'}
+    </button>
+  </form>`;
 }
 
 /** Items the feed's rules would have queued and that could not be: how many, and why the last one was not. */

@@ -79,7 +79,9 @@ function readingPage(
 ): SafeHtml {
   const { page: p, item } = found;
   const title = shownTitle(item.title, item.url, p);
-  const href = safeHref(deliveredUrl(item.url, found.cleanLinks));
+  // A newsletter's item links here: its original is the sender's web version, when it gave one.
+  const original = p.kind === 'newsletter' ? p.final_url : item.url;
+  const href = original === null ? null : safeHref(deliveredUrl(original, found.cleanLinks));
   const site = siteName(p) ?? domainOf(item.url);
   const byline = [
     site,
@@ -100,9 +102,15 @@ function readingPage(
     title,
     viewer,
     body: html`<article class="reader" dir="${dir}" ${lang === null ? null : html`lang="${lang}"`}>
-      <p class="original">
-        <a href="${href}" rel="noopener noreferrer">Open the original${site === '' ? '' : ` on ${site}`} ↗</a>
-      </p>
+      ${
+        href === null
+          ? null
+          : html`<p class="original">
+              <a href="${href}" rel="noopener noreferrer"
+                >Open the original${site === '' ? '' : ` on ${site}`} ↗</a
+              >
+            </p>`
+      }
       <h1 dir="${dir}">${title}</h1>
       ${byline.length === 0 ? null : html`<p class="byline" dir="auto">${byline.join(' · ')}</p>`}
       ${
@@ -124,7 +132,7 @@ function readingPage(
               <p>Tidings has no text of this page to show here: open the original to read it.</p>`
           : html`<div class="text" dir="${dir}">${new SafeHtml(body)}</div>`
       }
-      <p class="original"><a href="${href}" rel="noopener noreferrer">Open the original ↗</a></p>
+      ${href === null ? null : html`<p class="original"><a href="${href}" rel="noopener noreferrer">Open the original ↗</a></p>`}
     </article>`,
   });
 }

@@ -284,7 +284,11 @@ const THUMBNAIL_BOX = 96;
 
 function itemRow(item: QueuedItem, v: QueueView): SafeHtml {
   const source =
-    item.source === 'feed' ? `from ${item.feed_title ?? 'a feed you no longer follow'}, queued` : 'saved';
+    item.source === 'feed'
+      ? `from ${item.feed_title ?? 'a feed you no longer follow'}, queued`
+      : item.source === 'newsletter'
+        ? `a newsletter from ${item.feed_title ?? 'a sender you removed'}, received`
+        : 'saved';
   const page = item.page_id === null ? null : (v.pages.get(item.page_id) ?? null);
   const title = shownTitle(item.title, item.url, page);
   const where = siteName(page) ?? domainOf(item.url);

@@ -1,5 +1,5 @@
 import sanitizeHtml from 'sanitize-html';
-import { httpUrl, LIMITS } from './clean.js';
+import { MAX_LINK_LENGTH, resolveHttpUrl as httpUrl } from './url.js';
 
 /**
  * Raster images small enough to keep inline: `data:` is refused everywhere else (it can carry a page),
@@ -23,7 +23,7 @@ const ALLOWED_TAGS = (
 /** Where a link or an image points, absolute; null for anything that is not http(s) (or mailto: links). */
 function linkTarget(href: string | undefined, base: string | null): string | null {
   if (href === undefined) return null;
-  if (/^\s*mailto:/i.test(href)) return href.trim().length <= LIMITS.url ? href.trim() : null;
+  if (/^\s*mailto:/i.test(href)) return href.trim().length <= MAX_LINK_LENGTH ? href.trim() : null;
   return httpUrl(href, base);
 }
 
@@ -40,13 +40,27 @@ function without(attribs: sanitizeHtml.Attributes, name: string): sanitizeHtml.A
   return Object.fromEntries(Object.entries(attribs).filter(([key]) => key !== name));
 }
 
+/** What a caller may add to the one sanitiser (a newsletter's body: src/newsletters/body.ts). */
+export interface SanitizeHooks {
+  /** Whether an image is kept, from its attributes as sent (style, width, height) and its absolute source. */
+  keepImage?: (attribs: Readonly<sanitizeHtml.Attributes>, src: string) => boolean;
+  /** Whether an element is hidden as sent (its inline style): then it is dropped with its content. */
+  hidden?: (attribs: Readonly<sanitizeHtml.Attributes>) => boolean;
+  /** A link's target as kept (absolute already): tracking parameters dropped, say. */
+  link?: (href: string) => string;
+  /** Elements deeper than this are dropped (their text kept): a message's markup may nest without end. */
+  nestingLimit?: number;
+}
+
 /**
  * Reader HTML from Readability's output: only the elements and attributes of text (ALLOWED_TAGS) — no
  * scripts, event handlers, styles, classes, ids, frames, forms, objects, embeds, SVG or MathML; links
  * absolute against `base` (http, https and mailto only) with rel="noopener noreferrer nofollow"; images
  * absolute (or small raster data: images) with loading="lazy", dropped when they have no usable source.
+ * `hooks` drop more (hidden elements, images such as tracking pixels) and rewrite links.
  */
-export function sanitizeArticle(html: string, base: string | null): string {
+export function sanitizeArticle(html: string, base: string | null, hooks: SanitizeHooks = {}): string {
+  const { keepImage, hidden, link } = hooks;
   return sanitizeHtml(html, {
     allowedTags: ALLOWED_TAGS,
     nonTextTags: DROPPED_WITH_CONTENT,
@@ -64,9 +78,11 @@ export function sanitizeArticle(html: string, base: string | null): string {
     allowedSchemesByTag: { img: ['http', 'https', 'data'] },
     allowedSchemesAppliedToAttributes: ['href', 'src'],
     allowProtocolRelative: false,
+    ...(hooks.nestingLimit === undefined ? {} : { nestingLimit: hooks.nestingLimit }),
     transformTags: {
       a: (tagName, attribs) => {
-        const href = linkTarget(attribs.href, base);
+        const target = linkTarget(attribs.href, base);
+        const href = target === null || link === undefined ? target : link(target);
         const rest = without(attribs, 'href');
         // A link whose target is refused is kept as its text.
         if (href === null) return { tagName: 'span', attribs: without(rest, 'rel') };
@@ -75,8 +91,16 @@ export function sanitizeArticle(html: string, base: string | null): string {
       img: (tagName, attribs) => {
         const src = imageSource(attribs.src, base);
         const rest = without(attribs, 'src');
-        return { tagName, attribs: src === null ? rest : { ...rest, src, loading: 'lazy' } };
+        const kept = src !== null && (keepImage === undefined || keepImage(attribs, src));
+        return { tagName, attribs: kept ? { ...rest, src, loading: 'lazy' } : rest };
       },
+      // An element hidden as sent becomes one dropped with its content (DROPPED_WITH_CONTENT).
+      ...(hidden === undefined
+        ? {}
+        : {
+            '*': (tagName: string, attribs: sanitizeHtml.Attributes) =>
+              hidden(attribs) ? { tagName: 'template', attribs: {} } : { tagName, attribs },
+          }),
     },
     exclusiveFilter: (frame) => frame.tag === 'img' && frame.attribs.src === undefined,
   });
