@@ -1,4 +1,5 @@
 import { Parser } from 'htmlparser2';
+import { checkNesting } from './markup.js';
 import {
   type ImportedLink,
   type ParsedFile,
@@ -15,9 +16,11 @@ export const looksLikeBookmarks = (text: string): boolean =>
  * Netscape bookmark HTML, as every browser exports it: `<DL><DT><H3>Folder</H3><DL><DT><A HREF ADD_DATE
  * TAGS>` nested. Each folder a link is in (outermost first) is a tag, except the browser's toolbar folder
  * (PERSONAL_TOOLBAR_FOLDER); TAGS (comma-separated) are tags too; ADD_DATE (Unix seconds) is the saved
- * date. Bookmarks are unread. Links that are not http(s) (javascript:, place:) are bad rows.
+ * date. Bookmarks are unread. Links that are not http(s) (javascript:, place:) are bad rows. A file that
+ * nests deeper than IMPORT_LIMITS.nesting is refused before it is parsed.
  */
 export function parseBookmarks(html: string): ParsedFile {
+  checkNesting(html);
   const out: ParsedFile = { format: 'bookmarks', links: [], bad: [] };
   /** The folders open, null for a list without a folder name (the top one, the toolbar). */
   const folders: (string | null)[] = [];

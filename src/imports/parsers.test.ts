@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Zip, ZipDeflate, strToU8, zipSync } from 'fflate';
+import { MAX_NESTING } from '../articles/limits.js';
 import { isTidingsError } from '../errors.js';
 import { parseExport } from './detect.js';
+import { prepareImport } from './prepare.js';
 import { IMPORT_LIMITS, type ParsedFile } from './record.js';
 import { fixture, omnivoreZip, pocketZip } from './testdata/fixtures.js';
 import { readZip } from './zip.js';
@@ -182,4 +184,43 @@ test('a zip bomb: declared sizes checked first, inflated bytes counted when the 
   );
   // Under the cap it reads whole.
   assert.equal(readZip(streamed, () => true, 4 * cap).get('a.csv')?.length, 3 * 1024 * 1024);
+});
+
+/** A bookmarks file whose folders nest `levels` deep, one link in the deepest. */
+const nestedBookmarks = (levels: number): Uint8Array =>
+  strToU8(
+    `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n<TITLE>Bookmarks</TITLE>\n<DL><p>\n${'<DT><H3>F</H3>\n<DL><p>\n'.repeat(levels)}<DT><A HREF="https://deep.example/">Deep</A>\n${'</DL><p>\n'.repeat(levels)}</DL><p>\n`,
+  );
+
+test('HTML nested past the limit is refused before it is parsed (issue 33 C); folders within it read', () => {
+  // Each folder is three levels of markup as the parser sees them (<DT>, <DL>, <p>).
+  const folders = Math.floor((IMPORT_LIMITS.nesting - 2) / 3);
+  const within = parseExport(nestedBookmarks(folders), 'bookmarks');
+  const [deep] = within.links;
+  assert.equal(deep?.link.url, 'https://deep.example/');
+  assert.equal(deep.link.tags.length, folders);
+  const tooDeep = `${IMPORT_LIMITS.nesting} levels`;
+  for (const file of [
+    nestedBookmarks(folders + 1),
+    // 100,000 nested lists and 10,000 links: 36 s of CPU before the scan, refused at once now.
+    strToU8(
+      `<!DOCTYPE NETSCAPE-Bookmark-file-1>\n${'<DL>'.repeat(100_000)}${'<DT><A HREF="https://b.example/">b</A>\n'.repeat(10_000)}`,
+    ),
+    strToU8(`<h1>Unread</h1>${'<ul><li>'.repeat(5_000)}<a href="https://x.example/" time_added="1">x</a>`),
+  ]) {
+    assert.throws(
+      () => parseExport(file, 'auto'),
+      (e) => isTidingsError(e, 'limit_reached') && e.message.includes(tooDeep),
+    );
+  }
+});
+
+test('an entry whose HTML nests past a page’s limit is imported without it, as a page past it is read', () => {
+  const entry = (content: string) => ({ is_archived: 0, title: 'T', url: 'https://n.example/', content });
+  const read = (content: string) =>
+    prepareImport(strToU8(JSON.stringify([entry(content)])), 'wallabag', '2024-01-01T00:00:00.000Z').links[0];
+  assert.equal(read(`${'<div>'.repeat(MAX_NESTING - 1)}<p>Deep but read.</p>`)?.text, 'Deep but read.');
+  const past = read(`${'<div>'.repeat(MAX_NESTING)}<p>Too deep.</p>`);
+  assert.equal(past?.url, 'https://n.example/');
+  assert.ok(past.html === null && past.text === null, 'imported without its HTML');
 });

@@ -1,5 +1,6 @@
 import { Parser } from 'htmlparser2';
 import { readCsv } from './csv.js';
+import { checkNesting } from './markup.js';
 import {
   type ImportedLink,
   type ParsedFile,
@@ -59,9 +60,11 @@ export function parsePocketZip(bytes: Uint8Array): ParsedFile {
 
 /**
  * Pocket's older `ril_export.html`: `<h1>Unread</h1><ul><li><a href time_added tags>title</a></li></ul>`
- * then `<h1>Read Archive</h1>` and its list. Tags are comma-separated.
+ * then `<h1>Read Archive</h1>` and its list. Tags are comma-separated. A file that nests deeper than
+ * IMPORT_LIMITS.nesting is refused before it is parsed.
  */
 export function parsePocketHtml(html: string): ParsedFile {
+  checkNesting(html);
   const out: ParsedFile = { format: 'pocket', links: [], bad: [] };
   let archived = false;
   let heading: string | null = null;
