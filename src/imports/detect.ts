@@ -3,7 +3,14 @@ import { csvHeader } from './csv.js';
 import { parseInstapaperCsv } from './instapaper.js';
 import { looksLikeOmnivore, parseOmnivoreJson, parseOmnivoreZip } from './omnivore.js';
 import { parsePocketCsv, parsePocketHtml, parsePocketZip } from './pocket.js';
-import { IMPORT_FORMATS, type ImportFormat, checkFileSize, type ParsedFile, unreadable } from './record.js';
+import {
+  IMPORT_FORMATS,
+  type ImportFormat,
+  checkFileSize,
+  formatExport,
+  type ParsedFile,
+  unreadable,
+} from './record.js';
 import { looksLikeWallabag, parseWallabagJson } from './wallabag.js';
 import { isZip, zipNames } from './zip.js';
 
@@ -18,7 +25,7 @@ export function parseExport(bytes: Uint8Array, format: ImportFormat | 'auto'): P
   checkFileSize(bytes.length);
   const { found, parse } = recognise(bytes);
   if (format !== 'auto' && format !== found) {
-    throw unreadable(`The file looks like a ${found} export, not ${format}; try --format auto.`);
+    throw unreadable(`The file looks like ${formatExport(found)}, not ${format}; try --format auto.`);
   }
   return parse();
 }

@@ -79,6 +79,10 @@ export const emptyLink = (url: string): ImportedLink => ({
   publishedAt: null,
 });
 
+/** "a pocket export", "an instapaper export": the format named with its article. */
+export const formatExport = (format: ImportFormat): string =>
+  `${/^[aeiou]/.test(format) ? 'an' : 'a'} ${format} export`;
+
 /** A list of tags in one text, blanks dropped. */
 export const splitTags = (value: string | undefined, separator: string): string[] =>
   (value ?? '').split(separator).filter((t) => t.trim() !== '');
