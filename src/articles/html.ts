@@ -4,7 +4,7 @@ import { capHtml } from '../lib/capHtml.js';
 import { httpUrl, LIMITS, plain } from './clean.js';
 import { decodeHtml } from './decode.js';
 import type { DomDocument, HtmlParser } from './dom.js';
-import { READABLE_DEPTH } from './limits.js';
+import { LIMIT_REASONS, READABLE_DEPTH } from './limits.js';
 import { scanMarkup } from './scanMarkup.js';
 import { readMetadata } from './metadata.js';
 import { readableContent } from './readable.js';
@@ -53,7 +53,7 @@ export function extractHtml(
   const decoded = decodeHtml(body, type.charset).text;
   const source = decoded.length > MAX_PARSE_CHARS ? decoded.slice(0, MAX_PARSE_CHARS) : decoded;
   const scan = scanMarkup(source);
-  if (scan.refused !== null) return { ...extract, refused: scan.refused };
+  if (scan.past !== null) return { ...extract, refused: LIMIT_REASONS[scan.past] };
   const doc = parse(source, pageUrl);
   const base = baseOf(doc, pageUrl);
   const meta = readMetadata(doc, base, pageUrl);

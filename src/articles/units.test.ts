@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { capHtml } from '../lib/capHtml.js';
 import { isoTime, languageTag, plain } from './clean.js';
 import { decodeHtml, encodingFor, metaCharset } from './decode.js';
-import { LIMIT_REASONS, MAX_ELEMENTS, MAX_NESTING } from './limits.js';
+import { MAX_ELEMENTS, MAX_NESTING } from './limits.js';
 import { scanMarkup } from './scanMarkup.js';
 import { sanitizeArticle } from '../lib/sanitize.js';
 import { stripSiteSuffix } from './title.js';
@@ -75,7 +75,7 @@ test('the markup scan: depth and elements as the parser sees them, stopped at th
   assert.deepEqual(scanMarkup('<div><div></div><span><a href="#">x</a></span></div><br>'), {
     depth: 3,
     elements: 5,
-    refused: null,
+    past: null,
   });
   // Implied end tags, as htmlparser2 (under linkedom) applies them: list items and paragraphs do not nest.
   assert.equal(scanMarkup(`<ul>${'<li>item'.repeat(5000)}</ul>${'<p>text'.repeat(5000)}`).depth, 2);
@@ -84,11 +84,15 @@ test('the markup scan: depth and elements as the parser sees them, stopped at th
   assert.deepEqual(deep, {
     depth: MAX_NESTING + 1,
     elements: MAX_NESTING + 1,
-    refused: LIMIT_REASONS.nesting,
+    past: 'nesting',
   });
   const flat = scanMarkup('<br>'.repeat(MAX_ELEMENTS * 2));
-  assert.deepEqual(flat, { depth: 1, elements: MAX_ELEMENTS + 1, refused: LIMIT_REASONS.elements });
-  assert.equal(scanMarkup('<br>'.repeat(MAX_ELEMENTS)).refused, null);
+  assert.deepEqual(flat, { depth: 1, elements: MAX_ELEMENTS + 1, past: 'elements' });
+  assert.equal(scanMarkup('<br>'.repeat(MAX_ELEMENTS)).past, null);
+  // Other limits (an import's file: imports/markup.ts).
+  const other = { nesting: 10, elements: Number.POSITIVE_INFINITY };
+  assert.deepEqual(scanMarkup('<dl>'.repeat(11), other), { depth: 11, elements: 11, past: 'nesting' });
+  assert.equal(scanMarkup('<br>'.repeat(MAX_ELEMENTS * 2), other).past, null);
 });
 
 test('words and reading time', () => {

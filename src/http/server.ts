@@ -29,6 +29,14 @@ import type { ImportThreads } from '../imports/importThread.js';
 import { registerWeb, wantsPage } from './web/index.js';
 
 export const BODY_LIMIT = 64 * 1024;
+
+/**
+ * How long a request's headers and body may take to arrive; Node checks every 30 s, so one that has not is
+ * ended between 60 and 90 s, with a bare 400. Twice the reading-list upload's own limit
+ * (IMPORT_THREAD_LIMITS.uploadMs, 30 s), which that route enforces itself so that a late upload is
+ * answered with its page (issue 33 J): at 30 s this timeout raced it and usually won.
+ */
+export const REQUEST_TIMEOUT_MS = 60_000;
 const API_METHOD_SET = new Set(API_METHODS.split(', '));
 
 export interface ServerDeps {
@@ -62,7 +70,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     bodyLimit: BODY_LIMIT,
     trustProxy: trustProxyOption(deps.config.trustProxy),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    requestTimeout: 30_000,
+    requestTimeout: REQUEST_TIMEOUT_MS,
     connectionTimeout: 60_000,
     return503OnClosing: false,
     ...(deps.serverFactory === undefined ? {} : { serverFactory: deps.serverFactory }),

@@ -1,7 +1,9 @@
 import { Parser } from 'htmlparser2';
+import { checkNesting } from './markup.js';
 import {
   type ImportedLink,
   type ParsedFile,
+  type ParsedRow,
   checkRowCount,
   emptyLink,
   splitTags,
@@ -16,9 +18,16 @@ export const looksLikeBookmarks = (text: string): boolean =>
  * TAGS>` nested. Each folder a link is in (outermost first) is a tag, except the browser's toolbar folder
  * (PERSONAL_TOOLBAR_FOLDER); TAGS (comma-separated) are tags too; ADD_DATE (Unix seconds) is the saved
  * date. Bookmarks are unread. Links that are not http(s) (javascript:, place:) are bad rows.
+ *
+ * The `<p>` browsers write after each `<DL>` and `</DL>` are dropped first: they mark nothing, and an HTML
+ * parser nests every later `<DT>` of the list inside the one after a folder's `</DL>`, so that a list of
+ * 500 folders would nest 1,000 levels deep. Without them a file nests two levels a folder within folders;
+ * one that nests deeper than IMPORT_LIMITS.nesting is refused before it is parsed.
  */
-export function parseBookmarks(html: string): ParsedFile {
-  const out: ParsedFile = { format: 'bookmarks', links: [], bad: [] };
+export function parseBookmarks(text: string): ParsedFile {
+  const html = text.replace(/<\/?p\s*>/gi, '');
+  checkNesting(html);
+  const rows: ParsedRow[] = [];
   /** The folders open, null for a list without a folder name (the top one, the toolbar). */
   const folders: (string | null)[] = [];
   let heading: { name: string; toolbar: boolean } | null = null;
@@ -32,11 +41,11 @@ export function parseBookmarks(html: string): ParsedFile {
           folders.push(pending);
           pending = null;
         } else if (name === 'a') {
-          const n = out.links.length + out.bad.length + 1;
+          const n = rows.length + 1;
           checkRowCount(n);
           const href = attrs.href?.trim() ?? '';
           if (href === '') {
-            out.bad.push({ where: `bookmark ${n}`, why: 'no HREF' });
+            rows.push({ where: `bookmark ${n}`, why: 'no HREF' });
             return;
           }
           const inFolders = folders.filter((f): f is string => f !== null);
@@ -57,7 +66,7 @@ export function parseBookmarks(html: string): ParsedFile {
           heading = null;
         } else if (name === 'dl') folders.pop();
         else if (name === 'a' && open !== null) {
-          out.links.push({ where: `bookmark ${out.links.length + out.bad.length + 1}`, link: open });
+          rows.push({ where: `bookmark ${rows.length + 1}`, link: open });
           open = null;
         }
       },
@@ -65,5 +74,5 @@ export function parseBookmarks(html: string): ParsedFile {
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
   parser.end(html);
-  return out;
+  return { format: 'bookmarks', rows };
 }

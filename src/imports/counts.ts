@@ -1,5 +1,5 @@
 import type { PreparedImport } from './prepare.js';
-import { type BadRow, IMPORT_LIMITS, type ImportFormat } from './record.js';
+import { type BadRow, IMPORT_LIMITS, type ImportFormat, formatExport } from './record.js';
 
 /*
  * An import's counts and their words, apart from the reading and writing (importLinks.ts, prepare.ts) so
@@ -44,7 +44,7 @@ export const importCounts = (
 export function countsWords(c: ImportCounts): string {
   const more = c.bad > c.badExamples.length ? ` (the first ${c.badExamples.length} below)` : '';
   return (
-    `Imported ${c.imported} links from a ${c.format} export of ${c.rows} rows into the reading list: ` +
+    `Imported ${c.imported} links from ${formatExport(c.format)} of ${c.rows} rows into the reading list: ` +
     `${c.merged} already there (merged), ${c.duplicates} duplicates within the file, ${c.bad} bad rows skipped${c.bad > 0 ? more : ''}.`
   );
 }

@@ -1,11 +1,13 @@
 import { parse } from 'csv-parse/sync';
-import { type BadRow, checkRowCount, unreadable } from './record.js';
+import { checkRowCount, unreadable } from './record.js';
 
-/** A CSV's rows as objects keyed by its header (lower-cased), each with the line it starts on. */
+/**
+ * A CSV's rows as objects keyed by its header (lower-cased), each with the line it ends on, and the rows
+ * that could not be read with why: together, in the file's order.
+ */
 export interface CsvRows {
   header: string[];
-  rows: { line: number; fields: Record<string, string> }[];
-  bad: BadRow[];
+  rows: ({ line: number; fields: Record<string, string> } | { line: number; why: string })[];
 }
 
 /** The header line of a CSV (lower-cased fields), to recognise its format; null when it has none. */
@@ -24,29 +26,29 @@ export function readCsv(text: string, required: readonly string[]): CsvRows {
   if (header === null || !required.every((r) => header.includes(r))) {
     throw unreadable(`The CSV's first line must name the columns ${required.join(', ')}.`);
   }
-  const bad: BadRow[] = [];
-  const records = parse<{ record: Record<string, string>; info: { lines: number } }>(text, {
+  const rows: CsvRows['rows'] = [];
+  parse<Record<string, string>>(text, {
     bom: true,
     columns: (names: string[]) => names.map((n) => n.trim().toLowerCase()),
-    info: true,
     relax_column_count: true,
     relax_quotes: true,
     skip_empty_lines: true,
     skip_records_with_error: true,
     max_record_size: 1024 * 1024,
+    // Each record and each skipped row as it comes, so that both keep the file's order.
+    on_record: (fields, context) => {
+      rows.push({ line: context.lines, fields });
+      return null;
+    },
     on_skip: (err) => {
       const line: unknown = err?.lines;
-      bad.push({
-        where: `line ${typeof line === 'number' ? line : '?'}`,
-        why: err?.message ?? 'unreadable row',
-      });
+      rows.push({ line: typeof line === 'number' ? line : NaN, why: err?.message ?? 'unreadable row' });
       return undefined;
     },
   });
-  checkRowCount(records.length + bad.length);
-  return {
-    header,
-    rows: records.map((r) => ({ line: r.info.lines, fields: r.record })),
-    bad,
-  };
+  checkRowCount(rows.length);
+  return { header, rows };
 }
+
+/** Where a row of a CSV is: "line 12" ("line ?" when the parser could not say). */
+export const lineOf = (line: number): string => `line ${Number.isNaN(line) ? '?' : line}`;

@@ -3,7 +3,14 @@ import { csvHeader } from './csv.js';
 import { parseInstapaperCsv } from './instapaper.js';
 import { looksLikeOmnivore, parseOmnivoreJson, parseOmnivoreZip } from './omnivore.js';
 import { parsePocketCsv, parsePocketHtml, parsePocketZip } from './pocket.js';
-import { IMPORT_FORMATS, type ImportFormat, checkFileSize, type ParsedFile, unreadable } from './record.js';
+import {
+  IMPORT_FORMATS,
+  type ImportFormat,
+  checkFileSize,
+  formatExport,
+  type ParsedFile,
+  unreadable,
+} from './record.js';
 import { looksLikeWallabag, parseWallabagJson } from './wallabag.js';
 import { isZip, zipNames } from './zip.js';
 
@@ -18,10 +25,13 @@ export function parseExport(bytes: Uint8Array, format: ImportFormat | 'auto'): P
   checkFileSize(bytes.length);
   const { found, parse } = recognise(bytes);
   if (format !== 'auto' && format !== found) {
-    throw unreadable(`The file looks like a ${found} export, not ${format}; try --format auto.`);
+    throw unreadable(`The file looks like ${formatExport(found)}, not ${format}; try --format auto.`);
   }
   return parse();
 }
+
+/** How much of a file's start is read to recognise it (a JSON file is never decoded whole). */
+const HEAD_BYTES = 100_000;
 
 function recognise(bytes: Uint8Array): { found: ImportFormat; parse: () => ParsedFile } {
   if (isZip(bytes)) {
@@ -30,17 +40,17 @@ function recognise(bytes: Uint8Array): { found: ImportFormat; parse: () => Parse
       ? { found: 'omnivore', parse: () => parseOmnivoreZip(bytes) }
       : { found: 'pocket', parse: () => parsePocketZip(bytes) };
   }
-  const text = Buffer.from(bytes)
-    .toString('utf8')
-    .replace(/^\ufeff/, '');
-  const start = text.trimStart().slice(0, 1);
+  const head = decode(bytes.subarray(0, HEAD_BYTES));
+  const start = head.trimStart().slice(0, 1);
   if (start === '[' || start === '{') {
-    if (looksLikeWallabag(text)) return { found: 'wallabag', parse: () => parseWallabagJson(text) };
-    if (/"savedAt"\s*:/.test(text.slice(0, 100_000))) {
-      return { found: 'omnivore', parse: () => parseOmnivoreJson(text, 'metadata') };
+    if (looksLikeWallabag(head)) return { found: 'wallabag', parse: () => parseWallabagJson(bytes) };
+    if (/"savedAt"\s*:/.test(head)) {
+      return { found: 'omnivore', parse: () => parseOmnivoreJson(bytes, 'metadata') };
     }
     throw unreadable('This JSON is neither a Wallabag export nor Omnivore metadata.');
   }
+  // Text formats without readable HTML: read whole.
+  const text = bytes.length <= HEAD_BYTES ? head : decode(bytes);
   if (looksLikeBookmarks(text)) return { found: 'bookmarks', parse: () => parseBookmarks(text) };
   if (/^\s*</.test(text)) {
     if (/time_added\s*=/i.test(text)) return { found: 'pocket', parse: () => parsePocketHtml(text) };
@@ -57,3 +67,9 @@ function recognise(bytes: Uint8Array): { found: ImportFormat; parse: () => Parse
     `The file is not an export this import reads (${IMPORT_FORMATS.join(', ')}); see docs/reading-list.md.`,
   );
 }
+
+/** UTF-8 text without its byte-order mark. */
+const decode = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    .toString('utf8')
+    .replace(/^\ufeff/, '');

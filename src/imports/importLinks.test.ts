@@ -26,7 +26,7 @@ await describeEachEngine('reading-list import', (ctx) => {
         merged: 0,
         duplicates: 1,
         bad: 2,
-        badExamples: ['line 6', 'line 5'],
+        badExamples: ['line 5', 'line 6'],
       },
     );
     const list = await items(id);

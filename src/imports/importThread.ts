@@ -5,6 +5,7 @@ import { startThread } from '../lib/threads.js';
 import { type Store, now } from '../store/db.js';
 import { lazy } from '../lib/lazy.js';
 import { IMPORT_BATCH, type ImportCounts } from './counts.js';
+import { ImportTurns, type TurnLimits } from './importTurns.js';
 import type { CleanLink } from './merge.js';
 import type { ImportFormat } from './record.js';
 
@@ -22,13 +23,21 @@ export interface ToImportThread {
   batch: number;
 }
 
-export interface ImportThreadLimits {
-  /** Imports read at once (each in a thread of its own); further ones wait their turn. */
-  running: number;
-  /** Imports that may wait; past that an upload is refused (`limit_reached`), its file not kept. */
-  waiting: number;
+export interface ImportThreadLimits extends TurnLimits {
   /** A thread's heap (old space), in MB: a file that needs more is refused, the server unharmed. */
   oldMb: number;
+  /**
+   * How long a thread may take, from its start, to read its file (parse it, check its links, sanitise its
+   * HTML): past it the thread is ended and the file refused (`limit_reached`), so that no file can hold
+   * the one place of every account's imports.
+   */
+  readMs: number;
+  /**
+   * How long an upload's file may take to arrive, from the start of its body: past it the web app stops
+   * reading and answers with the page (http/web/exportUpload.ts). Kept here with the other limits of an
+   * upload so that the tests can make it small.
+   */
+  uploadMs: number;
 }
 
 /**
@@ -39,64 +48,64 @@ export interface ImportThreadLimits {
  * upload must not be what the kernel's OOM killer ends the whole process for, so the thread's heap is held
  * to 384 MB (the 50 MB Wallabag export fits; the 240 MB Omnivore zip is refused with a pointer to
  * `tidings import`, which reads it in its own process). Two at once would take both cores of a small
- * server and twice the memory, so one runs and a few wait.
+ * server and twice the memory, so one runs and a few wait, at most two of them one account's.
+ *
+ * Time (issue 33 C): the largest files an upload takes are read in seconds (the 50 MB Wallabag export in
+ * 5 s of CPU, at a lower priority than requests), so two minutes leaves room for a busy server while no
+ * file holds the place longer. The upload itself must arrive within 30 s (about 14 Mbit/s for 50 MB; a
+ * slower link imports with `tidings import` on the server).
  */
-export const IMPORT_THREAD_LIMITS: ImportThreadLimits = { running: 1, waiting: 4, oldMb: 384 };
+export const IMPORT_THREAD_LIMITS: ImportThreadLimits = {
+  running: 1,
+  waiting: 4,
+  waitingPerAccount: 2,
+  oldMb: 384,
+  readMs: 120_000,
+  uploadMs: 30_000,
+};
+
+/** What the tests are told: a thread started reading a file (it may hold it there), the number waiting. */
+export interface ImportThreadHooks {
+  parsing?: () => void | Promise<void>;
+  waiting?: (waiting: number) => void;
+}
 
 /**
  * Imports of uploaded files for a server: each file is read in a worker thread (imports/importWorker.ts),
  * never on the thread that answers requests, so that a 50 MB export being parsed and sanitised does not
  * hold up anyone's page; its links are then written here in batches of 500, one transaction each, as
- * `tidings import` writes them.
+ * `tidings import` writes them. Whose upload is read next: imports/importTurns.ts.
  */
 export class ImportThreads {
-  private running = 0;
-  private readonly queue: (() => void)[] = [];
+  private readonly turns: ImportTurns;
   /** Threads between 'started' and their file read (for the tests: is a file being parsed now?). */
   parsing = 0;
 
   constructor(
     readonly limits: ImportThreadLimits = IMPORT_THREAD_LIMITS,
-    /** Told when a thread starts reading a file (the tests wait for it). */
-    private readonly onParsing: () => void = () => undefined,
-  ) {}
+    private readonly hooks: ImportThreadHooks = {},
+  ) {
+    this.turns = new ImportTurns(limits, hooks.waiting);
+  }
 
   /**
    * Imports `bytes` into the account's reading list: the same counts, refusals and writes as
-   * importReadingList. The bytes' buffer is handed to the thread (it is unusable here afterwards).
+   * importReadingList. The bytes' buffer is handed to the thread (it is unusable here afterwards). An
+   * upload whose `signal` is aborted while it waits its turn leaves the queue, rejected with the reason.
    */
   async importFile(
     store: Store,
     accountId: AccountId,
     bytes: Uint8Array,
     format: ImportFormat | 'auto',
+    signal?: AbortSignal,
   ): Promise<ImportCounts> {
-    await this.turn();
+    await this.turns.take(accountId, signal);
     try {
       return await this.run(store, accountId, bytes, format);
     } finally {
-      this.running--;
-      this.queue.shift()?.();
+      this.turns.done(accountId);
     }
-  }
-
-  private turn(): Promise<void> {
-    if (this.running < this.limits.running) {
-      this.running++;
-      return Promise.resolve();
-    }
-    if (this.queue.length >= this.limits.waiting) {
-      throw new TidingsError(
-        'limit_reached',
-        `${this.limits.running + this.queue.length} imports are being read right now, the most this server takes at once; try again in a few minutes`,
-      );
-    }
-    return new Promise((resolve) => {
-      this.queue.push(() => {
-        this.running++;
-        resolve();
-      });
-    });
   }
 
   private async run(
@@ -115,15 +124,25 @@ export class ImportThreads {
       resourceLimits: { maxOldGenerationSizeMb: this.limits.oldMb },
     });
     const thread = new ThreadMessages(worker, this.limits.oldMb);
+    // Enforced here, where the thread can be ended whatever it is doing (a parser's loop never yields).
+    const overtime = setTimeout(() => {
+      thread.stop(
+        new TidingsError(
+          'limit_reached',
+          `reading this file took longer than ${this.limits.readMs / 1000} s, the most an import may take, and was stopped; split it and import each part, or import it on the server with tidings import`,
+        ),
+      );
+    }, this.limits.readMs);
     let parsing = false;
     try {
       let msg = await thread.next();
       if (msg.kind === 'started') {
         parsing = true;
         this.parsing++;
-        this.onParsing();
+        await this.hooks.parsing?.();
         msg = await thread.next();
       }
+      clearTimeout(overtime);
       if (parsing) this.parsing--;
       parsing = false;
       if (msg.kind === 'refused') throw new TidingsError(msg.error.kind, msg.error.message);
@@ -140,19 +159,23 @@ export class ImportThreads {
       }
       return { ...msg.counts, ...written };
     } finally {
+      clearTimeout(overtime);
       if (parsing) this.parsing--;
       await worker.terminate();
     }
   }
 }
 
-/** A thread's messages one at a time; its end (a crash, its heap full) as an error. */
+/** A thread's messages one at a time; its end (a crash, its heap full, stopped) as an error. */
 class ThreadMessages {
   private readonly waiting: FromImportThread[] = [];
   private wanted: { resolve: (m: FromImportThread) => void; reject: (e: Error) => void } | null = null;
   private failure: Error | null = null;
 
-  constructor(worker: Worker, oldMb: number) {
+  constructor(
+    private readonly worker: Worker,
+    oldMb: number,
+  ) {
     worker.on('message', (msg: FromImportThread) => {
       if (this.wanted === null) this.waiting.push(msg);
       else this.take().resolve(msg);
@@ -171,6 +194,15 @@ class ThreadMessages {
     };
     worker.on('error', ended);
     worker.on('exit', ended);
+  }
+
+  /** Ends the thread; what is awaited, and any later message, is `reason`. */
+  stop(reason: Error): void {
+    if (this.failure !== null) return;
+    this.failure = reason;
+    this.waiting.length = 0;
+    if (this.wanted !== null) this.take().reject(reason);
+    void this.worker.terminate();
   }
 
   next(): Promise<FromImportThread> {

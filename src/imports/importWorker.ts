@@ -1,6 +1,6 @@
-import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { isTidingsError } from '../errors.js';
+import { lowerThreadPriority } from '../lib/threads.js';
 import { importCounts } from './counts.js';
 import { type PreparedImport, prepareImport } from './prepare.js';
 import type { ImportFormat } from './record.js';
@@ -15,13 +15,7 @@ import type { FromImportThread, ToImportThread } from './importThread.js';
  * On Linux the thread lowers its own priority (nice 10, per thread there), as the page extraction threads
  * do: when an import and requests want the same core, requests come first.
  */
-if (process.platform === 'linux') {
-  try {
-    setPriority(constants.priority.PRIORITY_BELOW_NORMAL);
-  } catch {
-    // Not allowed here (a sandbox): the import runs at the process's priority.
-  }
-}
+lowerThreadPriority();
 
 const input = workerData as { bytes: Uint8Array; format: ImportFormat | 'auto'; at: string };
 const post = (msg: FromImportThread): void => {

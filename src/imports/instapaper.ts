@@ -1,5 +1,5 @@
-import { readCsv } from './csv.js';
-import { type ParsedFile, emptyLink, fromUnixSeconds } from './record.js';
+import { lineOf, readCsv } from './csv.js';
+import { type ParsedFile, type ParsedRow, emptyLink, fromUnixSeconds } from './record.js';
 
 /**
  * Instapaper's CSV: old `URL,Title,Selection,Folder`, new `URL,Title,Selection,Folder,Timestamp,Tags` (Unix
@@ -7,24 +7,28 @@ import { type ParsedFile, emptyLink, fromUnixSeconds } from './record.js';
  * unread with the tag "starred"; any other folder is unread with the folder's name as a tag.
  */
 export function parseInstapaperCsv(text: string): ParsedFile {
-  const { rows, bad } = readCsv(text, ['url', 'title', 'folder']);
-  const out: ParsedFile = { format: 'instapaper', links: [], bad };
-  for (const { line, fields } of rows) {
-    const where = `line ${line}`;
+  const out: ParsedRow[] = [];
+  for (const row of readCsv(text, ['url', 'title', 'folder']).rows) {
+    const where = lineOf(row.line);
+    if ('why' in row) {
+      out.push({ where, why: row.why });
+      continue;
+    }
+    const { fields } = row;
     const url = fields.url?.trim() ?? '';
     if (url === '') {
-      out.bad.push({ where, why: 'no URL' });
+      out.push({ where, why: 'no URL' });
       continue;
     }
     const tags = jsonTags(fields.tags);
     if (tags === null) {
-      out.bad.push({ where, why: 'Tags is not a JSON array of names' });
+      out.push({ where, why: 'Tags is not a JSON array of names' });
       continue;
     }
     const folder = (fields.folder ?? '').trim();
     const archived = folder.toLowerCase() === 'archive';
     if (!archived && folder !== '' && folder.toLowerCase() !== 'unread') tags.push(folder);
-    out.links.push({
+    out.push({
       where,
       link: {
         ...emptyLink(url),
@@ -36,7 +40,7 @@ export function parseInstapaperCsv(text: string): ParsedFile {
       },
     });
   }
-  return out;
+  return { format: 'instapaper', rows: out };
 }
 
 /** The Tags column: '' or absent is none; a JSON array of strings (or of {name}); else null. */

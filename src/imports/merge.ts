@@ -1,6 +1,7 @@
 import { capHtml } from '../lib/capHtml.js';
-import { MAX_HTML_CHARS, MAX_TEXT_CHARS } from '../articles/html.js';
+import { MAX_HTML_CHARS, MAX_PARSE_CHARS, MAX_TEXT_CHARS } from '../articles/html.js';
 import { sanitizeArticle } from '../lib/sanitize.js';
+import { scanMarkup } from '../articles/scanMarkup.js';
 import { foldWhitespace, htmlToText, truncate } from '../lib/text.js';
 import type { ReadingKnown, ReadingMerge } from '../store/readingList.js';
 import { IMPORT_LIMITS, type ImportedLink } from './record.js';
@@ -23,10 +24,16 @@ export const storedTags = (tags: readonly string[]): string =>
   tags.length === 0 ? '' : `\n${tags.join('\n')}\n`;
 export const tagList = (stored: string): string[] => stored.split('\n').filter((t) => t !== '');
 
-/** An export's readable HTML as the reader keeps a page's: sanitised, capped, with its plain text. */
+/**
+ * An export's readable HTML as the reader keeps a page's: the same first MAX_PARSE_CHARS read, scanned
+ * before it is parsed (past a page's nesting or elements the link is kept without it, and its page is
+ * read as any other link's), sanitised, capped, with its plain text.
+ */
 export function readableOf(html: string | null, url: string): { html: string | null; text: string | null } {
-  if (html === null || html.trim() === '') return { html: null, text: null };
-  const kept = capHtml(sanitizeArticle(html, url), MAX_HTML_CHARS).html;
+  if (html === null || !/\S/.test(html)) return { html: null, text: null };
+  const source = html.length > MAX_PARSE_CHARS ? html.slice(0, MAX_PARSE_CHARS) : html;
+  if (scanMarkup(source).past !== null) return { html: null, text: null };
+  const kept = capHtml(sanitizeArticle(source, url), MAX_HTML_CHARS).html;
   const text = htmlToText(kept);
   return text === '' ? { html: null, text: null } : { html: kept, text: truncate(text, MAX_TEXT_CHARS) };
 }

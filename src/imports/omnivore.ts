@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readJsonItems } from './json.js';
-import { type ParsedFile, checkRowCount, emptyLink, fromDateText, unreadable } from './record.js';
+import { type ParsedFile, type ParsedRow, emptyLink, fromDateText, isBadRow, unreadable } from './record.js';
 import { readZip } from './zip.js';
 
 const nullableText = z.string().nullish();
@@ -28,7 +28,8 @@ export const looksLikeOmnivore = (names: Iterable<string>): boolean => [...names
 
 /**
  * Omnivore's export zip: `metadata_*.json` (arrays of items) and `content/<slug>.html` (or `<id>.html`),
- * whose readable HTML is kept with the item. State "Archived" is archived; labels are tags.
+ * whose readable HTML is kept with the item. State "Archived" is archived; labels are tags. The items are
+ * read as iterated, each with its content made text only then.
  */
 export function parseOmnivoreZip(bytes: Uint8Array): ParsedFile {
   const files = readZip(bytes, (name) => isMetadata(name) || isContent(name));
@@ -39,43 +40,50 @@ export function parseOmnivoreZip(bytes: Uint8Array): ParsedFile {
   const metadata = [...files.keys()].filter(isMetadata).sort();
   if (metadata.length === 0)
     throw unreadable('The zip has no metadata_*.json: it is not an Omnivore export.');
-  const out: ParsedFile = { format: 'omnivore', links: [], bad: [] };
-  for (const name of metadata) {
-    const text = Buffer.from(files.get(name) ?? new Uint8Array()).toString('utf8');
-    const part = parseOmnivoreJson(text, name, (item) => {
-      const data = content.get(item.slug ?? '') ?? content.get(item.id ?? '');
-      return data === undefined ? null : Buffer.from(data).toString('utf8');
-    });
-    out.links.push(...part.links);
-    out.bad.push(...part.bad);
-    checkRowCount(out.links.length + out.bad.length);
+  const html = (item: z.infer<typeof OmnivoreItem>): string | null => {
+    const data = content.get(item.slug ?? '') ?? content.get(item.id ?? '');
+    return data === undefined ? null : utf8(data);
+  };
+  function* rows(): Generator<ParsedRow> {
+    for (const name of metadata) {
+      yield* parseOmnivoreJson(files.get(name) ?? new Uint8Array(), name, html).rows;
+    }
   }
-  return out;
+  return { format: 'omnivore', rows: rows() };
 }
 
-/** One metadata file; `html` finds an item's content file. */
+/** Bytes as UTF-8 text, without copying them first. */
+const utf8 = (data: Uint8Array): string =>
+  Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+
+/** One metadata file, its items read as iterated; `html` finds an item's content file. */
 export function parseOmnivoreJson(
-  text: string,
+  bytes: Uint8Array,
   label: string,
   html: (item: z.infer<typeof OmnivoreItem>) => string | null = () => null,
 ): ParsedFile {
-  const { items, bad } = readJsonItems(text, OmnivoreItem, label);
-  return {
-    format: 'omnivore',
-    bad,
-    links: items.map(({ where, item }) => ({
-      where,
-      link: {
-        ...emptyLink(item.url),
-        title: item.title ?? '',
-        savedAt: fromDateText(item.savedAt),
-        tags: (item.labels ?? []).map((l) => (typeof l === 'string' ? l : l.name)),
-        archived: (item.state ?? '').toLowerCase() === 'archived',
-        html: html(item),
-        description: item.description ?? null,
-        author: item.author ?? null,
-        publishedAt: fromDateText(item.publishedAt),
-      },
-    })),
-  };
+  function* rows(): Generator<ParsedRow> {
+    for (const row of readJsonItems(bytes, OmnivoreItem, label)) {
+      if (isBadRow(row)) {
+        yield row;
+        continue;
+      }
+      const { where, item } = row;
+      yield {
+        where,
+        link: {
+          ...emptyLink(item.url),
+          title: item.title ?? '',
+          savedAt: fromDateText(item.savedAt),
+          tags: (item.labels ?? []).map((l) => (typeof l === 'string' ? l : l.name)),
+          archived: (item.state ?? '').toLowerCase() === 'archived',
+          html: html(item),
+          description: item.description ?? null,
+          author: item.author ?? null,
+          publishedAt: fromDateText(item.publishedAt),
+        },
+      };
+    }
+  }
+  return { format: 'omnivore', rows: rows() };
 }

@@ -1,8 +1,10 @@
 import { Parser } from 'htmlparser2';
-import { readCsv } from './csv.js';
+import { lineOf, readCsv } from './csv.js';
+import { checkNesting } from './markup.js';
 import {
   type ImportedLink,
   type ParsedFile,
+  type ParsedRow,
   checkRowCount,
   emptyLink,
   fromUnixSeconds,
@@ -15,21 +17,21 @@ import { readZip } from './zip.js';
 export const POCKET_COLUMNS = ['title', 'url', 'time_added', 'tags', 'status'] as const;
 
 /** `title,url,time_added,tags,status`: time_added Unix seconds, tags separated by `|`, status unread/archive. */
-export function parsePocketCsv(text: string, file = ''): ParsedFile {
-  const { rows, bad } = readCsv(text, ['url']);
-  const at = (line: number) => (file === '' ? `line ${line}` : `${file} line ${line}`);
-  const out: ParsedFile = {
-    format: 'pocket',
-    links: [],
-    bad: bad.map((b) => ({ ...b, where: file === '' ? b.where : `${file} ${b.where}` })),
-  };
-  for (const { line, fields } of rows) {
-    const url = fields.url?.trim() ?? '';
-    if (url === '') {
-      out.bad.push({ where: at(line), why: 'no url' });
+export function parsePocketCsv(text: string, file = ''): ParsedFile & { rows: ParsedRow[] } {
+  const at = (line: number) => (file === '' ? lineOf(line) : `${file} ${lineOf(line)}`);
+  const out: ParsedRow[] = [];
+  for (const row of readCsv(text, ['url']).rows) {
+    if ('why' in row) {
+      out.push({ where: at(row.line), why: row.why });
       continue;
     }
-    out.links.push({
+    const { line, fields } = row;
+    const url = fields.url?.trim() ?? '';
+    if (url === '') {
+      out.push({ where: at(line), why: 'no url' });
+      continue;
+    }
+    out.push({
       where: at(line),
       link: {
         ...emptyLink(url),
@@ -40,29 +42,29 @@ export function parsePocketCsv(text: string, file = ''): ParsedFile {
       },
     });
   }
-  return out;
+  return { format: 'pocket', rows: out };
 }
 
 /** Pocket's zip: several CSVs of that layout (part_000000.csv, …), read in name order. */
 export function parsePocketZip(bytes: Uint8Array): ParsedFile {
   const files = readZip(bytes, (name) => name.toLowerCase().endsWith('.csv'));
   if (files.size === 0) throw unreadable('The zip holds no CSV file: it is not a Pocket export.');
-  const out: ParsedFile = { format: 'pocket', links: [], bad: [] };
+  const rows: ParsedRow[] = [];
   for (const [name, data] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
-    const part = parsePocketCsv(Buffer.from(data).toString('utf8'), name);
-    out.links.push(...part.links);
-    out.bad.push(...part.bad);
-    checkRowCount(out.links.length + out.bad.length);
+    for (const row of parsePocketCsv(Buffer.from(data).toString('utf8'), name).rows) rows.push(row);
+    checkRowCount(rows.length);
   }
-  return out;
+  return { format: 'pocket', rows };
 }
 
 /**
  * Pocket's older `ril_export.html`: `<h1>Unread</h1><ul><li><a href time_added tags>title</a></li></ul>`
- * then `<h1>Read Archive</h1>` and its list. Tags are comma-separated.
+ * then `<h1>Read Archive</h1>` and its list. Tags are comma-separated. A file that nests deeper than
+ * IMPORT_LIMITS.nesting is refused before it is parsed.
  */
 export function parsePocketHtml(html: string): ParsedFile {
-  const out: ParsedFile = { format: 'pocket', links: [], bad: [] };
+  checkNesting(html);
+  const rows: ParsedRow[] = [];
   let archived = false;
   let heading: string | null = null;
   let open: ImportedLink | null = null;
@@ -71,11 +73,11 @@ export function parsePocketHtml(html: string): ParsedFile {
       onopentag(name, attrs) {
         if (name === 'h1') heading = '';
         if (name !== 'a') return;
-        const n = out.links.length + out.bad.length + 1;
+        const n = rows.length + 1;
         checkRowCount(n);
         const href = attrs.href?.trim() ?? '';
         if (href === '') {
-          out.bad.push({ where: `link ${n}`, why: 'no href' });
+          rows.push({ where: `link ${n}`, why: 'no href' });
           return;
         }
         open = {
@@ -95,7 +97,7 @@ export function parsePocketHtml(html: string): ParsedFile {
           heading = null;
         }
         if (name === 'a' && open !== null) {
-          out.links.push({ where: `link ${out.links.length + out.bad.length + 1}`, link: open });
+          rows.push({ where: `link ${rows.length + 1}`, link: open });
           open = null;
         }
       },
@@ -103,5 +105,5 @@ export function parsePocketHtml(html: string): ParsedFile {
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
   parser.end(html);
-  return out;
+  return { format: 'pocket', rows };
 }

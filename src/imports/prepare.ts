@@ -2,7 +2,7 @@ import { isTidingsError } from '../errors.js';
 import { checkTitle, checkUrl } from '../queue/url.js';
 import { parseExport } from './detect.js';
 import { type CleanLink, mergeCopies, readableOf, shortText, storedTags, tagsOf } from './merge.js';
-import type { BadRow, ImportFormat, ImportedLink } from './record.js';
+import { type BadRow, type ImportFormat, type ImportedLink, checkRowCount, isBadRow } from './record.js';
 
 /**
  * An export file read and cleaned, before anything is written: every link's URL checked, its fields
@@ -27,10 +27,19 @@ export interface PreparedImport {
  */
 export function prepareImport(bytes: Uint8Array, format: ImportFormat | 'auto', at: string): PreparedImport {
   const parsed = parseExport(bytes, format);
-  const bad = [...parsed.bad];
+  const bad: BadRow[] = [];
   const byKey = new Map<string, CleanLink>();
+  let rows = 0;
   let duplicates = 0;
-  for (const { where, link } of parsed.links) {
+  // Row by row in the file's order: a link's HTML is sanitised (cleanLink) before the next row is read,
+  // so that only what is kept stays in memory (issue 33, 11), and bad rows are reported in order.
+  for (const row of parsed.rows) {
+    checkRowCount(++rows);
+    if (isBadRow(row)) {
+      bad.push(row);
+      continue;
+    }
+    const { where, link } = row;
     let clean: CleanLink;
     try {
       clean = cleanLink(link, at);
@@ -45,7 +54,7 @@ export function prepareImport(bytes: Uint8Array, format: ImportFormat | 'auto', 
   }
   return {
     format: parsed.format,
-    rows: parsed.links.length + parsed.bad.length,
+    rows,
     links: [...byKey.values()],
     duplicates,
     bad,

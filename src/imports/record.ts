@@ -20,6 +20,13 @@ export const IMPORT_LIMITS = {
   /** Tags kept per link, and characters per tag. */
   tagsPerLink: 50,
   tagChars: 100,
+  /**
+   * How deep an HTML file's markup may nest (bookmarks, Pocket's ril_export.html), as the parser sees it:
+   * a file past it is refused before it is parsed, since htmlparser2 costs the square of the depth (100,000
+   * nested lists and 10,000 links took 36 s of CPU, a 12 MB file hours). A bookmark folder is two levels
+   * (<DT>, <DL>: imports/bookmarks.ts), so this is 127 folders within folders; browsers' files nest a few.
+   */
+  nesting: 256,
   /** Bad rows reported by example (all are counted). */
   badExamples: 5,
 } as const;
@@ -45,12 +52,20 @@ export interface BadRow {
   why: string;
 }
 
-/** A file read: its links with where each was, and the rows that could not be read. */
+/** One row of a file: a link, or why the row could not be read; with where it is. */
+export type ParsedRow = { where: string; link: ImportedLink } | BadRow;
+
+/**
+ * A file read: its rows in the file's order. Those of a format that brings readable HTML (Wallabag,
+ * Omnivore) are read one at a time as they are iterated, so that each link's HTML can be sanitised and
+ * dropped before the next is read (issue 33, 11); the others are an array.
+ */
 export interface ParsedFile {
   format: ImportFormat;
-  links: { where: string; link: ImportedLink }[];
-  bad: BadRow[];
+  rows: Iterable<ParsedRow>;
 }
+
+export const isBadRow = (row: object): row is BadRow => 'why' in row;
 
 export const emptyLink = (url: string): ImportedLink => ({
   url,
@@ -63,6 +78,10 @@ export const emptyLink = (url: string): ImportedLink => ({
   author: null,
   publishedAt: null,
 });
+
+/** "a pocket export", "an instapaper export": the format named with its article. */
+export const formatExport = (format: ImportFormat): string =>
+  `${/^[aeiou]/.test(format) ? 'an' : 'a'} ${format} export`;
 
 /** A list of tags in one text, blanks dropped. */
 export const splitTags = (value: string | undefined, separator: string): string[] =>

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { readJsonItems } from './json.js';
-import { type ParsedFile, emptyLink, fromDateText } from './record.js';
+import { type ParsedFile, type ParsedRow, emptyLink, fromDateText, isBadRow } from './record.js';
 
 /** 0/1, true/false or "0"/"1", as Wallabag's versions wrote them. */
 const flag = z.union([z.boolean(), z.number(), z.string()]).nullish();
@@ -21,32 +21,37 @@ const WallabagEntry = z.object({
   preview_picture: z.string().nullish(),
 });
 
-/** Wallabag's JSON export: its content kept; starred is the tag "starred". */
-export function parseWallabagJson(text: string): ParsedFile {
-  const { items, bad } = readJsonItems(text, WallabagEntry, 'entries');
-  return {
-    format: 'wallabag',
-    bad,
-    links: items.map(({ where, item }) => {
-      const tags = (item.tags ?? []).map((t) => (typeof t === 'string' ? t : t.label));
-      if (on(item.is_starred)) tags.push('starred');
-      const by = item.published_by;
-      return {
-        where,
-        link: {
-          ...emptyLink(item.url),
-          title: item.title ?? '',
-          savedAt: fromDateText(item.created_at),
-          tags,
-          archived: on(item.is_archived),
-          html: item.content ?? null,
-          author: (Array.isArray(by) ? by.join(', ') : (by ?? '')).trim() || null,
-          publishedAt: fromDateText(item.published_at),
-        },
-      };
-    }),
-  };
+/** Wallabag's JSON export: its content kept; starred is the tag "starred". Entries are read as iterated. */
+export const parseWallabagJson = (bytes: Uint8Array): ParsedFile => ({
+  format: 'wallabag',
+  rows: wallabagRows(bytes),
+});
+
+function* wallabagRows(bytes: Uint8Array): Generator<ParsedRow> {
+  for (const row of readJsonItems(bytes, WallabagEntry, 'entries')) {
+    if (isBadRow(row)) {
+      yield row;
+      continue;
+    }
+    const { where, item } = row;
+    const tags = (item.tags ?? []).map((t) => (typeof t === 'string' ? t : t.label));
+    if (on(item.is_starred)) tags.push('starred');
+    const by = item.published_by;
+    yield {
+      where,
+      link: {
+        ...emptyLink(item.url),
+        title: item.title ?? '',
+        savedAt: fromDateText(item.created_at),
+        tags,
+        archived: on(item.is_archived),
+        html: item.content ?? null,
+        author: (Array.isArray(by) ? by.join(', ') : (by ?? '')).trim() || null,
+        publishedAt: fromDateText(item.published_at),
+      },
+    };
+  }
 }
 
-/** A JSON array of objects with Wallabag's fields. */
-export const looksLikeWallabag = (text: string): boolean => /"is_archived"\s*:/.test(text.slice(0, 100_000));
+/** A JSON array of objects with Wallabag's fields (`head`: the file's start). */
+export const looksLikeWallabag = (head: string): boolean => /"is_archived"\s*:/.test(head);

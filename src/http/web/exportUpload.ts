@@ -8,7 +8,8 @@ export const EXPORT_FIELD = 'export';
 
 /**
  * An export file uploaded with the reading-list page's form: its fields, and the file when it was within
- * the limit. `tooLarge`: the file went past 50 MB (IMPORT_LIMITS.fileBytes), so nothing of it was kept;
+ * the limits. `tooLarge`: the file went past 50 MB (IMPORT_LIMITS.fileBytes), so nothing of it was kept;
+ * `late`: the body had not arrived within its time limit, so reading it stopped and nothing was kept;
  * `malformed`: the body was not a multipart form that could be read.
  */
 export class ExportUploadForm extends MultipartForm {
@@ -17,6 +18,7 @@ export class ExportUploadForm extends MultipartForm {
     files: ReadonlyMap<string, Buffer>,
     readonly tooLarge: boolean,
     readonly malformed: boolean,
+    readonly late = false,
   ) {
     super(fields, files);
   }
@@ -25,19 +27,42 @@ export class ExportUploadForm extends MultipartForm {
 /**
  * Reads the upload as it arrives: the file's bytes are kept only up to the limit (one byte past it says
  * it is too large); past it, the rest is read and dropped, so the reader is answered with a page and
- * memory never holds more than the limit. The time an upload may take is the server's request timeout
- * (30 s), whatever is sent.
+ * memory never holds more than the limit. The body must arrive within `timeLimitMs` of the start of its
+ * reading (IMPORT_THREAD_LIMITS.uploadMs, 30 s): then the file is dropped (its fields kept: the CSRF token
+ * comes first), what still arrives is read and dropped, and the form says `late`, so that the route
+ * answers with the page at once (issue 33 J), before the server's own request timeout (http/server.ts
+ * REQUEST_TIMEOUT_MS, longer) would cut the connection with a bare error.
  */
-export function readExportUpload(contentType: string, payload: Readable): Promise<ExportUploadForm> {
+export function readExportUpload(
+  contentType: string,
+  payload: Readable,
+  timeLimitMs: number,
+): Promise<ExportUploadForm> {
   return new Promise((resolve, reject) => {
     const fields = new URLSearchParams();
     const files = new Map<string, Buffer>();
     let tooLarge = false;
     let malformed = false;
-    let parser: busboy.Busboy;
-    const finish = (): void => {
-      resolve(new ExportUploadForm(fields, files, tooLarge, malformed));
+    let settled = false;
+    let parser: busboy.Busboy | null = null;
+    const finish = (late = false): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(
+        late
+          ? new ExportUploadForm(fields, new Map(), false, false, true)
+          : new ExportUploadForm(fields, files, tooLarge, malformed),
+      );
     };
+    const timer = setTimeout(() => {
+      // The rest is read and dropped, as a file past the size limit is: a connection closed with bytes
+      // unread is reset, and the reader would lose the answer.
+      if (parser !== null) payload.unpipe(parser);
+      payload.resume();
+      files.clear();
+      finish(true);
+    }, timeLimitMs);
     try {
       parser = busboy({
         headers: { 'content-type': contentType },
@@ -47,18 +72,23 @@ export function readExportUpload(contentType: string, payload: Readable): Promis
       // Not multipart, or no boundary: nothing can be read of it. The body is still drained.
       malformed = true;
       payload.resume();
-      payload.once('end', finish);
-      payload.once('error', finish);
+      payload.once('end', () => {
+        finish();
+      });
+      payload.once('error', () => {
+        finish();
+      });
       return;
     }
-    parser.on('field', (name, value) => {
+    const form = parser;
+    form.on('field', (name, value) => {
       fields.append(name, value);
     });
-    parser.on('file', (name, stream) => {
+    form.on('file', (name, stream) => {
       const chunks: Buffer[] = [];
       let size = 0;
       stream.on('data', (chunk: Buffer) => {
-        if (tooLarge) return;
+        if (tooLarge || settled) return;
         size += chunk.length;
         chunks.push(chunk);
       });
@@ -68,21 +98,29 @@ export function readExportUpload(contentType: string, payload: Readable): Promis
       });
       stream.on('error', () => undefined);
       stream.on('end', () => {
-        if (name === EXPORT_FIELD && !tooLarge && !files.has(name))
+        if (name === EXPORT_FIELD && !tooLarge && !settled && !files.has(name))
           files.set(name, Buffer.concat(chunks, size));
       });
     });
-    parser.on('error', () => {
+    form.on('error', () => {
       malformed = true;
-      payload.unpipe(parser);
+      payload.unpipe(form);
       payload.resume(); // the rest is drained, so that the page can be answered
       if (payload.readableEnded) finish();
-      else payload.once('end', finish);
+      else
+        payload.once('end', () => {
+          finish();
+        });
     });
-    parser.on('close', finish);
+    form.on('close', () => {
+      finish();
+    });
     payload.on('error', () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
       reject(new WebError(400, 'The upload was cut off before it was complete. Try again.'));
     });
-    payload.pipe(parser);
+    payload.pipe(form);
   });
 }

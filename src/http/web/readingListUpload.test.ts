@@ -38,8 +38,10 @@ await describeEachEngine('a reading-list upload is read off the thread that answ
   let app: FastifyInstance;
   let origin = '';
   let parsing: () => void = () => undefined;
-  const threads = new ImportThreads(IMPORT_THREAD_LIMITS, () => {
-    parsing();
+  const threads = new ImportThreads(IMPORT_THREAD_LIMITS, {
+    parsing: () => {
+      parsing();
+    },
   });
 
   before(async () => {

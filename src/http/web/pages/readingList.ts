@@ -42,6 +42,13 @@ const UPLOAD_BODY_LIMIT = IMPORT_LIMITS.fileBytes + 64 * 1024;
  */
 const IMPORT_QUIET_MS = 10 * 60_000;
 
+/** Why a waiting upload was dropped: its client closed the connection. */
+class ClientGone extends Error {
+  constructor() {
+    super('the client went away while its upload waited its turn');
+  }
+}
+
 const NOTICES: Record<string, string> = {
   archived: 'Archived.',
   unarchived: 'Back among your unread items.',
@@ -136,7 +143,7 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
     upload.addContentTypeParser(
       'multipart/form-data',
       (request: FastifyRequest, payload, parsed: (err: Error | null, form?: ExportUploadForm) => void) => {
-        readExportUpload(String(request.headers['content-type']), payload).then(
+        readExportUpload(String(request.headers['content-type']), payload, deps.imports.limits.uploadMs).then(
           (form) => {
             parsed(null, form);
           },
@@ -162,6 +169,12 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
         const unread = filterOf(undefined, undefined);
         const refuse = async (status: number, error: string) =>
           sendPage(reply, status, await render(session, unread, 0, { outcome: { error } }));
+        if (form?.late === true) {
+          return refuse(
+            408,
+            `The file did not arrive within ${deps.imports.limits.uploadMs / 1000} s, the most an upload may take; nothing of it was imported. On a slow connection, import it on the server with tidings import.`,
+          );
+        }
         if (form === null || form.malformed) {
           return refuse(400, 'The upload could not be read as a form. Choose the file again and import it.');
         }
@@ -178,6 +191,12 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
           return refuse(400, 'Choose one of the formats listed.');
         }
         allowQuiet(request.raw.socket, IMPORT_QUIET_MS);
+        // A client that goes while its upload waits its turn gives its place up (issue 33 C).
+        const gone = new AbortController();
+        const left = (): void => {
+          if (!reply.raw.writableFinished) gone.abort(new ClientGone());
+        };
+        reply.raw.once('close', left);
         let counts: ImportCounts;
         try {
           counts = await deps.imports.importFile(
@@ -185,8 +204,14 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
             session.accountId,
             file,
             format as ImportFormat | 'auto',
+            gone.signal,
           );
         } catch (err) {
+          if (err instanceof ClientGone) {
+            request.log.info('an upload left the import queue: its client went away before its turn');
+            reply.hijack(); // nobody to answer
+            return reply;
+          }
           // Not an export (400), past a limit (409, the limit named): nothing of it was imported.
           const refusal = webRefusal(err, deps.config);
           if (refusal === null || !(err instanceof TidingsError)) throw err;
