@@ -39,6 +39,27 @@ function proxyEntryProblem(entry: string): string | null {
   return null;
 }
 
+/**
+ * TIDINGS_PUBLISH, as the compose files (deploy/) publish the container's port: `[HOST:]PORT` on the host,
+ * as `docker run -p HOST:PORT:8080` takes it. Tidings only uses it for its default TIDINGS_BASE_URL.
+ */
+const publishFromEnv = z.string().transform((raw, ctx): { host: string; port: number } => {
+  const m = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]\s]+):)?(\d{1,5})$/.exec(raw.trim());
+  const port = Number(m?.[2]);
+  if (m === null || port < 1 || port > 65535) {
+    ctx.addIssue({ code: 'custom', message: 'expected [HOST:]PORT, as in 127.0.0.1:8080' });
+    return z.NEVER;
+  }
+  return { host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
+});
+
+/** A listening address as a URL's host: every interface is reached on loopback; IPv6 in brackets. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 const trustProxyFromEnv = z.string().transform((raw, ctx): TrustProxy => {
   const value = raw.trim().toLowerCase();
   if (['false', 'no', 'off', '0'].includes(value)) return false;
@@ -90,6 +111,7 @@ export const configSchema = z.object({
   LOG_LEVEL: logLevel.default('info'),
   TIDINGS_WORKER: booleanFromEnv.default(true),
   TIDINGS_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TIDINGS_PUBLISH: publishFromEnv.optional(),
   TIDINGS_TRUST_PROXY: trustProxyFromEnv.optional(),
   TIDINGS_QUEUE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   TIDINGS_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_SUBSCRIPTIONS),
@@ -162,7 +184,10 @@ export interface Config {
   databaseListen: boolean;
   logLevel: z.infer<typeof logLevel>;
   worker: boolean;
-  /** Public base URL, used in printed curl lines and links; defaults to http://HOST:PORT. */
+  /**
+   * Public base URL, used in printed curl lines and links; defaults to http://TIDINGS_PUBLISH (where a
+   * container's port is published), else http://HOST:PORT.
+   */
   baseUrl: string;
   /** Whose X-Forwarded-For is believed for the client's address (see TrustProxy); false: nobody's. */
   trustProxy: TrustProxy;
@@ -263,7 +288,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       'invalid configuration:\n  DATABASE_DIRECT_URL: only for PostgreSQL; DATABASE_URL is not a postgres:// URL',
     );
   }
-  const hostForUrl = c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST === '0.0.0.0' ? '127.0.0.1' : c.HOST;
+  const reachedAt = c.TIDINGS_PUBLISH ?? { host: c.HOST, port: c.PORT };
   return {
     port: c.PORT,
     host: c.HOST,
@@ -276,7 +301,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     databaseListen: c.DATABASE_LISTEN,
     logLevel: c.LOG_LEVEL,
     worker: c.TIDINGS_WORKER,
-    baseUrl: (c.TIDINGS_BASE_URL ?? `http://${hostForUrl}:${c.PORT}`).replace(/\/+$/, ''),
+    baseUrl: (c.TIDINGS_BASE_URL ?? `http://${urlHost(reachedAt.host)}:${reachedAt.port}`).replace(
+      /\/+$/,
+      '',
+    ),
     trustProxy: c.TIDINGS_TRUST_PROXY ?? false,
     queueLimit: c.TIDINGS_QUEUE_LIMIT,
     maxSubscriptions: c.TIDINGS_MAX_SUBSCRIPTIONS,
