@@ -131,7 +131,7 @@ test('every variable of the configuration schema is in the README configuration 
   );
 });
 
-test('TIDINGS_READER_THREADS: 2 where there is a core to spare, else 0; 0 to 16 when set', () => {
+test('TIDINGS_READER_THREADS: 2 where there is a core to spare, else 1; 0 to 16 when set', () => {
   assert.equal(defaultReaderThreads(1), 1);
   assert.equal(defaultReaderThreads(2), 2);
   assert.equal(defaultReaderThreads(64), 2);

@@ -205,7 +205,7 @@ export interface Config {
   pageMaxBytes: number;
   /**
    * Threads that extract saved pages beside the one that fetches them: by default 2 on a machine with
-   * more than one core (defaultReaderThreads), else 0 (extraction in the main thread).
+   * more than one core, else 1 (defaultReaderThreads); 0 is taken as 1, never the main thread.
    */
   readerThreads: number;
   /**
