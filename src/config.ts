@@ -53,11 +53,13 @@ const publishFromEnv = z.string().transform((raw, ctx): { host: string; port: nu
   return { host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
 });
 
-/** A listening address as a URL's host: every interface is reached on loopback; IPv6 in brackets. */
-function urlHost(host: string): string {
-  if (host === '0.0.0.0') return '127.0.0.1';
-  if (host === '::') return '[::1]';
-  return host.includes(':') ? `[${host}]` : host;
+/**
+ * Where this machine reaches a listener (`tidings healthcheck`, the default base URL): an all-interfaces
+ * address is reached on loopback; IPv6 in brackets.
+ */
+export function localOrigin(address: { host: string; port: number }): string {
+  const host = address.host === '0.0.0.0' ? '127.0.0.1' : address.host === '::' ? '::1' : address.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
 const trustProxyFromEnv = z.string().transform((raw, ctx): TrustProxy => {
@@ -301,10 +303,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     databaseListen: c.DATABASE_LISTEN,
     logLevel: c.LOG_LEVEL,
     worker: c.TIDINGS_WORKER,
-    baseUrl: (c.TIDINGS_BASE_URL ?? `http://${urlHost(reachedAt.host)}:${reachedAt.port}`).replace(
-      /\/+$/,
-      '',
-    ),
+    baseUrl: (c.TIDINGS_BASE_URL ?? localOrigin(reachedAt)).replace(/\/+$/, ''),
     trustProxy: c.TIDINGS_TRUST_PROXY ?? false,
     queueLimit: c.TIDINGS_QUEUE_LIMIT,
     maxSubscriptions: c.TIDINGS_MAX_SUBSCRIPTIONS,
