@@ -139,9 +139,11 @@ export async function testComposeStack(t: ComposeTest): Promise<void> {
   assert.equal(pgHealth.code, 0, `pg_isready: ${pgHealth.stdout}${pgHealth.stderr}`);
 
   // One of the two instances created the first account and printed its key; the other found it there.
-  const logs = (
-    await Promise.all(['web-1', 'web-2'].map((s) => podman(env, ['logs', `${project}_${s}_1`])))
-  ).join('\n');
+  // Both are ready, so it is printed; the container's log may show it a moment later.
+  const logsOfBoth = async (): Promise<string> =>
+    (await Promise.all(['web-1', 'web-2'].map((s) => podman(env, ['logs', `${project}_${s}_1`])))).join('\n');
+  await until('the key in the logs', async () => KEY_LINE.test(await logsOfBoth()), 60_000);
+  const logs = await logsOfBoth();
   const keys = [...logs.matchAll(new RegExp(KEY_LINE.source, 'gm'))].map((m) => m[1]);
   assert.equal(keys.length, 1, `a key printed exactly once by the two instances:\n${logs}`);
   const key = keys[0] ?? '';
