@@ -133,8 +133,19 @@ export async function testComposeStack(t: ComposeTest): Promise<void> {
 
   const web1 = `http://127.0.0.1:${port1}`;
   const web2 = `http://127.0.0.1:${port2}`;
-  await waitHealthy(web1, 180_000);
-  await waitHealthy(web2, 60_000);
+  try {
+    await waitHealthy(web1, 180_000);
+    await waitHealthy(web2, 60_000);
+  } catch (err) {
+    // What the instances said (their logs go to stderr), for the failure's message.
+    const said = await Promise.all(
+      ['postgres', 'web-1', 'web-2'].map(async (s) => {
+        const r = await run('podman', ['logs', '--tail', '40', `${project}_${s}_1`], { env });
+        return `--- ${s}:\n${r.stdout}${r.stderr}`;
+      }),
+    );
+    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${said.join('\n')}`);
+  }
   const pgHealth = await run('podman', ['healthcheck', 'run', `${project}_postgres_1`], { env });
   assert.equal(pgHealth.code, 0, `pg_isready: ${pgHealth.stdout}${pgHealth.stderr}`);
 
