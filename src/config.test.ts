@@ -15,6 +15,27 @@ test('defaults: 127.0.0.1:8080, ./data/tidings.db, workers on', () => {
   assert.equal(c.logLevel, 'info');
 });
 
+test('TIDINGS_PUBLISH (where the compose files publish the port) is the default base URL', () => {
+  const at = (vars: Record<string, string>): string => loadConfig({ HOST: '0.0.0.0', ...vars }).baseUrl;
+  assert.equal(at({ TIDINGS_PUBLISH: '127.0.0.1:8091' }), 'http://127.0.0.1:8091');
+  assert.equal(at({ TIDINGS_PUBLISH: '0.0.0.0:8080' }), 'http://127.0.0.1:8080');
+  assert.equal(at({ TIDINGS_PUBLISH: '8091' }), 'http://127.0.0.1:8091');
+  assert.equal(at({ TIDINGS_PUBLISH: '[::1]:8091' }), 'http://[::1]:8091');
+  assert.equal(at({ TIDINGS_PUBLISH: 'tidings.lan:80' }), 'http://tidings.lan:80');
+  assert.equal(
+    at({ TIDINGS_PUBLISH: '127.0.0.1:8091', TIDINGS_BASE_URL: 'https://news.example' }),
+    'https://news.example',
+  );
+  assert.equal(at({}), 'http://127.0.0.1:8080');
+  for (const bad of ['127.0.0.1:', '127.0.0.1:0', '127.0.0.1:70000', 'http://x:80', 'a b:80']) {
+    assert.throws(
+      () => at({ TIDINGS_PUBLISH: bad }),
+      /TIDINGS_PUBLISH: expected \[HOST:\]PORT, as in 127\.0\.0\.1:8080/,
+      bad,
+    );
+  }
+});
+
 test('environment values are parsed and checked', () => {
   const c = loadConfig({
     PORT: '9000',
@@ -110,7 +131,7 @@ test('every variable of the configuration schema is in the README configuration 
   );
 });
 
-test('TIDINGS_READER_THREADS: 2 where there is a core to spare, else 0; 0 to 16 when set', () => {
+test('TIDINGS_READER_THREADS: 2 where there is a core to spare, else 1; 0 to 16 when set', () => {
   assert.equal(defaultReaderThreads(1), 1);
   assert.equal(defaultReaderThreads(2), 2);
   assert.equal(defaultReaderThreads(64), 2);

@@ -39,6 +39,29 @@ function proxyEntryProblem(entry: string): string | null {
   return null;
 }
 
+/**
+ * TIDINGS_PUBLISH, as the compose files (deploy/) publish the container's port: `[HOST:]PORT` on the host,
+ * as `docker run -p HOST:PORT:8080` takes it. Tidings only uses it for its default TIDINGS_BASE_URL.
+ */
+const publishFromEnv = z.string().transform((raw, ctx): { host: string; port: number } => {
+  const m = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]\s]+):)?(\d{1,5})$/.exec(raw.trim());
+  const port = Number(m?.[2]);
+  if (m === null || port < 1 || port > 65535) {
+    ctx.addIssue({ code: 'custom', message: 'expected [HOST:]PORT, as in 127.0.0.1:8080' });
+    return z.NEVER;
+  }
+  return { host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
+});
+
+/**
+ * Where this machine reaches a listener (`tidings healthcheck`, the default base URL): an all-interfaces
+ * address is reached on loopback; IPv6 in brackets.
+ */
+export function localOrigin(address: { host: string; port: number }): string {
+  const host = address.host === '0.0.0.0' ? '127.0.0.1' : address.host === '::' ? '::1' : address.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+}
+
 const trustProxyFromEnv = z.string().transform((raw, ctx): TrustProxy => {
   const value = raw.trim().toLowerCase();
   if (['false', 'no', 'off', '0'].includes(value)) return false;
@@ -90,6 +113,7 @@ export const configSchema = z.object({
   LOG_LEVEL: logLevel.default('info'),
   TIDINGS_WORKER: booleanFromEnv.default(true),
   TIDINGS_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  TIDINGS_PUBLISH: publishFromEnv.optional(),
   TIDINGS_TRUST_PROXY: trustProxyFromEnv.optional(),
   TIDINGS_QUEUE_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   TIDINGS_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_SUBSCRIPTIONS),
@@ -182,7 +206,10 @@ export interface Config {
   databaseListen: boolean;
   logLevel: z.infer<typeof logLevel>;
   worker: boolean;
-  /** Public base URL, used in printed curl lines and links; defaults to http://HOST:PORT. */
+  /**
+   * Public base URL, used in printed curl lines and links; defaults to http://TIDINGS_PUBLISH (where a
+   * container's port is published), else http://HOST:PORT.
+   */
   baseUrl: string;
   /** Whose X-Forwarded-For is believed for the client's address (see TrustProxy); false: nobody's. */
   trustProxy: TrustProxy;
@@ -200,7 +227,7 @@ export interface Config {
   pageMaxBytes: number;
   /**
    * Threads that extract saved pages beside the one that fetches them: by default 2 on a machine with
-   * more than one core (defaultReaderThreads), else 0 (extraction in the main thread).
+   * more than one core, else 1 (defaultReaderThreads); 0 is taken as 1, never the main thread.
    */
   readerThreads: number;
   /**
@@ -297,7 +324,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       'invalid configuration:\n  DATABASE_DIRECT_URL: only for PostgreSQL; DATABASE_URL is not a postgres:// URL',
     );
   }
-  const hostForUrl = c.HOST.includes(':') ? `[${c.HOST}]` : c.HOST === '0.0.0.0' ? '127.0.0.1' : c.HOST;
+  const reachedAt = c.TIDINGS_PUBLISH ?? { host: c.HOST, port: c.PORT };
   return {
     port: c.PORT,
     host: c.HOST,
@@ -310,7 +337,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     databaseListen: c.DATABASE_LISTEN,
     logLevel: c.LOG_LEVEL,
     worker: c.TIDINGS_WORKER,
-    baseUrl: (c.TIDINGS_BASE_URL ?? `http://${hostForUrl}:${c.PORT}`).replace(/\/+$/, ''),
+    baseUrl: (c.TIDINGS_BASE_URL ?? localOrigin(reachedAt)).replace(/\/+$/, ''),
     trustProxy: c.TIDINGS_TRUST_PROXY ?? false,
     queueLimit: c.TIDINGS_QUEUE_LIMIT,
     maxSubscriptions: c.TIDINGS_MAX_SUBSCRIPTIONS,

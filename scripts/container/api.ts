@@ -48,13 +48,17 @@ export async function until(
   }
 }
 
-/** Waits for GET /healthz to answer 200. */
+/**
+ * Waits until the instance has started: GET /readyz answers 200. Not /healthz, which answers 200 from the
+ * moment serve listens, before it migrates and makes (and prints) the first account (issue 26): a test that
+ * read the logs then found no key at load 28.
+ */
 export async function waitHealthy(origin: string, ms: number): Promise<void> {
   await until(
-    `${origin}/healthz`,
+    `${origin}/readyz`,
     async () => {
       try {
-        const res = await fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(2000) });
+        const res = await fetch(`${origin}/readyz`, { signal: AbortSignal.timeout(2000) });
         await res.text();
         return res.ok;
       } catch {

@@ -133,18 +133,35 @@ export async function testComposeStack(t: ComposeTest): Promise<void> {
 
   const web1 = `http://127.0.0.1:${port1}`;
   const web2 = `http://127.0.0.1:${port2}`;
-  await waitHealthy(web1, 180_000);
-  await waitHealthy(web2, 60_000);
+  try {
+    await waitHealthy(web1, 180_000);
+    await waitHealthy(web2, 60_000);
+  } catch (err) {
+    // What the instances said (their logs go to stderr), for the failure's message.
+    const said = await Promise.all(
+      ['postgres', 'web-1', 'web-2'].map(async (s) => {
+        const r = await run('podman', ['logs', '--tail', '40', `${project}_${s}_1`], { env });
+        return `--- ${s}:\n${r.stdout}${r.stderr}`;
+      }),
+    );
+    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${said.join('\n')}`);
+  }
   const pgHealth = await run('podman', ['healthcheck', 'run', `${project}_postgres_1`], { env });
   assert.equal(pgHealth.code, 0, `pg_isready: ${pgHealth.stdout}${pgHealth.stderr}`);
 
   // One of the two instances created the first account and printed its key; the other found it there.
-  const logs = (
-    await Promise.all(['web-1', 'web-2'].map((s) => podman(env, ['logs', `${project}_${s}_1`])))
-  ).join('\n');
+  // Both are ready, so it is printed; the container's log may show it a moment later.
+  const logsOfBoth = async (): Promise<string> =>
+    (await Promise.all(['web-1', 'web-2'].map((s) => podman(env, ['logs', `${project}_${s}_1`])))).join('\n');
+  await until('the key in the logs', async () => KEY_LINE.test(await logsOfBoth()), 60_000);
+  const logs = await logsOfBoth();
   const keys = [...logs.matchAll(new RegExp(KEY_LINE.source, 'gm'))].map((m) => m[1]);
   assert.equal(keys.length, 1, `a key printed exactly once by the two instances:\n${logs}`);
   const key = keys[0] ?? '';
+  assert.ok(
+    logs.includes(`  curl -X POST '${web1}/api/v1/articles?apiKey=${key}'`),
+    `the curl lines name web-1's published address, ${web1}:\n${logs}`,
+  );
   const links = ['https://example.com/through-web-1', 'https://example.com/through-web-2'];
   assert.equal(await apiOf(web1, key).save('A', links[0] ?? ''), true);
   assert.equal(await apiOf(web2, key).save('B', links[1] ?? ''), true);
@@ -208,7 +225,13 @@ export async function testSqliteCompose(t: Omit<ComposeTest, 'base' | 'made' | '
   await waitHealthy(origin, 60_000);
   const name = `${project}_tidings_1`;
   await until('the key in the logs', async () => KEY_LINE.test(await podman(env, ['logs', name])), 10_000);
-  const key = KEY_LINE.exec(await podman(env, ['logs', name]))?.[1] ?? '';
+  const printed = await podman(env, ['logs', name]);
+  const key = KEY_LINE.exec(printed)?.[1] ?? '';
+  // TIDINGS_PUBLISH alone moves the address in the printed curl lines (they said :8080 whatever it was).
+  assert.ok(
+    printed.includes(`  curl -X POST '${origin}/api?api_key=${key}'`),
+    `the curl lines name the published address, ${origin}:\n${printed}`,
+  );
   assert.equal(await apiOf(origin, key).save('B', 'https://example.com/compose'), true);
   await compose(['restart']);
   await waitHealthy(origin, 60_000);

@@ -65,17 +65,35 @@ async function has(tool: string): Promise<boolean> {
   return (await run('sh', ['-c', `command -v ${tool}`])).code === 0;
 }
 
-const TOOLS = ['podman', 'runc', 'mmdebstrap', 'podman-compose'] as const;
+/**
+ * What the test needs, each with the Debian package that brings it: the tools, and CNI's dnsname plugin,
+ * without which the compose stacks' containers cannot find each other by service name (`postgres`:
+ * getaddrinfo ENOTFOUND; Podman 4.3 on Debian 12 uses CNI, and a Podman installed without its
+ * recommended packages lacks the plugin).
+ */
+const NEEDS: readonly { name: string; pkg: string; present: () => Promise<boolean> }[] = [
+  ...['podman', 'runc', 'mmdebstrap', 'podman-compose'].map((tool) => ({
+    name: tool,
+    pkg: tool,
+    present: () => has(tool),
+  })),
+  {
+    name: 'the CNI dnsname plugin',
+    pkg: 'golang-github-containernetworking-plugin-dnsname',
+    present: () => Promise.resolve(existsSync('/usr/lib/cni/dnsname')),
+  },
+];
 
-/** Installs Podman, runc, mmdebstrap and podman-compose from Debian when one is missing (sudo unless root). */
+/** Installs what NEEDS names from Debian when it is missing (sudo unless root). */
 export async function ensureTools(): Promise<void> {
-  const missing: string[] = [];
-  for (const tool of TOOLS) if (!(await has(tool))) missing.push(tool);
+  const missing: (typeof NEEDS)[number][] = [];
+  for (const need of NEEDS) if (!(await need.present())) missing.push(need);
   if (missing.length === 0) return;
-  console.log(`== installing ${missing.join(', ')}`);
+  const names = missing.map((m) => m.name).join(', ');
+  console.log(`== installing ${names}`);
   const root = process.getuid?.() === 0;
   if (!root && !(await has('sudo'))) {
-    throw new Error(`${missing.join(', ')} missing, and neither root nor sudo to install them`);
+    throw new Error(`${names} missing, and neither root nor sudo to install them`);
   }
   const apt = (args: string[]): Promise<string> =>
     must(root ? 'apt-get' : 'sudo', root ? args : ['apt-get', ...args], {
@@ -83,8 +101,10 @@ export async function ensureTools(): Promise<void> {
       timeoutMs: 600_000,
     });
   await apt(['update', '-qq']);
-  await apt(['install', '-y', '-qq', ...TOOLS]);
-  for (const tool of TOOLS) if (!(await has(tool))) throw new Error(`${tool} is still missing after apt-get`);
+  await apt(['install', '-y', '-qq', ...missing.map((m) => m.pkg)]);
+  for (const need of missing) {
+    if (!(await need.present())) throw new Error(`${need.name} is still missing after apt-get`);
+  }
 }
 
 /**

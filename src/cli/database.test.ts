@@ -4,7 +4,8 @@
  * apply them.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import net from 'node:net';
+import { type TestContext, after, before, describe, test } from 'node:test';
 import { setTimeout as delay } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -183,16 +184,63 @@ describe('PostgreSQL away at start and during an outage [postgres]', { skip: pgS
     );
     assert.doesNotMatch(r.stderr, /database unreachable; retrying/, 'no retry: waiting would not help');
   });
+});
 
-  test('a DATABASE_CA_FILE that is not there: exit 2 with a configuration error', async () => {
-    const missing = join(tmpdir(), 'tidings-missing-ca.pem');
-    const r = await runCli(['serve'], { DATABASE_URL: database.url, DATABASE_CA_FILE: missing });
+/**
+ * A port another program holds: `serve` told to listen there fails with EADDRINUSE once it tries, so a
+ * configuration error reported instead shows that serve checked before binding anything.
+ */
+async function heldPort(t: TestContext): Promise<string> {
+  const holder = net.createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+  const address = holder.address();
+  assert.ok(address !== null && typeof address === 'object');
+  return String(address.port);
+}
+
+describe('a configuration error is exit 2 before serve listens', () => {
+  const missing = join(tmpdir(), 'tidings-missing-ca.pem');
+  const cases: [string, Record<string, string>, string][] = [
+    [
+      'a DATABASE_CA_FILE that is not there',
+      { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/tidings', DATABASE_CA_FILE: missing },
+      `tidings: invalid configuration:\n  DATABASE_CA_FILE: cannot read ${missing} (ENOENT)`,
+    ],
+    [
+      'an sslrootcert in DATABASE_DIRECT_URL that is not there',
+      {
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:6432/tidings',
+        DATABASE_DIRECT_URL: `postgres://postgres@127.0.0.1:5432/tidings?sslrootcert=${missing}`,
+      },
+      `tidings: invalid configuration:\n  DATABASE_URL sslrootcert: cannot read ${missing} (ENOENT)`,
+    ],
+    [
+      'an sslmode node-postgres cannot honour',
+      { DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/tidings?sslmode=prefer' },
+      'tidings: invalid configuration:\n  DATABASE_URL: sslmode=prefer is not supported; use disable, require, verify-ca, verify-full (docs/operating.md#postgresql-tls)',
+    ],
+    [
+      'a DATABASE_URL of another database',
+      { DATABASE_URL: 'mysql://root:secret@127.0.0.1/tidings' },
+      'tidings: unsupported DATABASE_URL scheme in mysql://root:[redacted]@127.0.0.1/tidings: use a file path, sqlite:PATH or postgres://',
+    ],
+  ];
+  test('any command: another database in DATABASE_URL is exit 2 with one line (was: exit 1, a stack trace)', async () => {
+    const r = await runCli(['account', 'list'], { DATABASE_URL: 'mysql://root@127.0.0.1/tidings' });
     assert.equal(r.code, 2, r.stderr);
     assert.equal(
-      r.stderr.trim(),
-      `tidings: invalid configuration:\n  DATABASE_CA_FILE: cannot read ${missing} (ENOENT)`,
+      r.stderr,
+      'tidings: unsupported DATABASE_URL scheme in mysql://root@127.0.0.1/tidings: use a file path, sqlite:PATH or postgres://\n',
     );
   });
+  for (const [what, vars, message] of cases) {
+    test(`${what}: exit 2 saying so, not that the port is taken`, async (t) => {
+      const r = await runCli(['serve'], { ...vars, PORT: await heldPort(t), HOST: '127.0.0.1' });
+      assert.equal(r.code, 2, r.stderr);
+      assert.equal(r.stderr.trim(), message);
+    });
+  }
 });
 
 describe('the settings as serve and worker open the store [postgres]', { skip: pgSkip }, () => {

@@ -5,7 +5,7 @@ import net from 'node:net';
 import { after, test } from 'node:test';
 import { createTestDatabase } from '../test/databases.js';
 import { assertBuilt, freePort, runCli, startServer } from '../test/process.js';
-import { localOrigin } from './healthcheck.js';
+import { localOrigin } from '../config.js';
 
 assertBuilt();
 

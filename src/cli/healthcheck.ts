@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { get } from 'node:http';
-import { loadConfig } from '../config.js';
+import { loadConfig, localOrigin } from '../config.js';
 import { type Io, UsageError, parseId } from './context.js';
 
 /** Longest a health check may take by default: a container runtime's own timeout is usually 30 s. */
@@ -27,12 +27,6 @@ export function healthcheckCommand(program: Command, io: Io): void {
       if (problem !== null) throw new UsageError(`${url}: ${problem}`, 1);
       io.out(`${url}: ok`);
     });
-}
-
-/** Where this machine reaches the listener: an all-interfaces HOST is reached on loopback. */
-export function localOrigin(config: { host: string; port: number }): string {
-  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type Config, loadConfig } from '../config.js';
 import { listenStarting, type StartingServer } from '../http/starting.js';
+import { checkDatabaseSettings } from '../lib/databaseUrl.js';
 import { collectGarbage, holdYoungGeneration } from '../lib/heap.js';
 import { createLogger } from '../logger.js';
 import type { Logger } from 'pino';
@@ -25,6 +26,8 @@ export function serveCommand(program: Command, io: Io): void {
 export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
   holdYoungGeneration();
   const config = loadConfig(io.env);
+  // A setting the database cannot be opened with is exit 2 before the port is taken, not after.
+  checkDatabaseSettings(config);
   const logger = createLogger(config.logLevel);
   let starting: StartingServer;
   try {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { after, test } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { addSavedUrl } from '../queue/add.js';
 import { type TestDatabase, createTestDatabase } from '../test/databases.js';
 import { startCheckpointer } from './checkpointer.js';
@@ -102,4 +104,29 @@ test('the thread ends once the database is quiet, and the next change starts one
     writer.close();
   }
   assert.equal(checkpointer.running, false);
+});
+
+test('stop() keeps the process alive until a thread that was ending after a quiet spell has finished', async () => {
+  const database = await createTestDatabase('sqlite');
+  databases.push(database);
+  const writer = new SQLite(database.url);
+  writer.pragma('journal_mode = WAL');
+  writer.close();
+  // In a process of its own, with nothing else to keep it alive: stop() is called the moment the quiet
+  // thread was told to end. Awaiting that thread unheld, the process ran out of work and exited (13, the
+  // top-level await unsettled) before stop() returned: what the suite saw as "Promise resolution is still
+  // pending but the event loop has already resolved" at load 20+.
+  const script = `
+    import { startCheckpointer } from ${JSON.stringify(fileURLToPath(new URL('./checkpointer.ts', import.meta.url)))};
+    const c = startCheckpointer(${JSON.stringify(database.url)}, () => 'same', { intervalMs: 5, idleChecks: 1 });
+    await new Promise((resolve) => {
+      const poll = setInterval(() => { if (!c.running) { clearInterval(poll); resolve(); } }, 1);
+    });
+    await c.stop();
+    console.log('stopped');
+  `;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
+  assert.deepEqual({ status: r.status, stdout: r.stdout }, { status: 0, stdout: 'stopped\n' }, r.stderr);
 });

@@ -71,7 +71,8 @@ export function startCheckpointer(
   const intervalMs = options.intervalMs ?? 1000;
   const idleChecks = options.idleChecks ?? IDLE_CHECKS;
   let thread: CheckpointThread | null = checkpointThread(file, intervalMs, options);
-  const ending: Promise<void>[] = [];
+  /** Threads told to end after a quiet spell that have not yet: stop() waits for them, holding the process. */
+  const ending = new Set<CheckpointThread>();
   let seen = changes();
   let quiet = 0;
   const check = setInterval(() => {
@@ -81,7 +82,9 @@ export function startCheckpointer(
       quiet = 0;
       thread ??= checkpointThread(file, intervalMs, options);
     } else if (thread !== null && ++quiet >= idleChecks) {
-      ending.push(thread.stop(false));
+      const quietThread = thread;
+      ending.add(quietThread);
+      void quietThread.stop(false).then(() => ending.delete(quietThread));
       thread = null;
     }
   }, intervalMs);
@@ -92,13 +95,14 @@ export function startCheckpointer(
     },
     async stop() {
       clearInterval(check);
-      await Promise.all([...ending, thread?.stop()]);
+      // Held, each of them: an ending thread awaited unheld let the process run out of work and exit first.
+      await Promise.all([...ending, ...(thread === null ? [] : [thread])].map((t) => t.stop()));
       thread = null;
     },
   };
 }
 
-/** One checkpointing thread; stop(false) ends it without holding the process open meanwhile. */
+/** One checkpointing thread; stop(false) ends it without holding the process open meanwhile, stop() holding it. */
 interface CheckpointThread {
   stop(hold?: boolean): Promise<void>;
 }
@@ -119,10 +123,13 @@ function checkpointThread(file: string, intervalMs: number, options: Checkpointe
   worker.on('error', (err) => options.onError?.(err.message));
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.unref();
+  let told = false;
   return {
     async stop(hold = true) {
       if (hold) worker.ref(); // keep the process alive until the thread has finished
-      worker.postMessage('stop'); // a no-op once the thread has exited
+      // Told once: a second message queued behind the first would checkpoint a closed database.
+      if (!told) worker.postMessage('stop');
+      told = true;
       await exited;
     },
   };

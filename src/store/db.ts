@@ -1,12 +1,12 @@
 import { createRequire } from 'node:module';
 import type * as PgModule from 'pg';
-import { fileURLToPath } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
+import { parseDatabaseUrl } from '../lib/databaseUrl.js';
+import { pgPoolConfig } from '../lib/pgConfig.js';
 import { redactUrl } from '../lib/redact.js';
 import { ChangeFeed, type ChangeFeedTimings } from './changeFeed.js';
 import { type Checkpointer, type CheckpointerOptions, startCheckpointer } from './checkpointer.js';
-import { pgPoolConfig } from './pgConfig.js';
 import { registerSqliteHandle } from './precompiled.js';
 import { ImmediateSqliteDialect, createPrivately, withStatementCache } from './sqlite.js';
 import type { Database } from './schema.js';
@@ -16,6 +16,7 @@ import { trackingPool } from './writeTracking.js';
 export { isDatabaseUnavailable, isDiskFull, noteDatabaseFailure } from './unavailable.js';
 export { checkWrites } from './writeProbe.js';
 export { BackupError, type BackupResult, backupSqlite } from './backup.js';
+export { type DatabaseTarget, parseDatabaseUrl } from '../lib/databaseUrl.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -32,27 +33,6 @@ export interface Store {
    */
   changes: ChangeFeed | null;
   close(): Promise<void>;
-}
-
-export type DatabaseTarget = { engine: 'sqlite'; file: string } | { engine: 'postgres'; url: string };
-
-/** `postgres://` / `postgresql://` → PostgreSQL; `sqlite:PATH`, `file:PATH` or a plain path → SQLite. */
-export function parseDatabaseUrl(url: string): DatabaseTarget {
-  if (/^postgres(ql)?:\/\//i.test(url)) return { engine: 'postgres', url };
-  if (/^sqlite:/i.test(url)) {
-    const rest = url.slice('sqlite:'.length);
-    return {
-      engine: 'sqlite',
-      file: rest.startsWith('//') ? rest.slice(2) || ':memory:' : rest || ':memory:',
-    };
-  }
-  if (/^file:/i.test(url)) return { engine: 'sqlite', file: fileURLToPath(url) };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
-    throw new Error(
-      `unsupported DATABASE_URL scheme in ${redactUrl(url)}: use a file path, sqlite:PATH or postgres://`,
-    );
-  }
-  return { engine: 'sqlite', file: url };
 }
 
 type Pg = typeof PgModule;
@@ -74,7 +54,7 @@ function loadPg(): Pg {
 export interface StoreOptions {
   /** PostgreSQL pool size (10; DATABASE_POOL_SIZE for serve and worker). */
   poolSize?: number;
-  /** PostgreSQL: the CA file that signs the server's certificate (DATABASE_CA_FILE); see pgConfig.ts. */
+  /** PostgreSQL: the CA file that signs the server's certificate (DATABASE_CA_FILE); see lib/pgConfig.ts. */
   caFile?: string | null;
   /** PostgreSQL: each session's statement_timeout in ms (DATABASE_STATEMENT_TIMEOUT_MS); 0 or unset: none. */
   statementTimeoutMs?: number;

@@ -66,6 +66,35 @@ export async function pageCardsByIds(
   return cards;
 }
 
+/** Why a page is not read, as a list shows it beside its item: the last attempt's error, in plain words. */
+export interface PageReadFailure {
+  /** Given up (`failed`): no more attempts. Otherwise it is tried again later. */
+  gaveUp: boolean;
+  error: string;
+}
+
+/** The failures of the given pages whose last attempt failed (pending again, or failed), by id. */
+export async function pageFailuresByIds(
+  db: Kysely<Database>,
+  ids: readonly (number | null)[],
+): Promise<Map<number, PageReadFailure>> {
+  const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
+  const failures = new Map<number, PageReadFailure>();
+  for (let i = 0; i < wanted.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('pages')
+      .select(['id', 'state', 'error'])
+      .where('id', 'in', wanted.slice(i, i + CHUNK))
+      .where('state', '<>', 'read')
+      .where('error', 'is not', null)
+      .execute();
+    for (const row of rows) {
+      failures.set(row.id, { gaveUp: row.state === 'failed', error: row.error ?? '' });
+    }
+  }
+  return failures;
+}
+
 /** The account's own item that shows a page: its link and title as saved. */
 export interface ItemOfPage {
   url: string;

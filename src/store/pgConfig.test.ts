@@ -12,7 +12,7 @@ import { ConfigError } from '../config.js';
 import { ADMIN_URL, type TestDatabase, createTestDatabase, postgresSkipReason } from '../test/databases.js';
 import { type TlsProxy, startTlsProxy } from '../test/tlsProxy.js';
 import { type Store, type StoreOptions, openStore, pingStore } from './db.js';
-import { pgPoolConfig } from './pgConfig.js';
+import { pgPoolConfig } from '../lib/pgConfig.js';
 
 const pgSkip = await postgresSkipReason();
 

@@ -65,12 +65,36 @@ export function runCli(
   input?: string,
   main: string = DIST_MAIN,
 ): Promise<CliResult> {
+  return runSpawned(args, vars, { timeoutMs, input, main, close: [] });
+}
+
+/**
+ * Runs `node dist/cli/main.js ...args` to completion with the reader of its stdout (or of the streams in
+ * `close`) gone before it starts, as `tidings … | head -1` is once head has read its line: every write
+ * there fails (EPIPE), and what was written there is '' in the result.
+ */
+export function runCliOutputClosed(
+  args: string[],
+  vars: Record<string, string>,
+  { close = ['stdout'], main = DIST_MAIN }: { close?: readonly ('stdout' | 'stderr')[]; main?: string } = {},
+): Promise<CliResult> {
+  return runSpawned(args, vars, { timeoutMs: 20_000, main, close });
+}
+
+function runSpawned(
+  args: string[],
+  vars: Record<string, string>,
+  opts: { timeoutMs: number; input?: string; main: string; close: readonly ('stdout' | 'stderr')[] },
+): Promise<CliResult> {
+  const { timeoutMs, input, main } = opts;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [main, ...args], {
       env: childEnv(vars),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     track(child);
+    // Closed at once: the child cannot have written yet (node has not even loaded it), so each write fails.
+    for (const name of opts.close) child[name].destroy();
     child.stdin.end(input ?? ''); // an empty, closed stdin unless given
     let stdout = '';
     let stderr = '';
@@ -132,6 +156,8 @@ export interface StartOptions {
   onStderr?: (stderr: string) => void;
   /** The entry run: the compiled CLI (default) or APP_MAIN. */
   main?: string;
+  /** Its stdout's reader gone from the start (`tidings serve | head -1`): every write to stdout fails. */
+  closeStdout?: boolean;
 }
 
 /** Spawns `tidings serve` on a free port and resolves once it logs "listening". */
@@ -179,6 +205,7 @@ function startCli(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   track(child);
+  if (opts.closeStdout === true) child.stdout.destroy();
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));

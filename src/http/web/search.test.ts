@@ -23,9 +23,9 @@ await describeEachEngine('web app: search', (ctx) => {
   const search = (client: WebClient, q: string, start?: number) =>
     client.get(`/search?q=${encodeURIComponent(q)}${start === undefined ? '' : `&start=${start}`}`);
 
-  test('the Queue and Digests pages carry a labelled search box that GETs /search', async () => {
+  test('the Queue, Reading list and Digests pages carry a labelled search box that GETs /search', async () => {
     const { client } = await signedIn();
-    for (const path of ['/queue', '/digests']) {
+    for (const path of ['/queue', '/reading-list', '/digests']) {
       const res = await client.get(path);
       assert.equal(res.statusCode, 200);
       assert.match(res.body, /<form class="row search" method="get" action="\/search" role="search">/);
@@ -34,7 +34,10 @@ await describeEachEngine('web app: search', (ctx) => {
     }
     const blank = await client.get('/search');
     assert.equal(blank.statusCode, 200);
-    assert.match(blank.body, /Type a word, or several/);
+    assert.match(
+      blank.body,
+      /Type a word, or several, to find a link in your queue, in your reading list or in/,
+    );
   });
 
   test('hits show the title marked and escaped, the site, where the link is, the snippet', async () => {
@@ -70,7 +73,8 @@ await describeEachEngine('web app: search', (ctx) => {
     await saveUrl(ctx.store(), reader.id, 'https://empty.example/', 'Something');
     const none = await search(client, 'pelican "flock');
     assert.equal(none.statusCode, 200);
-    assert.match(none.body, /Nothing in your queue or digests matches “pelican &quot;flock”\./);
+    // The reading list is searched too, so the words say so.
+    assert.match(none.body, /Nothing in your queue, reading list or digests matches “pelican &quot;flock”\./);
     const only = await search(client, '-pelican');
     assert.equal(only.statusCode, 400);
     assert.match(only.body, /<p class="error" role="alert" id="search-error">Add a word to look for/);

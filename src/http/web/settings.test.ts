@@ -94,6 +94,10 @@ await describeEachEngine('web app: settings page', (ctx) => {
     );
     assert.equal(res.statusCode, 303, res.body);
     assert.equal((await accountById(ctx.store().db, account.id))?.timezone, 'America/New_York');
+    // The hint names the zone saved, not an example that reads like it (it said "(Europe/Berlin)" here).
+    const hint = /id="timezone-hint">([^<]*)</.exec((await client.get('/settings')).body)?.[1] ?? '';
+    assert.match(hint, /Saved as America\/New_York\.\s*$/);
+    assert.doesNotMatch(hint, /Berlin\)/);
     const berlin = await post(
       '/settings',
       settingsForm(client.csrf, { ...FULL, timezone: 'Berlin' }, ['mon']),

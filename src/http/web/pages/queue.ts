@@ -2,7 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { type Account, accountOf, nextDigestOf } from '../../../accounts/profile.js';
 import type { Slot } from '../../../digest/schedule.js';
 import { type AddOutcome, addSavedUrl } from '../../../queue/add.js';
-import { type PageCard, type QueuedItem, queuedItemsPage } from '../../../queue/reads.js';
+import {
+  type PageCard,
+  type PageReadFailure,
+  type QueuedItem,
+  queuedItemsPage,
+} from '../../../queue/reads.js';
 import { takeQueuedItem } from '../../../queue/remove.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import { domainOf } from '../../../lib/url.js';
@@ -78,7 +83,7 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
     removed: Removed | null = null,
   ) {
     const account = await accountOf(deps.store, session.accountId);
-    const { total, items, pages } = await queuedItemsPage(deps.store, session.accountId, {
+    const { total, items, pages, failures } = await queuedItemsPage(deps.store, session.accountId, {
       offset: start,
       limit: QUEUE_PAGE_SIZE,
     });
@@ -93,6 +98,7 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
       total,
       items,
       pages,
+      failures,
       start,
       form,
       notice,
@@ -167,6 +173,8 @@ interface QueueView {
   total: number;
   items: QueuedItem[];
   pages: ReadonlyMap<number, PageCard>;
+  /** Why the pages not read could not be, by page id. */
+  failures: ReadonlyMap<number, PageReadFailure>;
   start: number;
   form: AddForm;
   notice: string | undefined;
@@ -306,6 +314,7 @@ function itemRow(item: QueuedItem, v: QueueView): SafeHtml {
         ${timeElement(item.created_at, v.account.timezone, ago(item.created_at, v.now))}
       </div>
       ${excerpt === '' ? null : html`<p class="excerpt" dir="auto">${excerpt}</p>`}
+      ${failureNote(item.page_id === null ? undefined : v.failures.get(item.page_id))}
       ${
         page?.has_text === true && item.page_id !== null
           ? html`<a class="read" href="/items/${item.page_id}" aria-label="Read ${title}">Read</a>`
@@ -317,6 +326,15 @@ function itemRow(item: QueuedItem, v: QueueView): SafeHtml {
       <button class="quiet" type="submit" aria-label="Remove ${title}">Remove</button>
     </form>
   </li>`;
+}
+
+/** A page that could not be read, said in plain words under its item: why, and whether it is tried again. */
+function failureNote(failure: PageReadFailure | undefined): SafeHtml | null {
+  if (failure === undefined) return null;
+  const then = failure.gaveUp ? 'Tidings has stopped trying' : 'Tidings tries again later';
+  return html`<p class="meta error-text">
+    Tidings could not read this page: ${failure.error.replace(/[.\s]+$/, '')}. ${then}.
+  </p>`;
 }
 
 function thumbnail(image: LeadImage, href: string): SafeHtml {

@@ -5,6 +5,7 @@ import { domainOf } from '../../../lib/url.js';
 import { type SafeHtml, html, safeHref } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { ago, timeElement } from '../time.js';
+import { searchForm } from './search.js';
 
 /** Items per page of the list. */
 export const READING_PAGE_SIZE = 50;
@@ -52,7 +53,7 @@ export function readingListPage(v: ReadingListPageView): SafeHtml {
     viewer: v.viewer,
     current: 'reading-list',
     body: html`<h1>Reading list</h1>
-      ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
+      ${searchForm()} ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
       ${outcomeOf(v.outcome)}
       ${
         all === 0

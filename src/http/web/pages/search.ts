@@ -24,8 +24,8 @@ import { page } from '../layout.js';
 import { ago, timeElement } from '../time.js';
 
 /**
- * /search?q=…&start=N: the account's queue and digests, best first, 20 a page (accounts/search.ts). The
- * box (searchForm) sits on the Queue and Digests pages too. A GET form: it changes nothing, so it carries
+ * /search?q=…&start=N: the account's queue, reading list and digests, best first, 20 a page
+ * (accounts/search.ts). The box (searchForm) sits on the Queue, Reading list and Digests pages too. A GET form: it changes nothing, so it carries
  * no CSRF token; the query stays in the address, to be bookmarked or shared with oneself.
  */
 export function registerSearch(scope: FastifyInstance, deps: WebDeps): void {
@@ -40,7 +40,8 @@ export function registerSearch(scope: FastifyInstance, deps: WebDeps): void {
     let body: SafeHtml;
     if (isBlankSearch(q)) {
       body = html`<p>
-        Type a word, or several, to find a link in your queue or in any digest you were sent.
+        Type a word, or several, to find a link in your queue, in your reading list or in any digest you were
+        sent.
       </p>`;
     } else {
       try {
@@ -93,7 +94,7 @@ export function searchForm(q = '', invalid = false): SafeHtml {
 function results(q: string, found: SearchResults, zone: string, now: Date): SafeHtml {
   const { total, offset, hits } = found;
   if (total === 0) {
-    return html`<p role="status">Nothing in your queue or digests matches “${q}”.</p>`;
+    return html`<p role="status">Nothing in your queue, reading list or digests matches “${q}”.</p>`;
   }
   const end = offset + hits.length;
   const link = (start: number) => `/search?q=${encodeURIComponent(q)}${start > 0 ? `&start=${start}` : ''}`;

@@ -292,7 +292,7 @@ function settingsPage(v: SettingsView): SafeHtml {
           />
           <datalist id="zones">${zoneNames().map((z) => html`<option value="${z}"></option>`)}</datalist>
           <p class="hint" id="timezone-hint">
-            A city, such as Berlin or New York, or type to search the list (Europe/Berlin).
+            A city, such as Berlin or New York, or type to search the list. Saved as ${account.timezone}.
           </p>
         </div>
         <div>
