@@ -1,4 +1,5 @@
 import sanitizeHtml from 'sanitize-html';
+import { isTrackingPixel } from '../lib/trackingPixels.js';
 import { httpUrl, LIMITS } from './clean.js';
 
 /**
@@ -44,7 +45,8 @@ function without(attribs: sanitizeHtml.Attributes, name: string): sanitizeHtml.A
  * Reader HTML from Readability's output: only the elements and attributes of text (ALLOWED_TAGS) — no
  * scripts, event handlers, styles, classes, ids, frames, forms, objects, embeds, SVG or MathML; links
  * absolute against `base` (http, https and mailto only) with rel="noopener noreferrer nofollow"; images
- * absolute (or small raster data: images) with loading="lazy", dropped when they have no usable source.
+ * absolute (or small raster data: images) with loading="lazy", dropped when they have no usable source
+ * or are tracking pixels (src/lib/trackingPixels.ts: drawn 2×2 or smaller, hidden, or a known tracker's).
  */
 export function sanitizeArticle(html: string, base: string | null): string {
   return sanitizeHtml(html, {
@@ -75,7 +77,9 @@ export function sanitizeArticle(html: string, base: string | null): string {
       img: (tagName, attribs) => {
         const src = imageSource(attribs.src, base);
         const rest = without(attribs, 'src');
-        return { tagName, attribs: src === null ? rest : { ...rest, src, loading: 'lazy' } };
+        // Without a source the image is dropped (exclusiveFilter): so is a pixel that only tracks.
+        if (src === null || isTrackingPixel(attribs, src)) return { tagName, attribs: rest };
+        return { tagName, attribs: { ...rest, src, loading: 'lazy' } };
       },
     },
     exclusiveFilter: (frame) => frame.tag === 'img' && frame.attribs.src === undefined,

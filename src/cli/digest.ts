@@ -4,6 +4,8 @@ import { type BuildOutcome, buildDigestNow } from '../digest/build.js';
 import { type DeliveryOutcome, deliverDueDigests } from '../digest/deliver.js';
 import { digestDeps } from '../digest/deps.js';
 import { renderEmailHtml } from '../digest/render/html.js';
+import { withMediaLinks } from '../digest/media.js';
+import { MediaSigner } from '../fetch/mediaKey.js';
 import { renderText } from '../digest/render/text.js';
 import { runDigestPass } from '../digest/worker.js';
 import { createLogger } from '../logger.js';
@@ -231,7 +233,11 @@ function showCommand(digest: Command, io: Io): void {
       await withStore(io, async (store, config) => {
         const loaded = await anyDigestToRead(store, digestId, config.baseUrl);
         if (loaded === null) throw new UsageError(`no digest ${digestId}`);
-        io.out((opts.format === 'html' ? renderEmailHtml(loaded.view) : renderText(loaded.view)).trimEnd());
+        // As the email is sent: its pictures through the media proxy, unless it is off.
+        const settings = { baseUrl: config.baseUrl, proxy: config.mediaProxy };
+        const media = await new MediaSigner(store.db, () => settings).links();
+        const view = withMediaLinks(loaded.view, media);
+        io.out((opts.format === 'html' ? renderEmailHtml(view) : renderText(view)).trimEnd());
       });
     });
 }

@@ -20,4 +20,8 @@ export const API_ERRORS = {
   bad_request: { status: 400, code: 40000 },
   internal: { status: 500, code: 50001 },
   unavailable: { status: 503, code: 50301 },
+  // The media proxy (/media/…): an image it will not fetch, could not fetch, or not in time.
+  forbidden: { status: 403, code: 40301 },
+  bad_gateway: { status: 502, code: 50201 },
+  gateway_timeout: { status: 504, code: 50401 },
 } as const satisfies Record<string, { status: number; code: number }>;

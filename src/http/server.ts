@@ -11,12 +11,15 @@ import type { Logger } from 'pino';
 import type { TrustProxy } from '../config.js';
 import { ApiError } from './errors.js';
 import type { EpubBuilds } from '../digest/epub/builds.js';
+import type { MediaProxy } from '../fetch/media.js';
+import { MediaSigner } from '../fetch/mediaKey.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../store/db.js';
 import { API_METHODS, isApiPath, registerApi } from './api.js';
 import { registerDigestRoutes } from './digests.js';
 import { fromKind, sendErrorResponse, toErrorResponse } from './errors.js';
 import { registerHealth } from './health.js';
+import { registerMedia } from './media.js';
 import { trustProxyOption } from './clientAddress.js';
 import { InvalidKeyLimiter } from './invalidKeyLimiter.js';
 import { RequestLogController } from './logging.js';
@@ -47,6 +50,8 @@ export interface ServerDeps {
   metrics?: Metrics | undefined;
   /** For tests: where EPUBs are made (digest/epub/builds.ts); the process's builds otherwise. */
   epubBuilds?: EpubBuilds;
+  /** For tests: the media proxy's fetching, with a network policy and limits of their own. */
+  mediaProxy?: MediaProxy;
   /** An HTTP server already listening (`serve`: http/starting.ts), taken over instead of a new one. */
   serverFactory?: StartingServer['factory'] | undefined;
 }
@@ -128,9 +133,15 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     return sendErrorResponse(reply, toErrorResponse(err, request.log));
   });
 
+  // How images are written (the media proxy's signed links unless TIDINGS_MEDIA_PROXY=off), read per use.
+  const media = new MediaSigner(deps.store.db, () => ({
+    baseUrl: deps.config.baseUrl,
+    proxy: deps.config.mediaProxy ?? true,
+  }));
   const webPages = registerWeb(app, {
     store: deps.store,
     config: deps.config,
+    media,
     logger: deps.logger,
     metrics,
     ...(deps.signInLimiter === undefined ? {} : { signInLimiter: deps.signInLimiter }),
@@ -169,9 +180,15 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     queueLimit: deps.config.queueLimit,
     metrics,
   });
+  registerMedia(app, {
+    signer: media,
+    policy: () => ({ allowPrivate: deps.config.allowPrivateNetworks ?? false }),
+    proxy: deps.mediaProxy,
+  });
   registerDigestRoutes(app, {
     store: deps.store,
     baseUrl: deps.config.baseUrl,
+    media,
     browserRefusal: webPages.digestLinkRefused,
     browserError: webPages.errorPage,
     ...(deps.epubBuilds === undefined ? {} : { epubBuilds: deps.epubBuilds }),
