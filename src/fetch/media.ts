@@ -70,8 +70,6 @@ export class MediaProxy {
   private readonly slots: Semaphore;
   private readonly hostSlots: KeyedSemaphore;
   private pending = 0;
-  /** Requests sent to image servers (not answered from memory): what the tests and the benchmark count. */
-  fetched = 0;
 
   constructor(private readonly options: MediaProxyOptions) {
     this.limits = { ...MEDIA_LIMITS, ...options.limits };
@@ -104,11 +102,6 @@ export class MediaProxy {
     return fetching;
   }
 
-  /** Memory the kept images take, in bytes. */
-  get cachedBytes(): number {
-    return this.cache.calculatedSize;
-  }
-
   private async fetchOnce(url: string): Promise<MediaResult> {
     const deadline = new AbortController();
     const late = refused(
@@ -126,7 +119,6 @@ export class MediaProxy {
       this.slots.run(async () => {
         // The turn came after the time was up: the request was answered already.
         if (deadline.signal.aborted) return late;
-        this.fetched++;
         try {
           return await this.fetchImage(url, deadline.signal);
         } catch (err) {

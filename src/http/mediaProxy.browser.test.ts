@@ -58,9 +58,9 @@ ${'<p>The sea rises and falls twice a day, pulled by the moon and, a little, by 
 /** Waits until every image of the page finished loading (or failed), then the sources of those that did not load. */
 async function unloadedImages(page: Page): Promise<{ count: number; broken: string[] }> {
   await page.waitForFunction('[...document.images].every((i) => i.complete)');
-  return (await page.evaluate(
+  return page.evaluate<{ count: number; broken: string[] }>(
     `({ count: document.images.length, broken: [...document.images].filter((i) => !(i.naturalWidth > 0)).map((i) => i.src) })`,
-  )) as { count: number; broken: string[] };
+  );
 }
 
 await describeEachEngine('media proxy in Chromium: nothing loads from a third party', (ctx) => {
