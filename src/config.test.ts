@@ -151,6 +151,14 @@ test('TIDINGS_READING_LIST_PACE: 20 pages a minute by default, 0 (off) to 600', 
   assert.throws(() => loadConfig({ TIDINGS_READING_LIST_PACE: 'fast' }), ConfigError);
 });
 
+test('TIDINGS_MEDIA_PROXY: on by default; off (or false) links images directly', () => {
+  assert.equal(loadConfig({}).mediaProxy, true);
+  assert.equal(loadConfig({ TIDINGS_MEDIA_PROXY: 'on' }).mediaProxy, true);
+  assert.equal(loadConfig({ TIDINGS_MEDIA_PROXY: 'off' }).mediaProxy, false);
+  assert.equal(loadConfig({ TIDINGS_MEDIA_PROXY: 'false' }).mediaProxy, false);
+  assert.throws(() => loadConfig({ TIDINGS_MEDIA_PROXY: 'sometimes' }), /TIDINGS_MEDIA_PROXY/);
+});
+
 test('TIDINGS_PAGE_MAX_BYTES: 5 MiB by default, at least 1 KiB', () => {
   assert.equal(loadConfig({}).pageMaxBytes, 5 * 1024 * 1024);
   assert.equal(loadConfig({ TIDINGS_PAGE_MAX_BYTES: '1048576' }).pageMaxBytes, 1024 * 1024);

@@ -120,6 +120,7 @@ export const configSchema = z.object({
   TIDINGS_MAX_OPML_OUTLINES: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_MAX_OPML_OUTLINES),
   TIDINGS_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   TIDINGS_ALLOW_PRIVATE_NETWORKS: booleanFromEnv.default(false),
+  TIDINGS_MEDIA_PROXY: booleanFromEnv.default(true),
   TIDINGS_FEED_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -221,6 +222,11 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Let feed fetching reach loopback and private addresses (off: a feed URL must not probe the network). */
   allowPrivateNetworks: boolean;
+  /**
+   * Remote images in digests, their web pages and feed, the reading view and the queue are served through
+   * Tidings' media proxy (src/http/media.ts; docs/privacy.md); false: linked where they are.
+   */
+  mediaProxy: boolean;
   /** Largest feed body accepted, after decompression. */
   feedMaxBytes: number;
   /** The most of a saved page the reader reads, after decompression; a larger page is read up to here. */
@@ -344,6 +350,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     maxOpmlOutlines: c.TIDINGS_MAX_OPML_OUTLINES,
     shutdownTimeoutMs: c.TIDINGS_SHUTDOWN_TIMEOUT_MS,
     allowPrivateNetworks: c.TIDINGS_ALLOW_PRIVATE_NETWORKS,
+    mediaProxy: c.TIDINGS_MEDIA_PROXY,
     feedMaxBytes: c.TIDINGS_FEED_MAX_BYTES,
     pageMaxBytes: c.TIDINGS_PAGE_MAX_BYTES,
     readerThreads: c.TIDINGS_READER_THREADS ?? defaultReaderThreads(availableParallelism()),

@@ -8,6 +8,7 @@ import { parseHTML } from 'linkedom';
 export interface DomElement {
   getAttribute(name: string): string | null;
   readonly textContent: string | null;
+  remove(): void;
 }
 
 export interface DomDocument {

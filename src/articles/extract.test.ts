@@ -167,6 +167,35 @@ test('hostile markup: nothing executable survives, fields are plain text', () =>
   for (const field of [page.title, page.description, page.text]) assert.doesNotMatch(field ?? '', /[<>]/);
 });
 
+test('tracking pixels are dropped on arrival; what cannot be proxied (srcset, sources, backgrounds) too', () => {
+  const body = `<!doctype html><html><head><title>Pixels</title></head><body><article>
+<h1>Pixels</h1>
+${'<p>A paragraph of the article that is long enough to be kept by the reader as the main text.</p>\n'.repeat(8)}
+<p><img src="https://pics.example/photo.jpg" alt="the photo" width="600" height="400"
+  srcset="https://cdn.example/photo-2x.jpg 2x"></p>
+<img src="https://pics.example/open.gif" width="1" height="1" alt="">
+<img src="https://pics.example/hidden.gif" style="display:none">
+<img src="https://pics.example/tiny.gif" style="width:1px;height:1px">
+<img src="https://pixel.wp.com/g.gif?blog=1" alt="stats">
+<picture><source srcset="https://cdn.example/photo.avif" type="image/avif"><img src="https://pics.example/pic.jpg" alt="pic"></picture>
+<table background="https://cdn.example/bg.png"><tr><td style="background:url(https://cdn.example/cell.png)">cell</td></tr></table>
+<div style="background-image:url('https://cdn.example/div.png')">div</div>
+</article></body></html>`;
+  const page = extractPage({
+    body: Buffer.from(body),
+    contentType: 'text/html',
+    url: 'https://pics.example/a',
+  });
+  const out = page.html ?? '';
+  assert.match(
+    out,
+    /<img alt="the photo" width="600" height="400" src="https:\/\/pics\.example\/photo\.jpg"/,
+  );
+  assert.match(out, /<img alt="pic" src="https:\/\/pics\.example\/pic\.jpg"/);
+  assert.doesNotMatch(out, /open\.gif|hidden\.gif|tiny\.gif|pixel\.wp\.com/);
+  assert.doesNotMatch(out, /cdn\.example|srcset|<source|background|style=/);
+});
+
 test('a 10 MB page: bounded time, capped text', () => {
   const paragraph =
     '<p>' + 'Many words make a long paragraph, and long paragraphs make a heavy page. '.repeat(8) + '</p>\n';

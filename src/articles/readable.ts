@@ -1,4 +1,6 @@
 import { Readability } from '@mozilla/readability';
+import { isTrackingPixel } from '../lib/trackingPixels.js';
+import { httpUrl } from './clean.js';
 import type { DomDocument } from './dom.js';
 import { MAX_ELEMENTS } from './limits.js';
 
@@ -19,6 +21,7 @@ export function readableContent(
     // has none): a failed resolution per link costs a thrown error. Give it the page's base; the sanitiser
     // resolves every link again anyway, so this only changes how fast.
     Object.defineProperty(doc, 'baseURI', { value: base ?? undefined, configurable: true });
+    dropTrackingPixels(doc, base);
     const article = new Readability(doc as unknown as ReadabilityDocument, {
       maxElemsToParse: MAX_ELEMENTS, // the scan before parsing refuses more; a second guard
       disableJSONLD: true,
@@ -29,5 +32,22 @@ export function readableContent(
     return { html, byline: typeof article?.byline === 'string' ? article.byline : null };
   } catch {
     return null; // too many elements, or markup deep enough to overflow the stack
+  }
+}
+
+/**
+ * Tracking pixels (lib/trackingPixels.ts) out of the document before Readability, which drops the inline
+ * styles that make some of them (width:1px); the sanitiser drops those its attributes show.
+ */
+function dropTrackingPixels(doc: DomDocument, base: string | null): void {
+  for (const img of [...doc.querySelectorAll('img')]) {
+    const src = httpUrl(img.getAttribute('src'), base);
+    const attribs = Object.fromEntries(
+      ['width', 'height', 'style', 'hidden'].flatMap((name) => {
+        const value = img.getAttribute(name);
+        return value === null ? [] : [[name, value]];
+      }),
+    );
+    if (src !== null && isTrackingPixel(attribs, src)) img.remove();
   }
 }

@@ -17,15 +17,29 @@ after(async () => {
 });
 
 const WORD = 'quetzalcoatlbundle';
+/** A 1×1 PNG: the pages' lead image, which the digest shows through the media proxy. */
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 test('the bundle serves, reads a saved page in its thread and makes an EPUB in another', async () => {
   const pages = http.createServer((req, res) => {
+    if (req.url === '/pic.png') {
+      res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     const p = `<p>This article is about the ${WORD} and is long enough to be read as an article. `.repeat(20);
+    const image = `<meta property="og:image" content="http://127.0.0.1:${port()}/pic.png">`;
     res.end(
-      `<!doctype html><html><head><title>Page ${req.url ?? ''}</title></head><body><article><h1>A page</h1>${p}</p></article></body></html>`,
+      `<!doctype html><html><head><title>Page ${req.url ?? ''}</title>${image}</head><body><article><h1>A page</h1>${p}</p></article></body></html>`,
     );
   });
+  const port = (): number => {
+    const bound = pages.address();
+    return bound !== null && typeof bound === 'object' ? bound.port : 0;
+  };
   await new Promise<void>((resolve) => pages.listen(0, '127.0.0.1', resolve));
   closers.push(() => new Promise((resolve) => pages.close(resolve)));
   const address = pages.address();
@@ -81,6 +95,22 @@ test('the bundle serves, reads a saved page in its thread and makes an EPUB in a
   assert.equal(book.code, 0, book.stderr);
   assert.ok(book.stdout.startsWith('PK'), 'a zip');
   assert.ok(book.stdout.includes('mimetypeapplication/epub+zip'), 'an EPUB');
+
+  // The email's thumbnails go through the media proxy: signed by one process (the CLI) with the key in
+  // the database, served by another (serve), the proxy's fetching loaded at the first image.
+  const shown = await runCli(
+    ['digest', 'show', String(digestId), '--format', 'html'],
+    vars,
+    20_000,
+    '',
+    APP_MAIN,
+  );
+  const media = /<img src="https?:\/\/[^/"]+(\/media\/[\w-]+\/[\w-]+)"/.exec(shown.stdout)?.[1];
+  assert.ok(media !== undefined, shown.stdout + shown.stderr);
+  const image = await fetch(`${server.baseUrl}${media}`);
+  assert.equal(image.status, 200, await image.clone().text());
+  assert.equal(image.headers.get('content-type'), 'image/png');
+  assert.deepEqual(Buffer.from(await image.arrayBuffer()), PNG);
 
   // The web app: its sign-in page.
   const signIn = await fetch(`${server.baseUrl}/sign-in`);

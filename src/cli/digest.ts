@@ -4,6 +4,8 @@ import { type BuildOutcome, buildDigestNow } from '../digest/build.js';
 import { type DeliveryOutcome, deliverDueDigests } from '../digest/deliver.js';
 import { digestDeps } from '../digest/deps.js';
 import { fitEmail } from '../digest/render/fit.js';
+import { withMediaLinks } from '../digest/media.js';
+import { MediaSigner } from '../fetch/mediaKey.js';
 import { renderText } from '../digest/render/text.js';
 import { runDigestPass } from '../digest/worker.js';
 import { createLogger } from '../logger.js';
@@ -231,8 +233,11 @@ function showCommand(digest: Command, io: Io): void {
       await withStore(io, async (store, config) => {
         const loaded = await anyDigestToRead(store, digestId, config.baseUrl);
         if (loaded === null) throw new UsageError(`no digest ${digestId}`);
-        // Cut to the email's size as the email is (render/fit.ts): the same entries, the same closing line.
-        const { view, html } = fitEmail(loaded.view);
+        // As the email is sent: its pictures through the media proxy (unless it is off), cut to the
+        // email's size as the email is (render/fit.ts): the same entries, the same closing line.
+        const settings = { baseUrl: config.baseUrl, proxy: config.mediaProxy };
+        const media = await new MediaSigner(store.db, () => settings).links();
+        const { view, html } = fitEmail(withMediaLinks(loaded.view, media));
         io.out((opts.format === 'html' ? html : renderText(view)).trimEnd());
       });
     });

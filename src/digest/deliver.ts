@@ -5,6 +5,7 @@ import { RETRY_WINDOW_MS, afterFailure } from './backoff.js';
 import { DIGEST_LANES, type DigestDeps } from './deps.js';
 import { EMAIL_ITEMS } from './limits.js';
 import { type LoadedDigest, loadClaimedDigests } from './load.js';
+import { mediaLinksOf, withMediaLinks } from './media.js';
 import { MailError, type MailMessage, type Mailer, asMailError } from './mail.js';
 import { digestSubject } from './render/common.js';
 import { withActionLinks } from './actionLinks.js';
@@ -134,7 +135,16 @@ async function deliverClaimed(
 
 async function prepare(deps: DigestDeps, digests: readonly Digest[]): Promise<Map<number, Prepared>> {
   const now = deps.now();
-  const loaded = await loadClaimedDigests(deps.store.db, digests, deps.baseUrl, EMAIL_ITEMS, { now });
+  const media = await mediaLinksOf(deps.media);
+  const loaded = new Map(
+    [...(await loadClaimedDigests(deps.store.db, digests, deps.baseUrl, EMAIL_ITEMS, { now }))].map(
+      ([id, l]) => [
+        id,
+        // Its pictures through the media proxy: opening the email asks no third party (digest/media.ts).
+        { ...l, view: withMediaLinks(l.view, media) },
+      ],
+    ),
+  );
   const emailed = digests.filter((d) => {
     const account = loaded.get(d.id)?.account;
     return account?.email != null && account.email_enabled && !emailPaused(account, now);

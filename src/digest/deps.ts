@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
+import { MediaSigner } from '../fetch/mediaKey.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../store/db.js';
 import type { EpubBuilds } from './epub/builds.js';
@@ -27,6 +28,11 @@ export interface DigestDeps {
   epubBuilds?: EpubBuilds;
   /** Where builds and emails are counted; nothing is counted without it. */
   metrics?: Metrics | undefined;
+  /**
+   * How the email writes remote images: the media proxy's signed links (lib/mediaUrl.ts) unless
+   * TIDINGS_MEDIA_PROXY=off; without it (tests), linked where they are.
+   */
+  media?: MediaSigner | undefined;
 }
 
 export const DIGEST_LEASE_MS = 5 * 60_000;
@@ -48,5 +54,6 @@ export function digestDeps(config: Config, store: Store, log: Logger, metrics?: 
     baseUrl: config.baseUrl,
     leaseMs: DIGEST_LEASE_MS,
     random: Math.random,
+    media: new MediaSigner(store.db, () => ({ baseUrl: config.baseUrl, proxy: config.mediaProxy })),
   };
 }

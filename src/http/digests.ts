@@ -6,6 +6,8 @@ import { withActionLinks } from '../digest/actionLinks.js';
 import { EPUB_MEDIA_TYPE } from '../digest/epub/book.js';
 import { type EpubBuildError, type EpubBuilds, isEpubBuildError } from '../digest/epub/builds.js';
 import type { DigestEpub } from '../digest/epub/load.js';
+import { withMediaLinks } from '../digest/media.js';
+import type { MediaSigner } from '../fetch/mediaKey.js';
 import { digestFeedUrl } from '../digest/token.js';
 import { lazy } from '../lib/lazy.js';
 import { renderWebPage } from '../digest/render/html.js';
@@ -38,15 +40,16 @@ export const FEED_DIGESTS = 20;
 
 /**
  * Headers of every response on these paths (errors too). The page has inline styles (the email's markup)
- * and the items' thumbnails (remote http(s) images), nothing else: no scripts, fonts, frames or forms.
- * The token is in the URL: no Referer, not even to the sites of the images.
+ * and the items' thumbnails (`imgSrc`: the media proxy's, under the base URL, unless it is off), nothing
+ * else: no scripts, fonts, frames or forms. The token is in the URL: no Referer, not even to the proxy.
  */
-export const DIGEST_PAGE_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy':
-    "default-src 'none'; style-src 'unsafe-inline'; img-src http: https:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-};
+export function digestPageHeaders(imgSrc: string): Readonly<Record<string, string>> {
+  return {
+    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; img-src ${imgSrc}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+  };
+}
 
 const HTML_TYPE = 'text/html; charset=utf-8';
 const ATOM_TYPE = 'application/atom+xml; charset=utf-8';
@@ -65,15 +68,17 @@ export interface DigestRoutesDeps {
   epubBuilds?: EpubBuilds;
   /** The clock a page reads the feeds' mutes and checks an action token's age by (digest/linkLifetimes.ts); the system's by default. */
   now?: () => Date;
+  /** How the page and the feed write their images (the media proxy's links unless it is off). */
+  media: MediaSigner;
 }
 
 export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDeps): void {
-  const { store, baseUrl } = deps;
+  const { store, baseUrl, media } = deps;
   const now = deps.now ?? (() => new Date());
   void app.register((scope, _opts, done) => {
     scope.addHook('onSend', (_request, reply, payload, next) => {
       // The web app's pages (the answer to a browser whose link did not open) keep their own policy.
-      if (!reply.hasHeader('content-security-policy')) reply.headers(DIGEST_PAGE_HEADERS);
+      if (!reply.hasHeader('content-security-policy')) reply.headers(digestPageHeaders(media.imgSrc()));
       next(null, payload);
     });
 
@@ -103,7 +108,7 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
           : loaded.view;
       return sendConditional(request, reply, {
         contentType: HTML_TYPE,
-        body: renderWebPage(view),
+        body: renderWebPage(withMediaLinks(view, await media.links())),
         lastModified: loaded.digest.created_at,
       });
     });
@@ -154,11 +159,13 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
         null,
       );
       const { renderAtom } = await atomWriter();
+      // Feed readers fetch the entries' images too: through the proxy, as the email's.
+      const links = await media.links();
       return sendConditional(request, reply, {
         contentType: ATOM_TYPE,
         body: renderAtom({
           account,
-          digests: digests.map((d) => d.view),
+          digests: digests.map((d) => withMediaLinks(d.view, links)),
           feedUrl: digestFeedUrl(baseUrl, token),
           baseUrl,
         }),

@@ -24,4 +24,8 @@ export const API_ERRORS = {
   message_malformed: { status: 400, code: 40006 },
   recipient_unknown: { status: 404, code: 40402 },
   mail_loop: { status: 422, code: 42201 },
+  // The media proxy (/media/…): an image it will not fetch, could not fetch, or not in time.
+  forbidden: { status: 403, code: 40301 },
+  bad_gateway: { status: 502, code: 50201 },
+  gateway_timeout: { status: 504, code: 50401 },
 } as const satisfies Record<string, { status: number; code: number }>;

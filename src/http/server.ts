@@ -11,6 +11,8 @@ import type { Logger } from 'pino';
 import type { InboundConfig, TrustProxy } from '../config.js';
 import { ApiError } from './errors.js';
 import type { EpubBuilds } from '../digest/epub/builds.js';
+import type { MediaProxy } from '../fetch/media.js';
+import { MediaSigner } from '../fetch/mediaKey.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../store/db.js';
 import { API_METHODS, isApiPath, registerApi } from './api.js';
@@ -18,6 +20,7 @@ import { registerDigestRoutes } from './digests.js';
 import { fromKind, sendErrorResponse, toErrorResponse } from './errors.js';
 import { registerHealth } from './health.js';
 import { registerInbound } from './inbound.js';
+import { registerMedia } from './media.js';
 import { trustProxyOption } from './clientAddress.js';
 import { InvalidKeyLimiter } from './invalidKeyLimiter.js';
 import { RequestLogController } from './logging.js';
@@ -56,6 +59,8 @@ export interface ServerDeps {
   metrics?: Metrics | undefined;
   /** For tests: where EPUBs are made (digest/epub/builds.ts); the process's builds otherwise. */
   epubBuilds?: EpubBuilds;
+  /** For tests: the media proxy's fetching, with a network policy and limits of their own. */
+  mediaProxy?: MediaProxy;
   /** An HTTP server already listening (`serve`: http/starting.ts), taken over instead of a new one. */
   serverFactory?: StartingServer['factory'] | undefined;
 }
@@ -137,9 +142,15 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     return sendErrorResponse(reply, toErrorResponse(err, request.log));
   });
 
+  // How images are written (the media proxy's signed links unless TIDINGS_MEDIA_PROXY=off), read per use.
+  const media = new MediaSigner(deps.store.db, () => ({
+    baseUrl: deps.config.baseUrl,
+    proxy: deps.config.mediaProxy ?? true,
+  }));
   const webPages = registerWeb(app, {
     store: deps.store,
     config: deps.config,
+    media,
     logger: deps.logger,
     metrics,
     ...(deps.signInLimiter === undefined ? {} : { signInLimiter: deps.signInLimiter }),
@@ -184,10 +195,16 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     config: deps.config,
     ...(deps.now === undefined ? {} : { now: deps.now }),
   });
+  registerMedia(app, {
+    signer: media,
+    policy: () => ({ allowPrivate: deps.config.allowPrivateNetworks ?? false }),
+    proxy: deps.mediaProxy,
+  });
   registerDigestRoutes(app, {
     store: deps.store,
     baseUrl: deps.config.baseUrl,
     ...(deps.now === undefined ? {} : { now: deps.now }),
+    media,
     browserRefusal: webPages.digestLinkRefused,
     browserError: webPages.errorPage,
     ...(deps.epubBuilds === undefined ? {} : { epubBuilds: deps.epubBuilds }),

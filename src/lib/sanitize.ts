@@ -1,5 +1,6 @@
 import sanitizeHtml from 'sanitize-html';
 import { MAX_LINK_LENGTH, resolveHttpUrl as httpUrl } from './url.js';
+import { isTrackingPixel } from './trackingPixels.js';
 
 /**
  * Raster images small enough to keep inline: `data:` is refused everywhere else (it can carry a page),
@@ -42,8 +43,6 @@ function without(attribs: sanitizeHtml.Attributes, name: string): sanitizeHtml.A
 
 /** What a caller may add to the one sanitiser (a newsletter's body: src/newsletters/body.ts). */
 export interface SanitizeHooks {
-  /** Whether an image is kept, from its attributes as sent (style, width, height) and its absolute source. */
-  keepImage?: (attribs: Readonly<sanitizeHtml.Attributes>, src: string) => boolean;
   /** Whether an element is hidden as sent (its inline style): then it is dropped with its content. */
   hidden?: (attribs: Readonly<sanitizeHtml.Attributes>) => boolean;
   /** A link's target as kept (absolute already): tracking parameters dropped, say. */
@@ -56,11 +55,12 @@ export interface SanitizeHooks {
  * Reader HTML from Readability's output: only the elements and attributes of text (ALLOWED_TAGS) — no
  * scripts, event handlers, styles, classes, ids, frames, forms, objects, embeds, SVG or MathML; links
  * absolute against `base` (http, https and mailto only) with rel="noopener noreferrer nofollow"; images
- * absolute (or small raster data: images) with loading="lazy", dropped when they have no usable source.
- * `hooks` drop more (hidden elements, images such as tracking pixels) and rewrite links.
+ * absolute (or small raster data: images) with loading="lazy", dropped when they have no usable source
+ * or are tracking pixels (src/lib/trackingPixels.ts: drawn 2×2 or smaller, hidden, or a known tracker's).
+ * `hooks` drop more (hidden elements) and rewrite links.
  */
 export function sanitizeArticle(html: string, base: string | null, hooks: SanitizeHooks = {}): string {
-  const { keepImage, hidden, link } = hooks;
+  const { hidden, link } = hooks;
   return sanitizeHtml(html, {
     allowedTags: ALLOWED_TAGS,
     nonTextTags: DROPPED_WITH_CONTENT,
@@ -91,7 +91,8 @@ export function sanitizeArticle(html: string, base: string | null, hooks: Saniti
       img: (tagName, attribs) => {
         const src = imageSource(attribs.src, base);
         const rest = without(attribs, 'src');
-        const kept = src !== null && (keepImage === undefined || keepImage(attribs, src));
+        // Without a source the image is dropped (exclusiveFilter): so is a pixel that only tracks.
+        const kept = src !== null && !isTrackingPixel(attribs, src);
         return { tagName, attribs: kept ? { ...rest, src, loading: 'lazy' } : rest };
       },
       // An element hidden as sent becomes one dropped with its content (DROPPED_WITH_CONTENT).

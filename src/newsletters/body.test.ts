@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isTrackingPixel, newsletterBody, summaryOf } from './body.js';
+import { isTrackingPixel } from '../lib/trackingPixels.js';
+import { newsletterBody, summaryOf } from './body.js';
 import { newToken, tokenOf } from './address.js';
 import { unsubscribeKind } from './unsubscribe.js';
 

@@ -4,6 +4,7 @@ import { escapeHtml } from '../lib/escape.js';
 import { paragraphsOfHtml, paragraphsOfText } from '../lib/paragraphs.js';
 import { MAX_HTML_CHARS, MAX_TEXT_CHARS } from '../lib/readerLimits.js';
 import { sanitizeArticle } from '../lib/sanitize.js';
+import { isHidden } from '../lib/trackingPixels.js';
 import { htmlToText, truncate } from '../lib/text.js';
 import { countWords, readingMinutes } from '../lib/words.js';
 import { MAX_BODY_PARSE_CHARS, MAX_HTML_NESTING, MAX_SUMMARY_CHARS } from './limits.js';
@@ -28,68 +29,6 @@ export interface NewsletterBody {
   webVersion: string | null;
   wordCount: number;
   readingMinutes: number;
-}
-
-/**
- * Open-tracking pixels' addresses: hosts (and their subdomains) that serve nothing else, or a host's
- * tracking path. Pixels drawn 1×1 or hidden are dropped whatever their host.
- */
-const TRACKING_HOSTS = [
-  'eotrx.substackcdn.com',
-  'open.convertkit-mail.com',
-  'open.convertkit-mail2.com',
-  'open.kit-mail3.com',
-  'pixel.mailerlite.com',
-  'ea.pstmrk.it',
-  'pixel.app.returnpath.net',
-  'trk.klclick.com',
-];
-const TRACKING_PATHS: readonly { host: string; path: RegExp }[] = [
-  { host: 'list-manage.com', path: /^\/track\/open/ }, // Mailchimp
-  { host: 'ct.sendgrid.net', path: /^\/wf\/open/ }, // SendGrid
-  { host: 'mjt.lu', path: /^\/oo\// }, // Mailjet
-  { host: 'awstrack.me', path: /^\/I0\// }, // Amazon SES
-  { host: 'createsend1.com', path: /^\/t\// }, // Campaign Monitor
-  { host: 'google-analytics.com', path: /^\/collect/ },
-  { host: 'hubspotemail.net', path: /^\/e2t\/to\// },
-  { host: 'mailgun.org', path: /^\/o\// },
-];
-
-const onHost = (host: string, domain: string): boolean => host === domain || host.endsWith(`.${domain}`);
-
-/** Whether an image's address is a known open-tracking pixel's. */
-export function isTrackingSource(src: string): boolean {
-  let url: URL;
-  try {
-    url = new URL(src);
-  } catch {
-    return false;
-  }
-  const host = url.hostname.toLowerCase();
-  if (TRACKING_HOSTS.some((h) => onHost(host, h))) return true;
-  return TRACKING_PATHS.some((t) => onHost(host, t.host) && t.path.test(url.pathname));
-}
-
-/** A length of 0 or 1 (or 2) pixels: "1", "0", "1px". */
-const TINY = /^\s*[0-2](?:\.\d+)?\s*(?:px)?\s*$/i;
-const TINY_STYLE =
-  /(?:^|[;\s])(?:max-)?(?:width|height)\s*:\s*[0-2](?:\.\d+)?(?:px)?\s*(?:!important\s*)?(?:;|$)/i;
-const HIDDEN_STYLE =
-  /(?:^|[;\s])(?:display\s*:\s*none|visibility\s*:\s*hidden|mso-hide\s*:\s*all|opacity\s*:\s*0(?:\.0+)?\s*(?:;|$))/i;
-
-/** Whether the element was hidden as sent (its inline style, or the hidden attribute). */
-export function isHidden(attribs: Readonly<Record<string, string>>): boolean {
-  if (attribs.hidden !== undefined) return true;
-  const style = attribs.style;
-  return style !== undefined && HIDDEN_STYLE.test(style);
-}
-
-/** Whether an image is a tracking pixel: drawn 1×1 or smaller, hidden, or from an open-tracking host. */
-export function isTrackingPixel(attribs: Readonly<Record<string, string>>, src: string): boolean {
-  const { width, height, style } = attribs;
-  if ((width !== undefined && TINY.test(width)) || (height !== undefined && TINY.test(height))) return true;
-  if (style !== undefined && (TINY_STYLE.test(style) || HIDDEN_STYLE.test(style))) return true;
-  return isTrackingSource(src);
 }
 
 /** The wording of a newsletter's boilerplate lines: never its summary. */
@@ -166,7 +105,6 @@ export function newsletterBody(
         : '';
   const bounded = source.length > MAX_BODY_PARSE_CHARS ? source.slice(0, MAX_BODY_PARSE_CHARS) : source;
   const sanitized = sanitizeArticle(bounded, null, {
-    keepImage: (attribs, src) => !isTrackingPixel(attribs, src),
     hidden: isHidden,
     link: cleanUrl,
     nestingLimit: MAX_HTML_NESTING,

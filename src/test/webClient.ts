@@ -112,6 +112,8 @@ export function webServer(
     maxSubscriptions?: number;
     /** The clock of the pages and of the digests they build. */
     now?: () => Date;
+    /** TIDINGS_MEDIA_PROXY (on by default). */
+    mediaProxy?: boolean;
   } = {},
 ): FastifyInstance {
   return buildServer({
@@ -122,6 +124,7 @@ export function webServer(
       ...options.smtp,
       allowPrivateNetworks: options.allowPrivateNetworks ?? false,
       ...(options.maxSubscriptions === undefined ? {} : { maxSubscriptions: options.maxSubscriptions }),
+      ...(options.mediaProxy === undefined ? {} : { mediaProxy: options.mediaProxy }),
     },
     store,
     logger: silentLogger,

@@ -4,6 +4,7 @@ import type { FeedItem } from './model.js';
 import { escapeHtml } from '../../lib/escape.js';
 import { paragraphsOfHtml, paragraphsOfText } from '../../lib/paragraphs.js';
 import { foldWhitespace, htmlToText, truncate } from '../../lib/text.js';
+import { isTrackingSource } from '../../lib/trackingPixels.js';
 import { isHttpUrl, resolveHttpUrl } from './urls.js';
 
 /** What every format's reader needs besides the document: where relative links resolve, and "now". */
@@ -75,14 +76,18 @@ export function toFeedItem(fields: EntryFields, now: Date): FeedItem {
   };
 }
 
-/** The first of the item's pictures that resolves to an http(s) URL, else an image enclosure; or null. */
+/**
+ * The first of the item's pictures that resolves to an http(s) URL, else an image enclosure; or null. A
+ * known tracker's image (lib/trackingPixels.ts) is no picture.
+ */
 function imageOf(fields: EntryFields): string | null {
   for (const candidate of fields.images ?? []) {
     const url = resolveHttpUrl(nonBlank(candidate), fields.base);
-    if (url !== null) return url;
+    if (url !== null && !isTrackingSource(url)) return url;
   }
   const type = fields.enclosure?.type?.trim().toLowerCase() ?? '';
-  return type.startsWith('image/') ? resolveHttpUrl(fields.enclosure?.url, fields.base) : null;
+  const enclosure = type.startsWith('image/') ? resolveHttpUrl(fields.enclosure?.url, fields.base) : null;
+  return enclosure === null || isTrackingSource(enclosure) ? null : enclosure;
 }
 
 export function plainText(markup: Markup): string {

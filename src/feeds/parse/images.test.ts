@@ -56,3 +56,26 @@ test('JSON Feed: image, else banner_image; relative ones resolve against the fee
     null,
   ]);
 });
+
+test('a known tracker’s image is no picture: the next candidate is taken, else none', () => {
+  const json = JSON.stringify({
+    version: 'https://jsonfeed.org/version/1.1',
+    title: 'J',
+    items: [
+      {
+        id: '1',
+        url: 'https://j.example/1',
+        content_text: 'a',
+        image: 'https://pixel.wp.com/g.gif?blog=1',
+        banner_image: '/b/1.png',
+      },
+      {
+        id: '2',
+        url: 'https://j.example/2',
+        content_text: 'b',
+        image: 'https://feeds.feedburner.com/~r/J/~4/x',
+      },
+    ],
+  });
+  assert.deepEqual(images(json, 'https://j.example/feed.json'), ['https://j.example/b/1.png', null]);
+});

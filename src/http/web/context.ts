@@ -7,6 +7,8 @@ import type { Metrics } from '../../lib/metrics.js';
 import type { Store } from '../../store/db.js';
 import type { Session as WebSession } from '../../accounts/sessions.js';
 import type { ImportThreads } from '../../imports/importThread.js';
+import type { MediaSigner } from '../../fetch/mediaKey.js';
+import type { MediaLinks } from '../../lib/mediaUrl.js';
 import type { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
 import type { SafeHtml } from './html.js';
 import type { Viewer } from './layout.js';
@@ -27,6 +29,8 @@ export interface WebDeps {
   metrics?: Metrics | undefined;
   /** Reads uploaded reading-list exports off the thread that answers requests. */
   imports: ImportThreads;
+  /** How the pages write remote images: the media proxy's links (lib/mediaUrl.ts) unless it is off. */
+  media: MediaSigner;
 }
 
 /**
@@ -40,6 +44,7 @@ export type WebConfig = Pick<Config, 'baseUrl' | 'queueLimit'> &
       | 'smtpUrl'
       | 'mailFrom'
       | 'allowPrivateNetworks'
+      | 'mediaProxy'
       | 'feedMaxBytes'
       | 'feedBackfillHours'
       | 'maxSubscriptions'
@@ -125,12 +130,16 @@ export function checkCsrf(request: FastifyRequest, session: WebSession): void {
 }
 
 /**
- * The policy of pages that show remote pictures (the queue's thumbnails, the reading view): the web app's
- * own, with images from any http(s) address. Everything else stays as strict.
+ * The policy of pages that show pictures (the queue's thumbnails): the web app's own, with the images
+ * `media` writes (the media proxy's, under the base URL; or, the proxy off, any http(s) address).
+ * Everything else stays as strict.
  */
-export const REMOTE_IMAGES_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self' data: http: https:; manifest-src 'self'; form-action 'self'; " +
-  "frame-ancestors 'none'; base-uri 'none'";
+export function remoteImagesCsp(media: Pick<MediaLinks, 'imgSrc'>): string {
+  return (
+    `default-src 'none'; style-src 'self'; img-src ${media.imgSrc}; manifest-src 'self'; form-action 'self'; ` +
+    "frame-ancestors 'none'; base-uri 'none'"
+  );
+}
 
 /** A page: the security headers, no caching; `headers` (a page's own policy) go over the defaults. */
 export function sendPage(

@@ -4,6 +4,7 @@ import { DEFAULT_MAX_OPML_OUTLINES, DEFAULT_MAX_SUBSCRIPTIONS } from '../../conf
 import { DIGEST_LEASE_MS, type DigestDeps } from '../../digest/deps.js';
 import { createMailer } from '../../digest/mail.js';
 import { ImportThreads } from '../../imports/importThread.js';
+import type { MediaSigner } from '../../fetch/mediaKey.js';
 import type { Store } from '../../store/db.js';
 import { toErrorResponse } from '../errors.js';
 import { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
@@ -57,6 +58,8 @@ export interface WebOptions {
   metrics?: Metrics | undefined;
   /** For tests: the threads reading uploaded reading-list exports (one at a time by default). */
   importThreads?: ImportThreads | undefined;
+  /** How remote images are written (the media proxy's links unless it is off). */
+  media: MediaSigner;
 }
 
 /** What the server's own routes answer a browser with: the 404 page, a digest link that did not open. */
@@ -96,6 +99,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     signInLimiter: options.signInLimiter ?? new InvalidKeyLimiter(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS),
     now,
     imports: options.importThreads ?? new ImportThreads(),
+    media: options.media,
     feeds: () => {
       const { config } = options;
       return {
@@ -127,6 +131,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
         leaseMs: DIGEST_LEASE_MS,
         random: Math.random,
         metrics: options.metrics,
+        media: options.media,
       };
       return digest;
     },

@@ -1,4 +1,6 @@
 import sanitizeHtml from 'sanitize-html';
+import type { MediaLinks } from '../../lib/mediaUrl.js';
+import { isTrackingPixel } from '../../lib/trackingPixels.js';
 
 /**
  * The reading view's second sanitising pass over stored reader HTML (the first ran when the page was read,
@@ -7,7 +9,9 @@ import sanitizeHtml from 'sanitize-html';
  * of text, links to absolute http(s) and mailto: addresses, images from absolute http(s) addresses or
  * small raster data: URLs. Dropped with their content: scripts, styles, frames, forms, SVG, MathML,
  * objects, media; dropped always: event handlers, style, class and id attributes, every other scheme
- * (javascript:, data: outside images, relative and protocol-relative URLs).
+ * (javascript:, data: outside images, relative and protocol-relative URLs). Images go through `media`
+ * (lib/mediaUrl.ts: the media proxy's signed links, unless TIDINGS_MEDIA_PROXY=off); tracking pixels
+ * (lib/trackingPixels.ts) kept by a page read before they were dropped on arrival go here.
  */
 
 const TEXT_TAGS = [
@@ -28,8 +32,8 @@ const ABSOLUTE_HTTP = /^https?:\/\/[^\s/]/i;
 const MAILTO = /^mailto:[^\s]/i;
 const RASTER_DATA = /^data:image\/(?:png|jpeg|gif|webp|avif);base64,[a-z0-9+/=]+$/i;
 
-/** Stored reader HTML made safe to put in the reading view's page. */
-export function readerHtml(stored: string): string {
+/** Stored reader HTML made safe to put in the reading view's page, its images written by `media`. */
+export function readerHtml(stored: string, media: MediaLinks): string {
   return sanitizeHtml(stored, {
     allowedTags: TEXT_TAGS,
     nonTextTags: GONE_WITH_CONTENT,
@@ -54,8 +58,10 @@ export function readerHtml(stored: string): string {
         return { tagName, attribs: { ...attribs, href, rel: 'noopener noreferrer nofollow' } };
       },
       img: (tagName, attribs) => {
-        const src = (attribs.src ?? '').trim();
-        if (!ABSOLUTE_HTTP.test(src) && !RASTER_DATA.test(src)) return { tagName, attribs: {} };
+        const given = (attribs.src ?? '').trim();
+        if (!ABSOLUTE_HTTP.test(given) && !RASTER_DATA.test(given)) return { tagName, attribs: {} };
+        const src = isTrackingPixel(attribs, given) ? null : media.image(given);
+        if (src === null) return { tagName, attribs: {} };
         return { tagName, attribs: { ...attribs, src, loading: 'lazy', referrerpolicy: 'no-referrer' } };
       },
     },

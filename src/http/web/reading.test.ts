@@ -14,6 +14,12 @@ import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { WebClient, webServer } from '../../test/webClient.js';
 
 const TRACKED = 'https://sea.example/tides?utm_source=newsletter&id=7';
+
+/** An image's link through the media proxy (on by default), as a pattern: its URL is in the path. */
+const proxied = (url: string): string =>
+  `http://127\\.0\\.0\\.1:8080/media/[\\w-]{22}/${Buffer.from(url).toString('base64url')}`;
+/** What pages that show images let load: the proxy's origin, and inline data: images. */
+const PROXY_IMG_SRC = "img-src 'self' http://127.0.0.1:8080 data:;";
 const HOSTILE_URL = 'https://evil.example/page';
 
 /** Everything an attacker might store in a page's reader HTML. */
@@ -92,7 +98,7 @@ await describeEachEngine('web app: what was read, on the queue page and in the r
   test('the queue page shows title, site, reading time, description, thumbnail and a Read link; links clean', async () => {
     const res = await client.get('/queue');
     assert.equal(res.statusCode, 200);
-    assert.match(String(res.headers['content-security-policy']), /img-src 'self' data: http: https:/);
+    assert.ok(String(res.headers['content-security-policy']).includes(PROXY_IMG_SRC));
     const body = res.body;
     assert.match(
       body,
@@ -102,7 +108,9 @@ await describeEachEngine('web app: what was read, on the queue page and in the r
     assert.match(body, /<p class="excerpt" dir="auto">The moon pulls the sea/);
     assert.match(
       body,
-      /<img\s+src="https:\/\/img\.sea\.example\/tides\.jpg"\s+width="96"\s+height="64"\s+alt="Low tide at dawn"/,
+      new RegExp(
+        `<img\\s+src="${proxied('https://img.sea.example/tides.jpg')}"\\s+width="96"\\s+height="64"\\s+alt="Low tide at dawn"`,
+      ),
     );
     assert.match(
       body,
@@ -131,7 +139,7 @@ await describeEachEngine('web app: what was read, on the queue page and in the r
     assert.equal(res.statusCode, 200);
     const csp = String(res.headers['content-security-policy']);
     assert.match(csp, /default-src 'none'/);
-    assert.match(csp, /img-src http: https: data:/);
+    assert.ok(csp.includes(PROXY_IMG_SRC), csp);
     assert.match(csp, /style-src 'self'/);
     assert.doesNotMatch(csp, /script-src|unsafe-inline/);
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
@@ -145,7 +153,9 @@ await describeEachEngine('web app: what was read, on the queue page and in the r
     assert.match(body, /Sea Notes · Marina Flores · 20 November 2026 · 6 min read/);
     assert.match(
       body,
-      /<img\s+src="https:\/\/img\.sea\.example\/tides\.jpg"\s+width="640"\s+height="427"\s+alt="Low tide at dawn"/,
+      new RegExp(
+        `<img\\s+src="${proxied('https://img.sea.example/tides.jpg')}"\\s+width="640"\\s+height="427"\\s+alt="Low tide at dawn"`,
+      ),
     );
     assert.match(
       body,
@@ -162,7 +172,9 @@ await describeEachEngine('web app: what was read, on the queue page and in the r
     assert.match(text, /<p>After<\/p>/);
     assert.match(
       text,
-      /<img src="https:\/\/img\.evil\.example\/a\.png" alt="pic" loading="lazy" referrerpolicy="no-referrer" \/>/,
+      new RegExp(
+        `<img src="${proxied('https://img.evil.example/a.png')}" alt="pic" loading="lazy" referrerpolicy="no-referrer" />`,
+      ),
     );
     assert.match(text, /<a href="https:\/\/ok\.example\/" rel="noopener noreferrer nofollow">ok link<\/a>/);
     assert.match(text, /<span>js link<\/span>/);
@@ -210,6 +222,23 @@ await describeEachEngine('web app: what was read, on the queue page and in the r
     assert.match(String(signIn.headers.location), /^\/sign-in\?next=/);
   });
 
+  test('TIDINGS_MEDIA_PROXY=off: the images are linked where they are, and the pages let them load', async () => {
+    const direct = webServer(ctx.store(), { mediaProxy: false });
+    try {
+      const reader = new WebClient(direct);
+      await reader.signIn(apiKey);
+      const queue = await reader.get('/queue');
+      assert.match(String(queue.headers['content-security-policy']), /img-src http: https: data:;/);
+      assert.match(queue.body, /<img\s+src="https:\/\/img\.sea\.example\/tides\.jpg"/);
+      const reading = await reader.get(`/items/${hostilePage}`);
+      assert.match(String(reading.headers['content-security-policy']), /img-src http: https: data:;/);
+      assert.match(reading.body, /<img src="https:\/\/img\.evil\.example\/a\.png" alt="pic"/);
+      assert.doesNotMatch(reading.body, /\/media\//);
+    } finally {
+      await direct.close();
+    }
+  });
+
   test('images off: no thumbnail on the queue page nor lead image in the reading view; clean links off keeps parameters', async () => {
     await client.get('/settings');
     const form = (await client.get('/settings')).body;
@@ -231,7 +260,7 @@ await describeEachEngine('web app: what was read, on the queue page and in the r
     assert.doesNotMatch(queue, /<img/);
     assert.match(queue, /href="https:\/\/sea\.example\/tides\?utm_source=newsletter&amp;id=7"/);
     const reading = (await client.get(`/items/${tidesPage}`)).body;
-    assert.doesNotMatch(reading, /tides\.jpg/);
+    assert.doesNotMatch(reading, /tides\.jpg|\/media\/|<img/);
     assert.match(reading, /<a href="https:\/\/sea\.example\/tides\?utm_source=newsletter&amp;id=7"/);
   });
 
@@ -242,7 +271,7 @@ await describeEachEngine('web app: what was read, on the queue page and in the r
     const t = await token(accountId);
     const res = await app.inject({ method: 'GET', url: `/digests/${digestId}?token=${t}` });
     assert.equal(res.statusCode, 200);
-    assert.match(String(res.headers['content-security-policy']), /img-src http: https:;/);
+    assert.ok(String(res.headers['content-security-policy']).includes(PROXY_IMG_SRC));
     assert.match(res.body, /How tides are made/);
     const read = new RegExp(`href="http://127\\.0\\.0\\.1:8080/items/${tidesPage}\\?token=${t}"`);
     assert.match(res.body, read);

@@ -11,6 +11,7 @@ import {
   siteName,
   thumbnailSize,
 } from '../../../lib/display.js';
+import type { MediaLinks } from '../../../lib/mediaUrl.js';
 import { domainOf } from '../../../lib/url.js';
 import {
   type WebDeps,
@@ -36,14 +37,17 @@ const readerSanitizer = lazy(() => import('../readerHtml.js'));
  */
 
 /**
- * The page's policy: images from anywhere (the article's own), the app's stylesheet, nothing else: no
- * scripts, frames, fonts or inline styles, whatever the stored HTML holds. Signed in, the only form is
- * "Sign out" (to this site); opened with a token, there is none.
+ * The page's policy: the images `media` writes (the media proxy's, under the base URL: nothing from a third
+ * party; with TIDINGS_MEDIA_PROXY=off the article's own, from anywhere), the app's stylesheet, nothing
+ * else: no scripts, frames, fonts or inline styles, whatever the stored HTML holds. Signed in, the only
+ * form is "Sign out" (to this site); opened with a token, there is none.
  */
-export const READER_CSP =
-  "default-src 'none'; img-src http: https: data:; style-src 'self'; manifest-src 'self'; base-uri 'none'; " +
-  "form-action 'self'; frame-ancestors 'none'";
-export const READER_TOKEN_CSP = READER_CSP.replace("form-action 'self'", "form-action 'none'");
+export function readerCsp(media: Pick<MediaLinks, 'imgSrc'>, signedIn: boolean): string {
+  return (
+    `default-src 'none'; img-src ${media.imgSrc}; style-src 'self'; manifest-src 'self'; base-uri 'none'; ` +
+    `form-action ${signedIn ? "'self'" : "'none'"}; frame-ancestors 'none'`
+  );
+}
 
 const NOT_FOUND = 'There is nothing to read at this address, or the link is no longer valid.';
 
@@ -63,8 +67,9 @@ export function registerItem(scope: FastifyInstance, deps: WebDeps): void {
     const found = id === null || accountId === null ? null : await readableItem(deps.store, accountId, id);
     if (found === null) throw new WebError(404, NOT_FOUND);
     const { readerHtml } = await readerSanitizer();
-    return sendPage(reply, 200, readingPage(found, viewer, readerHtml), {
-      'content-security-policy': viewer === null ? READER_TOKEN_CSP : READER_CSP,
+    const media = await deps.media.links();
+    return sendPage(reply, 200, readingPage(found, viewer, media, readerHtml), {
+      'content-security-policy': readerCsp(media, viewer !== null),
     });
   });
 }
@@ -75,7 +80,8 @@ const LEAD_WIDTH = 640;
 function readingPage(
   found: ReadableItem,
   viewer: Viewer | null,
-  readerHtml: (html: string) => string,
+  media: MediaLinks,
+  readerHtml: (html: string, media: MediaLinks) => string,
 ): SafeHtml {
   const { page: p, item } = found;
   const title = shownTitle(item.title, item.url, p);
@@ -89,10 +95,11 @@ function readingPage(
     p.published_at === null ? null : dateLabel(p.published_at, found.timezone),
     readingTime(p),
   ].filter((s): s is string => s !== null && s.trim() !== '');
-  const body = p.html === null ? '' : readerHtml(p.html);
+  const body = p.html === null ? '' : readerHtml(p.html, media);
   const image = leadImage(p, null, found.showImages);
+  const src = image === null ? null : media.image(image.url);
   // Readability usually keeps the lead image in the text: shown once.
-  const lead = image !== null && !body.includes(image.url) ? image : null;
+  const lead = image !== null && src !== null && !body.includes(src) ? image : null;
   const size = lead === null ? null : thumbnailSize(lead, LEAD_WIDTH);
   const lang = languageTag(p.language);
   // The page's own direction when it declares one (an Arabic page full of Latin names is still read right
@@ -118,7 +125,7 @@ function readingPage(
           ? null
           : html`<figure class="lead">
               <img
-                src="${lead.url}"
+                src="${src}"
                 width="${size.width}"
                 height="${size.height}"
                 alt="${lead.alt}"

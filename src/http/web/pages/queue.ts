@@ -11,6 +11,7 @@ import {
 import { takeQueuedItem } from '../../../queue/remove.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import { domainOf } from '../../../lib/url.js';
+import type { MediaLinks } from '../../../lib/mediaUrl.js';
 import { excerptOfText } from '../../../digest/view.js';
 import {
   type LeadImage,
@@ -29,7 +30,7 @@ import {
   formOf,
   idParam,
   queryParam,
-  REMOTE_IMAGES_CSP,
+  remoteImagesCsp,
   requireSession,
   sendPage,
   seeOther,
@@ -91,6 +92,7 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
     const viewer = viewerOf(session);
     if (viewer === null) throw new Error('no viewer for a session');
     const next = await nextDigestOf(deps.store, account);
+    const media = await deps.media.links();
     return queuePage({
       viewer,
       account,
@@ -104,6 +106,7 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
       notice,
       removed,
       now: deps.now(),
+      media,
     });
   }
 
@@ -117,7 +120,7 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
         ? removedParams(queryParam(request, 'removed'), queryParam(request, 'removed_title'))
         : null;
     return sendPage(reply, 200, await render(session, start, { url: '', title: '' }, notice, removed), {
-      'content-security-policy': REMOTE_IMAGES_CSP,
+      'content-security-policy': remoteImagesCsp(await deps.media.links()),
     });
   });
 
@@ -142,7 +145,7 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
         reply,
         refused.status,
         await render(session, 0, { url, title, error: refused.message }),
-        { 'content-security-policy': REMOTE_IMAGES_CSP },
+        { 'content-security-policy': remoteImagesCsp(await deps.media.links()) },
       );
     }
     // "Undo" after a removal puts the link back: said as such (the queue only knows it was added).
@@ -181,6 +184,8 @@ interface QueueView {
   /** The link just removed, with its "Undo". */
   removed: Removed | null;
   now: Date;
+  /** How thumbnails are written (the media proxy's links unless it is off). */
+  media: MediaLinks;
 }
 
 function queuePage(v: QueueView): SafeHtml {
@@ -304,9 +309,10 @@ function itemRow(item: QueuedItem, v: QueueView): SafeHtml {
   const description = page?.description ?? item.summary;
   const excerpt = description === null ? '' : excerptOfText(description);
   const image = leadImage(page, item.image_url, v.account.show_images);
+  const src = image === null ? null : v.media.image(image.url);
   const href = safeHref(deliveredUrl(item.url, v.account.clean_links));
   return html`<li>
-    ${image === null ? null : thumbnail(image, href)}
+    ${image === null || src === null ? null : thumbnail(image, src, href)}
     <div class="main">
       <a class="title" href="${href}" rel="noopener noreferrer" dir="auto">${title}</a>
       <div class="meta">
@@ -337,11 +343,11 @@ function failureNote(failure: PageReadFailure | undefined): SafeHtml | null {
   </p>`;
 }
 
-function thumbnail(image: LeadImage, href: string): SafeHtml {
+function thumbnail(image: LeadImage, src: string, href: string): SafeHtml {
   const { width, height } = thumbnailSize(image, THUMBNAIL_BOX);
   return html`<a class="thumb" href="${href}" rel="noopener noreferrer" tabindex="-1" aria-hidden="true"
     ><img
-      src="${image.url}"
+      src="${src}"
       width="${width}"
       height="${height}"
       alt="${image.alt}"
