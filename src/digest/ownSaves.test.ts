@@ -81,8 +81,9 @@ await describeEachEngine('a saved link a feed queued first, in the digest', (ctx
     const lines = text.split('\n');
     const at = lines.findIndex((l) => l.includes('The boats story, saved'));
     assert.ok(at >= 0, text);
-    const also = lines.slice(at, at + 6).find((l) => l.startsWith('Also in:'));
-    assert.equal(also, 'Also in: The Daily Example', text);
+    // Indented like the rest of its entry (issue 33, point 10).
+    const also = lines.slice(at, at + 6).find((l) => l.trimStart().startsWith('Also in:'));
+    assert.equal(also, '  Also in: The Daily Example', text);
     assert.equal(text.split('The boats story, saved').length - 1, 1, 'shown once');
     assert.doesNotMatch(text, /Daily story number 3/);
     assert.match(text, /^\+1 more from The Daily Example: /m, 'the feed keeps 3 of its 4 and folds 1');
