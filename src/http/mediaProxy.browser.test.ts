@@ -23,6 +23,7 @@ import {
   closeBrowserAndServer,
   launchBrowser,
   listeningServer,
+  imagesSettled,
 } from '../test/browser.js';
 import { RecordingMailer, queueFeedItem, saveUrl, setEmail, testDigestDeps } from '../test/digestPipeline.js';
 import { FeedServer } from '../test/feedServer.js';
@@ -57,7 +58,7 @@ ${'<p>The sea rises and falls twice a day, pulled by the moon and, a little, by 
 
 /** Waits until every image of the page finished loading (or failed), then the sources of those that did not load. */
 async function unloadedImages(page: Page): Promise<{ count: number; broken: string[] }> {
-  await page.waitForFunction('[...document.images].every((i) => i.complete)');
+  await imagesSettled(page);
   return page.evaluate<{ count: number; broken: string[] }>(
     `({ count: document.images.length, broken: [...document.images].filter((i) => !(i.naturalWidth > 0)).map((i) => i.src) })`,
   );

@@ -101,3 +101,14 @@ export async function sidewaysOverflows(
   }
   return found;
 }
+
+/**
+ * Waits until every image matching `selector` has loaded or failed. Not `page.waitForFunction`: after its
+ * first try it evaluates the predicate inside the page, which the pages' Content-Security-Policy (no
+ * 'unsafe-eval') refuses, so it failed whenever an image was still loading at the first try.
+ */
+export async function imagesSettled(page: Page, selector = 'img'): Promise<void> {
+  await page.evaluate(
+    `Promise.all([...document.querySelectorAll(${JSON.stringify(selector)})].map((i) => i.complete ? null : new Promise((done) => { i.addEventListener('load', done, { once: true }); i.addEventListener('error', done, { once: true }); })))`,
+  );
+}

@@ -16,6 +16,7 @@ import {
   closeBrowserAndServer,
   launchBrowser,
   listeningServer,
+  imagesSettled,
 } from '../../test/browser.js';
 import { saveUrl } from '../../test/digestPipeline.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
@@ -46,9 +47,7 @@ await describeEachEngine('the queue on a phone, and Remove’s undo, in Chromium
     }[];
 
   const boxes = async () => {
-    await page.waitForFunction(
-      `[...document.querySelectorAll('.items .thumb img')].every((i) => i.complete)`,
-    );
+    await imagesSettled(page, '.items .thumb img');
     const thumb = await page.locator('.items li .thumb').first().boundingBox();
     const remove = await page.getByRole('button', { name: `Remove ${TITLE}` }).boundingBox();
     assert.ok(thumb !== null && remove !== null, 'both are shown');

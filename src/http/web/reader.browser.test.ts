@@ -18,6 +18,7 @@ import {
   chromiumSkipReason,
   launchBrowser,
   listeningServer,
+  imagesSettled,
 } from '../../test/browser.js';
 import { useFeedServer } from '../../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
@@ -50,10 +51,7 @@ const loaded = async (page: Page, selector: string): Promise<boolean> =>
   )) === true;
 
 /** Waits until every <img> matching `selector` finished loading (or failed). */
-const settled = (page: Page, selector: string): Promise<unknown> =>
-  page.waitForFunction(
-    `[...document.querySelectorAll(${JSON.stringify(selector)})].every((i) => i.complete)`,
-  );
+const settled = (page: Page, selector: string): Promise<void> => imagesSettled(page, selector);
 
 /** The article a reader saves: its path carries tracking parameters, as a share button adds them. */
 const ARTICLE_PATH = '/2026/tides?utm_source=rss';
