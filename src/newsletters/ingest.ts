@@ -105,6 +105,20 @@ async function accountsForAddresses(
   return [...new Set(found.values())].sort((a, b) => a - b);
 }
 
+/**
+ * Whether the account took in its TIDINGS_INBOUND_DAILY_LIMIT messages in the last 24 hours already: SMTP
+ * asks at RCPT TO, before the message is sent (the check that holds is the one in the account's
+ * transaction, below).
+ */
+export async function overDailyLimit(
+  deps: Pick<NewsletterDeps, 'store' | 'inbound' | 'now'>,
+  accountId: number,
+): Promise<boolean> {
+  const now = (deps.now ?? (() => new Date()))();
+  const since = new Date(now.getTime() - DAY_MS).toISOString();
+  return (await newsletterMessagesSince(deps.store.db, accountId, since)) >= deps.inbound.dailyLimit;
+}
+
 const refused = (outcome: IngestOutcome, reason: string): IngestResult => ({ outcome, reason, accounts: [] });
 
 /** Takes one raw message in; see IngestOutcome. Rejects only when the database (or a thread) fails. */

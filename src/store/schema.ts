@@ -348,6 +348,13 @@ export interface MetaTable {
   value: string;
 }
 
+/** Work one process does at a time (migration 0041): held by `holder` until `expires_at`. */
+export interface WorkerLeasesTable {
+  name: string;
+  holder: string;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -375,4 +382,5 @@ export interface Database {
   newsletter_addresses: NewsletterAddressesTable;
   newsletter_senders: NewsletterSendersTable;
   newsletter_messages: NewsletterMessagesTable;
+  worker_leases: WorkerLeasesTable;
 }
