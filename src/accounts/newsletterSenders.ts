@@ -1,7 +1,8 @@
 import { TidingsError } from '../errors.js';
 import type { AccountId } from '../lib/authorized.js';
 import { MUTED_FOR_GOOD, type PerDigest, type Priority, perDigestOf } from '../lib/digestShare.js';
-import { type LeaveDeps, type LeaveResult, leaveSender } from '../newsletters/leave.js';
+import { type LeaveDeps, type LeaveResult, leaveSender, linkToOpen } from '../newsletters/leave.js';
+import { accountById } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import {
   type NewSenderNotice,
@@ -35,6 +36,8 @@ export interface SenderDetail extends NewsletterSender {
   /** When the reader last unsubscribed through Tidings, and how. */
   unsubscribedAt: string | null;
   unsubscribedHow: 'one-click' | 'mailto' | 'link' | null;
+  /** The address a `link` unsubscribe hands over (its http(s) link, else its mailto); null when none. */
+  unsubscribeLink: string | null;
 }
 
 export interface NewslettersView {
@@ -42,6 +45,8 @@ export interface NewslettersView {
   address: string | null;
   senders: SenderDetail[];
   notices: NewSenderNotice[];
+  /** The account's time zone, for the times shown. */
+  zone: string;
 }
 
 /** The Newsletters page's content: the address (made at the first ask), the senders, the notices. */
@@ -50,6 +55,8 @@ export async function newslettersView(
   accountId: AccountId,
   options: { domain: string | null; now: Date },
 ): Promise<NewslettersView> {
+  const account = await accountById(store.db, accountId);
+  if (account === null) throw new TidingsError('not_found', `no account ${accountId}`);
   const address =
     options.domain === null ? null : await newsletterAddress(store, accountId, { domain: options.domain });
   const since = new Date(options.now.getTime() - NOTICE_DAYS * 24 * 60 * 60 * 1000).toISOString();
@@ -65,8 +72,9 @@ export async function newslettersView(
     mutedUntil: s.mutedUntil,
     unsubscribedAt: s.unsubscribedAt,
     unsubscribedHow: s.unsubscribedHow,
+    unsubscribeLink: linkToOpen(s.listUnsubscribe),
   }));
-  return { address, senders, notices };
+  return { address, senders, notices, zone: account.timezone };
 }
 
 /** Dismisses a "New sender" notice; not_found when the account has no such notice to dismiss. */

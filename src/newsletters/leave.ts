@@ -121,9 +121,14 @@ export async function leaveSender(
       }
     }
   }
-  const link = targets.find((t) => /^https?:\/\//i.test(t));
-  if (link !== undefined) return { how: 'link', target: link, failed };
-  const mailLink = targets.find((t) => /^mailto:/i.test(t));
-  if (mailLink !== undefined) return { how: 'link', target: mailLink, failed };
-  return { how: 'none', target: null, failed };
+  const link = linkToOpen(headers.listUnsubscribe);
+  return link === null ? { how: 'none', target: null, failed } : { how: 'link', target: link, failed };
+}
+
+/** What a reader opens to unsubscribe by hand: the header's http(s) link, else its mailto; null: none. */
+export function linkToOpen(listUnsubscribe: string | null): string | null {
+  const targets = unsubscribeTargets(listUnsubscribe);
+  return (
+    targets.find((t) => /^https?:\/\/[^\s]/i.test(t)) ?? targets.find((t) => /^mailto:[^\s]/i.test(t)) ?? null
+  );
 }
