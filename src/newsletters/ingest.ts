@@ -19,6 +19,7 @@ import type { Database } from '../store/schema.js';
 import type { InboundVia } from '../store/schemaNewsletters.js';
 import { createSubscription } from '../store/subscriptions.js';
 import { tokenOf } from './address.js';
+import { noteStored } from './stored.js';
 import type { ParsedMessage, ParseResult } from './parse.js';
 import { parseInThread } from './parseThread.js';
 
@@ -149,6 +150,7 @@ export async function ingestMessage(
   }
   if (done.length === 0) return noAccount();
   const outcome = overall(done.map((d) => d.outcome));
+  if (outcome === 'stored') noteStored(deps.store); // a first message from a sender is forwarded at once
   deps.log.info({ via: envelope.via, outcome, accounts: done, bytes: raw.byteLength }, 'inbound message');
   return { outcome, reason: REASONS[outcome](deps), accounts: done };
 }

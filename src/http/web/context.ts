@@ -49,6 +49,7 @@ export type WebConfig = Pick<Config, 'baseUrl' | 'queueLimit'> &
       | 'feedBackfillHours'
       | 'maxSubscriptions'
       | 'maxOpmlOutlines'
+      | 'inbound'
     >
   >;
 

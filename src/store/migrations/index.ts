@@ -34,6 +34,7 @@ import * as m0035 from './0035_own_saves.js';
 import * as m0036 from './0036_token_ages.js';
 import * as m0040 from './0040_newsletters.js';
 import * as m0041 from './0041_worker_leases.js';
+import * as m0045 from './0045_newsletter_confirmations.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -85,6 +86,7 @@ const modules: Record<string, MigrationModule> = {
   '0036_token_ages': m0036,
   '0040_newsletters': m0040,
   '0041_worker_leases': m0041,
+  '0045_newsletter_confirmations': m0045,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {
