@@ -23,6 +23,7 @@ import { createTransport } from 'nodemailer';
 import { openStore } from '../src/store/db.js';
 import { Dovecot } from '../src/test/dovecot.js';
 import { alternative } from '../src/test/newsletterFixtures.js';
+import { tryConnect } from '../src/test/process.js';
 import { envInt } from './env.js';
 import { type Cleanup, freePort, freshDatabase, runBench, runCommand, waitUntilReady } from './processes.js';
 import { fmt, load, log, mb } from './report.js';
@@ -130,6 +131,11 @@ async function engineRun(engine: 'sqlite' | 'postgres', cleanup: Cleanup, dir: s
   );
   const base = `http://127.0.0.1:${port}`;
   await waitUntilReady(child, `${base}/healthz`);
+  // /healthz answers from the first moment (http/starting.ts); the SMTP listener opens once serve started.
+  for (let i = 0; (await tryConnect(smtpPort)) !== 'connected'; i++) {
+    if (i > 600) throw new Error('the SMTP listener did not open in 60 s');
+    await sleep(100);
+  }
   const store = openStore(databaseUrl);
   cleanup.defer('close the store', () => store.close());
   const stored = async (via: 'smtp' | 'http' | 'imap'): Promise<number> => {
@@ -168,6 +174,7 @@ async function engineRun(engine: 'sqlite' | 'postgres', cleanup: Cleanup, dir: s
     }
   })();
   let refused = 0;
+  const reasons = new Map<string, number>();
   const smtpStart = performance.now();
   const smtp = await withPeak(child.pid, () =>
     inParallel(MESSAGES, CLIENTS, async (client, n) => {
@@ -176,7 +183,12 @@ async function engineRun(engine: 'sqlite' | 'postgres', cleanup: Cleanup, dir: s
           envelope: { from: 'letter@bench.example', to: address },
           raw: newsletter(address, n, 'smtp'),
         })
-        .catch(() => refused++);
+        .catch((err: unknown) => {
+          refused++;
+          const e = err as { responseCode?: number; code?: string };
+          const why = String(e.responseCode ?? e.code ?? 'error');
+          reasons.set(why, (reasons.get(why) ?? 0) + 1);
+        });
     }),
   );
   const smtpSeconds = (performance.now() - smtpStart) / 1000;
@@ -187,7 +199,7 @@ async function engineRun(engine: 'sqlite' | 'postgres', cleanup: Cleanup, dir: s
   const smtpStored = await stored('smtp');
   ok &&= smtpStored === MESSAGES && refused === 0;
   log(
-    `  SMTP: ${fmt(MESSAGES / smtpSeconds, 1)} msg/s (${smtpStored} stored, ${refused} refused, ${fmt(smtpSeconds, 1)} s); ` +
+    `  SMTP: ${fmt(MESSAGES / smtpSeconds, 1)} msg/s (${smtpStored} stored, ${refused} refused ${JSON.stringify([...reasons])}, ${fmt(smtpSeconds, 1)} s); ` +
       `/healthz p50 ${fmt(percentile(latencies, 50), 1)} ms, p99 ${fmt(percentile(latencies, 99), 1)} ms over ${latencies.length}; peak VmRSS ${mb(smtp.peak)}`,
   );
 
