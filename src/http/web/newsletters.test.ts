@@ -164,7 +164,7 @@ await describeEachEngine('web app: the Newsletters page', (ctx) => {
     assert.match(done.body, /Muted until you unmute it/);
     assert.equal(smtp.messages.length, 1);
     assert.deepEqual(smtp.messages[0]?.to, ['leave@lists.example']);
-    assert.match(smtp.messages[0]?.raw.toString('utf8') ?? '', /^Subject: leave rivers\r$/m);
+    assert.match(smtp.messages[0].raw.toString('utf8'), /^Subject: leave rivers\r$/m);
     assert.equal((await newsletterSenders(ctx.store(), account, clock.now()))[0]?.muted, true);
     const page = await client.get('/newsletters');
     assert.match(
