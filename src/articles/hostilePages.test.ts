@@ -16,6 +16,7 @@ import { useFeedServer } from '../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { articlePage, deepDivs, manyNodes, mixedNesting } from '../test/hostilePages.js';
 import { pageOf } from '../test/pageFixtures.js';
+import { threadCpuMs } from '../test/threadCpu.js';
 import { type ServerProcess, assertBuilt, request, startServer } from '../test/process.js';
 import { LIMIT_REASONS } from './limits.js';
 
@@ -84,17 +85,6 @@ class Poller {
     const now = performance.now();
     return Math.max(0, ...this.latencies, ...[...this.sent].map((at) => now - at));
   }
-}
-
-/** USER_HZ: the unit of /proc's CPU times on Linux. */
-const TICKS_PER_SECOND = 100;
-
-/** CPU time (user + system) a thread of a process has used so far, in ms (Linux); the main thread's id is the pid. */
-function threadCpuMs(pid: number, tid: number = pid): number {
-  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-  // After the command name in parentheses: state is field 3, utime 14, stime 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
 /** The process's peak resident memory so far, in MB (Linux). */
