@@ -40,6 +40,7 @@ import { registerSettings } from './pages/settings.js';
 import { registerShare } from './pages/share.js';
 import { registerSignIn } from './pages/signIn.js';
 import { registerSignInSettings } from './pages/signInSettings.js';
+import { registerOpdsSettings } from './pages/opdsSettings.js';
 import { registerUnsubscribe } from './pages/unsubscribe.js';
 import { findSession } from '../../accounts/sessions.js';
 import type { PasswordHolds } from '../../accounts/passwordHolds.js';
@@ -215,6 +216,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     registerSave(scope, deps);
     registerSettings(scope, deps);
     registerSignInSettings(scope, deps);
+    registerOpdsSettings(scope, deps);
     registerItem(scope, deps);
     registerAccounts(scope, deps);
     registerInvite(scope, deps);
