@@ -343,6 +343,14 @@ export type {
   DigestsTable,
   UnsubscribeTokensTable,
 } from './schemaDigests.js';
+/** The private link of an account's OPDS catalogue (migration 0060): only the token's hash is kept. */
+export interface OpdsTokensTable {
+  account_id: number;
+  /** Hex SHA-256 of the token (43 characters of base64url: 256 random bits). */
+  token_hash: string;
+  created_at: Timestamp;
+}
+
 export interface MetaTable {
   key: string;
   value: string;
@@ -366,6 +374,7 @@ export interface Database {
   digests: DigestsTable;
   digest_items: DigestItemsTable;
   digest_tokens: DigestTokensTable;
+  opds_tokens: OpdsTokensTable;
   unsubscribe_tokens: UnsubscribeTokensTable;
   digest_action_tokens: DigestActionTokensTable;
   web_sessions: WebSessionsTable;

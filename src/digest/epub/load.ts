@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { accountById } from '../../store/accounts.js';
 import { digestById } from '../../store/digests.js';
 import { pageBodiesByIds } from '../../store/pageReads.js';
 import { offeredHtmlByIds } from '../../store/readingListOffers.js';
@@ -87,8 +88,11 @@ export async function digestEpub(
         { html: r.html, author: r.author, siteName: null, language: null, direction: null },
       ]),
     );
+    const book = bookOf(loaded.view, bodies, ownBodies);
+    // An account that chose to see no remote images gets none in its books either.
+    const showImages = (await accountById(db, accountId))?.show_images !== false;
     return {
-      book: await withImages(bookOf(loaded.view, bodies, ownBodies), options.images),
+      book: showImages ? await withImages(book, options.images) : book,
       link: loaded.view.links.epub,
       dateShort: loaded.view.dateShort,
     };

@@ -42,8 +42,10 @@ import { registerSettings } from './pages/settings.js';
 import { registerShare } from './pages/share.js';
 import { registerSignIn } from './pages/signIn.js';
 import { registerSignInSettings } from './pages/signInSettings.js';
+import { registerOpdsSettings } from './pages/opdsSettings.js';
 import { registerUnsubscribe } from './pages/unsubscribe.js';
 import { findSession } from '../../accounts/sessions.js';
+import type { PasswordHolds } from '../../accounts/passwordHolds.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { clearCookie, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
 import { registerAppFiles } from './manifest.js';
@@ -55,6 +57,8 @@ export interface WebOptions {
   logger: Logger;
   /** For tests: a limiter with an injected clock. Default: 10 failed sign-ins per address per 15 minutes. */
   signInLimiter?: InvalidKeyLimiter;
+  /** The password holds the OPDS catalogue shares; the web's own otherwise. */
+  passwordHolds?: PasswordHolds | undefined;
   now?: () => Date;
   /** Where saves, subscriptions' first fetches and digests built here are counted. */
   metrics?: Metrics | undefined;
@@ -99,6 +103,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     config: options.config,
     metrics: options.metrics,
     signInLimiter: options.signInLimiter ?? new InvalidKeyLimiter(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS),
+    passwordHolds: options.passwordHolds,
     now,
     imports: options.importThreads ?? new ImportThreads(),
     media: options.media,
@@ -215,6 +220,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     registerSave(scope, deps);
     registerSettings(scope, deps);
     registerSignInSettings(scope, deps);
+    registerOpdsSettings(scope, deps);
     registerItem(scope, deps);
     registerAccounts(scope, deps);
     registerInvite(scope, deps);

@@ -35,6 +35,7 @@ import * as m0036 from './0036_token_ages.js';
 import * as m0040 from './0040_newsletters.js';
 import * as m0041 from './0041_worker_leases.js';
 import * as m0045 from './0045_newsletter_confirmations.js';
+import * as m0060 from './0060_opds_tokens.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -87,6 +88,7 @@ const modules: Record<string, MigrationModule> = {
   '0040_newsletters': m0040,
   '0041_worker_leases': m0041,
   '0045_newsletter_confirmations': m0045,
+  '0060_opds_tokens': m0060,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

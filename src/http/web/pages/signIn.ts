@@ -67,7 +67,7 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
   const secure = (): boolean => isSecure(deps.config.baseUrl);
   const limiter = deps.signInLimiter;
   const clock = (): number => deps.now().getTime();
-  const holds = new PasswordHolds(clock);
+  const holds = deps.passwordHolds ?? new PasswordHolds(clock);
   const optionsLimiter = new InvalidKeyLimiter(PASSKEY_OPTIONS_PER_MINUTE, 60_000, 100_000, clock);
 
   function renderForm(
