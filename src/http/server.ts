@@ -29,7 +29,9 @@ import { QueueCache } from './queueCache.js';
 import type { StartingServer } from './starting.js';
 import type { WebConfig } from './web/context.js';
 import type { ImportThreads } from '../imports/importThread.js';
-import { registerWeb, wantsPage } from './web/index.js';
+import { SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS, registerWeb, wantsPage } from './web/index.js';
+import { registerWallabag } from './wallabag/index.js';
+import { PasswordHolds } from '../accounts/passwordHolds.js';
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -147,13 +149,18 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     baseUrl: deps.config.baseUrl,
     proxy: deps.config.mediaProxy ?? true,
   }));
+  // One count of sign-ins for the web and the wallabag API's password grant: per address, per account.
+  const now = deps.now ?? (() => new Date());
+  const signInLimiter = deps.signInLimiter ?? new InvalidKeyLimiter(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS);
+  const passwordHolds = new PasswordHolds(() => now().getTime());
   const webPages = registerWeb(app, {
     store: deps.store,
     config: deps.config,
     media,
     logger: deps.logger,
     metrics,
-    ...(deps.signInLimiter === undefined ? {} : { signInLimiter: deps.signInLimiter }),
+    signInLimiter,
+    passwordHolds,
     ...(deps.now === undefined ? {} : { now: deps.now }),
     importThreads: deps.importThreads,
   });
@@ -188,6 +195,15 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     limiter: deps.limiter ?? new InvalidKeyLimiter(),
     queueLimit: deps.config.queueLimit,
     metrics,
+  });
+  registerWallabag(app, {
+    store: deps.store,
+    baseUrl: deps.config.baseUrl,
+    queueLimit: deps.config.queueLimit,
+    metrics,
+    signInLimiter,
+    passwordHolds,
+    now,
   });
   registerInbound(app, {
     store: deps.store,

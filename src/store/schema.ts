@@ -16,8 +16,10 @@ import type {
   DigestReadingItemsTable,
   PageHostLeasesTable,
   ReadingListTable,
+  ReadingTagsTable,
   ResurfaceOrder,
 } from './schemaReadingList.js';
+import type { ApiClientsTable, ApiTokensTable } from './schemaApiClients.js';
 
 /** Timestamps are ISO 8601 UTC strings (`2026-11-22T07:00:00.000Z`): identical on both engines and sortable. */
 export type Timestamp = string;
@@ -375,4 +377,7 @@ export interface Database {
   newsletter_addresses: NewsletterAddressesTable;
   newsletter_senders: NewsletterSendersTable;
   newsletter_messages: NewsletterMessagesTable;
+  api_clients: ApiClientsTable;
+  api_tokens: ApiTokensTable;
+  reading_tags: ReadingTagsTable;
 }

@@ -13,6 +13,7 @@ import type { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
 import type { SafeHtml } from './html.js';
 import type { Viewer } from './layout.js';
 import { tokensMatch } from './session.js';
+import type { PasswordHolds } from '../../accounts/passwordHolds.js';
 
 export interface WebDeps {
   store: Store;
@@ -20,6 +21,8 @@ export interface WebDeps {
   config: WebConfig;
   /** Failed sign-ins per client address. */
   signInLimiter: InvalidKeyLimiter;
+  /** Wrong passwords per account (shared with the wallabag API's password grant). */
+  passwordHolds: PasswordHolds;
   now: () => Date;
   /** What building a digest needs ("send me a digest now"); made on first use. */
   digest: () => DigestDeps;

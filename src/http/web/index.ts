@@ -42,6 +42,7 @@ import { registerSignIn } from './pages/signIn.js';
 import { registerSignInSettings } from './pages/signInSettings.js';
 import { registerUnsubscribe } from './pages/unsubscribe.js';
 import { findSession } from '../../accounts/sessions.js';
+import { PasswordHolds } from '../../accounts/passwordHolds.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { clearCookie, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
 import { registerAppFiles } from './manifest.js';
@@ -53,6 +54,8 @@ export interface WebOptions {
   logger: Logger;
   /** For tests: a limiter with an injected clock. Default: 10 failed sign-ins per address per 15 minutes. */
   signInLimiter?: InvalidKeyLimiter;
+  /** Wrong passwords per account; the server shares one with the wallabag API. */
+  passwordHolds?: PasswordHolds;
   now?: () => Date;
   /** Where saves, subscriptions' first fetches and digests built here are counted. */
   metrics?: Metrics | undefined;
@@ -97,6 +100,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     config: options.config,
     metrics: options.metrics,
     signInLimiter: options.signInLimiter ?? new InvalidKeyLimiter(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS),
+    passwordHolds: options.passwordHolds ?? new PasswordHolds(() => now().getTime()),
     now,
     imports: options.importThreads ?? new ImportThreads(),
     media: options.media,
