@@ -30,6 +30,7 @@ import { registerFeeds } from './pages/feeds.js';
 import { registerInvite } from './pages/invite.js';
 import { registerItem } from './pages/item.js';
 import { registerKeys } from './pages/keys.js';
+import { registerApps } from './pages/apps.js';
 import { registerOpml } from './pages/opml.js';
 import { registerProfile } from './pages/profile.js';
 import { registerQueue } from './pages/queue.js';
@@ -212,6 +213,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     registerOpml(scope, deps);
     registerDigests(scope, deps);
     registerKeys(scope, deps);
+    registerApps(scope, deps);
     registerSave(scope, deps);
     registerSettings(scope, deps);
     registerSignInSettings(scope, deps);
