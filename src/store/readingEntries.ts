@@ -52,10 +52,7 @@ export interface EntryRow {
 const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function filtered(db: Kysely<Database>, accountId: number, f: EntryFilter) {
-  let q = db
-    .selectFrom('reading_list as r')
-    .leftJoin('pages as p', (j) => j.onRef('p.id', '=', 'r.page_id').on('p.state', '=', 'read'))
-    .where('r.account_id', '=', accountId);
+  let q = db.selectFrom('reading_list as r').where('r.account_id', '=', accountId);
   if (f.state !== undefined) q = q.where('r.state', '=', f.state);
   if (f.starred !== undefined) q = q.where('r.starred_at', f.starred ? 'is not' : 'is', null);
   for (const tag of f.tags ?? []) q = q.where(sql<boolean>`r.tags like ${tagPattern(tag)} escape '\\'`);
@@ -74,8 +71,9 @@ function filtered(db: Kysely<Database>, accountId: number, f: EntryFilter) {
 
 type Filtered = ReturnType<typeof filtered>;
 
-function withColumns(q: Filtered, content: boolean) {
-  return q
+function withColumns(filteredRows: Filtered, content: boolean) {
+  return filteredRows
+    .leftJoin('pages as p', (j) => j.onRef('p.id', '=', 'r.page_id').on('p.state', '=', 'read'))
     .select(['r.id', 'r.url', 'r.title', 'r.state', 'r.tags', 'r.saved_at', 'r.updated_at'])
     .select(['r.archived_at', 'r.starred_at', 'r.author', 'r.published_at'])
     .select(['p.title as page_title', 'p.author as page_author', 'p.published_at as page_published_at'])
@@ -102,7 +100,9 @@ export async function entryPage(
     .executeTakeFirst();
   const total = Number(counted?.n ?? 0);
   if (total <= view.offset) return { rows: [], total };
-  let q = withColumns(filtered(db, accountId, filter), view.content);
+  // The page's ids first, in order (narrow rows: an index walk), then their columns: the text is read
+  // for the page's entries only, never sorted with the rest.
+  let q = filtered(db, accountId, filter).select('r.id');
   if (view.sort === 'archived') {
     // Entries never archived last, in both orders.
     q = q
@@ -111,7 +111,18 @@ export async function entryPage(
   } else {
     q = q.orderBy(view.sort === 'updated' ? 'r.updated_at' : 'r.saved_at', view.order);
   }
-  const rows = await q.orderBy('r.id', view.order).limit(view.limit).offset(view.offset).execute();
+  const ids = (await q.orderBy('r.id', view.order).limit(view.limit).offset(view.offset).execute()).map(
+    (r) => r.id,
+  );
+  if (ids.length === 0) return { rows: [], total };
+  const byId = new Map(
+    (
+      await withColumns(filtered(db, accountId, {}), view.content)
+        .where('r.id', 'in', ids)
+        .execute()
+    ).map((r) => [r.id, r]),
+  );
+  const rows = ids.map((id) => byId.get(id)).filter((r): r is EntryRow => r !== undefined);
   return { rows, total };
 }
 

@@ -34,6 +34,7 @@ import * as m0035 from './0035_own_saves.js';
 import * as m0036 from './0036_token_ages.js';
 import * as m0040 from './0040_newsletters.js';
 import * as m0050 from './0050_api_clients.js';
+import * as m0051 from './0051_reading_list_saved_order.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -85,6 +86,7 @@ const modules: Record<string, MigrationModule> = {
   '0036_token_ages': m0036,
   '0040_newsletters': m0040,
   '0050_api_clients': m0050,
+  '0051_reading_list_saved_order': m0051,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {
