@@ -350,6 +350,13 @@ export interface MetaTable {
   value: string;
 }
 
+/** Work one process does at a time (migration 0041): held by `holder` until `expires_at`. */
+export interface WorkerLeasesTable {
+  name: string;
+  holder: string;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -377,6 +384,7 @@ export interface Database {
   newsletter_addresses: NewsletterAddressesTable;
   newsletter_senders: NewsletterSendersTable;
   newsletter_messages: NewsletterMessagesTable;
+  worker_leases: WorkerLeasesTable;
   api_clients: ApiClientsTable;
   api_tokens: ApiTokensTable;
   reading_tags: ReadingTagsTable;

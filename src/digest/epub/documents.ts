@@ -18,12 +18,16 @@ export interface BookFile {
   /** In the spine (reading order). */
   spine: boolean;
   properties?: string;
+  /** A binary file's bytes (an image); `body` is then empty. */
+  bytes?: Uint8Array;
 }
 
 const XHTML = 'application/xhtml+xml';
 
 /** Every document of the book, the spine's in reading order. */
 export function bookFiles(book: Book): BookFile[] {
+  const flat = book.kind === 'article';
+  const images = new Map((book.images ?? []).map((i) => [i.src, i.href]));
   const files: BookFile[] = [
     { href: 'style.css', id: 'css', mediaType: 'text/css', body: STYLE, spine: false },
     { href: 'cover.xhtml', id: 'cover', mediaType: XHTML, body: cover(book), spine: true },
@@ -32,17 +36,19 @@ export function bookFiles(book: Book): BookFile[] {
   ];
   book.sections.forEach((section, i) => {
     const s = i + 1;
-    files.push({
-      href: sectionHref(s),
-      id: `s${s}`,
-      mediaType: XHTML,
-      body: sectionPage(section, s),
-      spine: true,
-    });
+    if (!flat) {
+      const body = sectionPage(section, s);
+      files.push({ href: sectionHref(s), id: `s${s}`, mediaType: XHTML, body, spine: true });
+    }
     section.entries.forEach((entry, j) => {
       const href = chapterHref(s, j + 1);
-      files.push({ href, id: `s${s}-${j + 1}`, mediaType: XHTML, body: chapter(entry), spine: true });
+      const body = chapter(entry, images);
+      files.push({ href, id: `s${s}-${j + 1}`, mediaType: XHTML, body, spine: true });
     });
+  });
+  (book.images ?? []).forEach((image, i) => {
+    const { href, mediaType, bytes } = image;
+    files.push({ href, id: `img${i + 1}`, mediaType, body: '', bytes, spine: false });
   });
   return files;
 }
@@ -67,6 +73,20 @@ function page(title: string, body: string, lang = 'en', dir: string | null = nul
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 function cover(book: Book): string {
+  if (book.kind === 'article') {
+    const lines = (book.coverLines ?? []).filter((l) => l.trim() !== '');
+    return page(
+      book.title,
+      [
+        '<section epub:type="cover" class="cover">',
+        '<p class="brand">Tidings</p>',
+        `<h1>${label(book.title)}</h1>`,
+        ...lines.map((l) => `<p>${xmlText(l)}</p>`),
+        '</section>',
+      ].join('\n'),
+      book.language,
+    );
+  }
   const { items, entries, articles } = book.counts;
   const held =
     entries < items
@@ -87,6 +107,11 @@ function cover(book: Book): string {
 function nav(book: Book): string {
   const sections = book.sections.map((section, i) => {
     const s = i + 1;
+    if (book.kind === 'article') {
+      return section.entries
+        .map((entry, j) => `<li><a href="${chapterHref(s, j + 1)}">${label(entry.title)}</a></li>`)
+        .join('\n');
+    }
     const entries = section.entries.map(
       (entry, j) => `<li><a href="${chapterHref(s, j + 1)}">${label(entry.title)}</a></li>`,
     );
@@ -144,7 +169,7 @@ function originalLink(entry: BookEntry, words: string): string {
 }
 
 /** An entry's chapter: its article's reading view, or (not read) its summary and link. */
-function chapter(entry: BookEntry): string {
+function chapter(entry: BookEntry, images: ReadonlyMap<string, string>): string {
   const article = entry.article;
   const meta = metaLine(entry, article?.author ?? null);
   const head = [`<h1>${label(entry.title)}</h1>`, meta === '' ? '' : `<p class="meta">${meta}</p>`];
@@ -168,7 +193,7 @@ function chapter(entry: BookEntry): string {
       ...head,
       originalLink(entry, 'The article on its site'),
       '<hr/>',
-      `<div class="body">${toXhtml(article.html)}</div>`,
+      `<div class="body">${toXhtml(article.html, { images })}</div>`,
       '</div>',
     ].join('\n'),
     lang,
@@ -185,6 +210,10 @@ function ncx(book: Book): string {
   const points = [point('cover.xhtml', 'Cover')];
   book.sections.forEach((section, i) => {
     const s = i + 1;
+    if (book.kind === 'article') {
+      section.entries.forEach((entry, j) => points.push(point(chapterHref(s, j + 1), entry.title)));
+      return;
+    }
     // Its entries' points are numbered after it: the play order is the reading order.
     const first = order + 1;
     order = first;
@@ -217,4 +246,5 @@ h2 { font-size: 1.15em; margin: 1em 0 0.25em; }
 pre { white-space: pre-wrap; }
 table { border-collapse: collapse; }
 td, th { border: 1px solid #999; padding: 0.2em 0.4em; vertical-align: top; }
+img { max-width: 100%; height: auto; }
 `;

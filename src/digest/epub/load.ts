@@ -7,6 +7,7 @@ import { EMAIL_ITEMS } from '../limits.js';
 import { loadClaimedDigests } from '../load.js';
 import { type ArticleBody, type Book, bookOf, epubFileName } from './book.js';
 import { type EpubBuilds, epubBuilds } from './builds.js';
+import { type EpubImageSource, withImages } from './images.js';
 
 /**
  * A digest's EPUB: the entries its email shows (its email's view, each feed's past its share only
@@ -31,6 +32,11 @@ export interface EpubOptions {
    * 'unbounded' (the mailer, the CLI): waits its turn however long.
    */
   queue?: 'bounded' | 'unbounded';
+  /**
+   * Where the articles' images are fetched to be embedded (images.ts: the media proxy's fetching); without
+   * one, images are left out (their alt text kept), data: images aside.
+   */
+  images?: EpubImageSource | undefined;
 }
 
 /**
@@ -82,7 +88,7 @@ export async function digestEpub(
       ]),
     );
     return {
-      book: bookOf(loaded.view, bodies, ownBodies),
+      book: await withImages(bookOf(loaded.view, bodies, ownBodies), options.images),
       link: loaded.view.links.epub,
       dateShort: loaded.view.dateShort,
     };

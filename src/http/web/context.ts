@@ -52,6 +52,7 @@ export type WebConfig = Pick<Config, 'baseUrl' | 'queueLimit'> &
       | 'feedBackfillHours'
       | 'maxSubscriptions'
       | 'maxOpmlOutlines'
+      | 'inbound'
     >
   >;
 

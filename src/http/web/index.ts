@@ -23,6 +23,8 @@ import { sentence } from './errors.js';
 import { errorPage } from './layout.js';
 import { digestLinkPage } from './pages/digestLink.js';
 import { registerPasskeyScript } from './passkeyScript.js';
+import { registerCopyScript } from './copyScript.js';
+import { registerNewsletters } from './pages/newsletters.js';
 import { registerAccounts } from './pages/accounts.js';
 import { registerDigestActions } from './pages/digestActions.js';
 import { registerDigests } from './pages/digests.js';
@@ -150,6 +152,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
   app.get(STYLESHEET_PATH, (_request, reply) => sendAsset(reply, 'text/css; charset=utf-8', stylesheet));
 
   registerPasskeyScript(app);
+  registerCopyScript(app);
 
   registerAppFiles(app);
 
@@ -210,6 +213,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     registerQueue(scope, deps);
     registerReadingList(scope, deps);
     registerFeeds(scope, deps);
+    registerNewsletters(scope, deps);
     registerOpml(scope, deps);
     registerDigests(scope, deps);
     registerKeys(scope, deps);
