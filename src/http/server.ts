@@ -32,6 +32,7 @@ import type { WebConfig } from './web/context.js';
 import type { ImportThreads } from '../imports/importThread.js';
 import { SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS, registerWeb, wantsPage } from './web/index.js';
 import { registerOpds } from './opds.js';
+import { registerWallabag } from './wallabag/index.js';
 import { PasswordHolds } from '../accounts/passwordHolds.js';
 
 export const BODY_LIMIT = 64 * 1024;
@@ -150,7 +151,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     baseUrl: deps.config.baseUrl,
     proxy: deps.config.mediaProxy ?? true,
   }));
-  // One count of failed sign-ins for the web's form and the OPDS catalogue's Basic sign-in.
+  // One count of failed sign-ins for the web's form, the OPDS catalogue's Basic sign-in and the wallabag
+  // API's password grant: per address, per account.
   const now = deps.now ?? (() => new Date());
   const signInLimiter = deps.signInLimiter ?? new InvalidKeyLimiter(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS);
   const passwordHolds = new PasswordHolds(() => now().getTime());
@@ -196,6 +198,15 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     limiter: deps.limiter ?? new InvalidKeyLimiter(),
     queueLimit: deps.config.queueLimit,
     metrics,
+  });
+  registerWallabag(app, {
+    store: deps.store,
+    baseUrl: deps.config.baseUrl,
+    queueLimit: deps.config.queueLimit,
+    metrics,
+    signInLimiter,
+    passwordHolds,
+    now,
   });
   registerInbound(app, {
     store: deps.store,

@@ -16,8 +16,10 @@ import type {
   DigestReadingItemsTable,
   PageHostLeasesTable,
   ReadingListTable,
+  ReadingTagsTable,
   ResurfaceOrder,
 } from './schemaReadingList.js';
+import type { ApiClientsTable, ApiTokensTable } from './schemaApiClients.js';
 
 /** Timestamps are ISO 8601 UTC strings (`2026-11-22T07:00:00.000Z`): identical on both engines and sortable. */
 export type Timestamp = string;
@@ -392,4 +394,7 @@ export interface Database {
   newsletter_senders: NewsletterSendersTable;
   newsletter_messages: NewsletterMessagesTable;
   worker_leases: WorkerLeasesTable;
+  api_clients: ApiClientsTable;
+  api_tokens: ApiTokensTable;
+  reading_tags: ReadingTagsTable;
 }

@@ -21,8 +21,8 @@ export interface WebDeps {
   config: WebConfig;
   /** Failed sign-ins per client address. */
   signInLimiter: InvalidKeyLimiter;
-  /** Password sign-in held per account after failures (shared with the OPDS catalogue's Basic sign-in). */
-  passwordHolds?: PasswordHolds | undefined;
+  /** Wrong passwords per account (shared with the wallabag API's password grant). */
+  passwordHolds: PasswordHolds;
   now: () => Date;
   /** What building a digest needs ("send me a digest now"); made on first use. */
   digest: () => DigestDeps;

@@ -32,6 +32,7 @@ import { registerFeeds } from './pages/feeds.js';
 import { registerInvite } from './pages/invite.js';
 import { registerItem } from './pages/item.js';
 import { registerKeys } from './pages/keys.js';
+import { registerApps } from './pages/apps.js';
 import { registerOpml } from './pages/opml.js';
 import { registerProfile } from './pages/profile.js';
 import { registerQueue } from './pages/queue.js';
@@ -45,7 +46,7 @@ import { registerSignInSettings } from './pages/signInSettings.js';
 import { registerOpdsSettings } from './pages/opdsSettings.js';
 import { registerUnsubscribe } from './pages/unsubscribe.js';
 import { findSession } from '../../accounts/sessions.js';
-import type { PasswordHolds } from '../../accounts/passwordHolds.js';
+import { PasswordHolds } from '../../accounts/passwordHolds.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { clearCookie, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
 import { registerAppFiles } from './manifest.js';
@@ -57,8 +58,8 @@ export interface WebOptions {
   logger: Logger;
   /** For tests: a limiter with an injected clock. Default: 10 failed sign-ins per address per 15 minutes. */
   signInLimiter?: InvalidKeyLimiter;
-  /** The password holds the OPDS catalogue shares; the web's own otherwise. */
-  passwordHolds?: PasswordHolds | undefined;
+  /** Wrong passwords per account; the server shares one with the wallabag API. */
+  passwordHolds?: PasswordHolds;
   now?: () => Date;
   /** Where saves, subscriptions' first fetches and digests built here are counted. */
   metrics?: Metrics | undefined;
@@ -103,7 +104,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     config: options.config,
     metrics: options.metrics,
     signInLimiter: options.signInLimiter ?? new InvalidKeyLimiter(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS),
-    passwordHolds: options.passwordHolds,
+    passwordHolds: options.passwordHolds ?? new PasswordHolds(() => now().getTime()),
     now,
     imports: options.importThreads ?? new ImportThreads(),
     media: options.media,
@@ -217,6 +218,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     registerOpml(scope, deps);
     registerDigests(scope, deps);
     registerKeys(scope, deps);
+    registerApps(scope, deps);
     registerSave(scope, deps);
     registerSettings(scope, deps);
     registerSignInSettings(scope, deps);

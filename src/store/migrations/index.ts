@@ -35,6 +35,8 @@ import * as m0036 from './0036_token_ages.js';
 import * as m0040 from './0040_newsletters.js';
 import * as m0041 from './0041_worker_leases.js';
 import * as m0045 from './0045_newsletter_confirmations.js';
+import * as m0050 from './0050_api_clients.js';
+import * as m0051 from './0051_reading_list_saved_order.js';
 import * as m0060 from './0060_opds_tokens.js';
 
 /** What a migration may need to know about the engine it runs on. */
@@ -88,6 +90,8 @@ const modules: Record<string, MigrationModule> = {
   '0040_newsletters': m0040,
   '0041_worker_leases': m0041,
   '0045_newsletter_confirmations': m0045,
+  '0050_api_clients': m0050,
+  '0051_reading_list_saved_order': m0051,
   '0060_opds_tokens': m0060,
 };
 
