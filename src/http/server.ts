@@ -199,6 +199,9 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     queueLimit: deps.config.queueLimit,
     metrics,
   });
+  const policy = () => ({ allowPrivate: deps.config.allowPrivateNetworks ?? false });
+  // EPUBs embed their images, fetched as the media proxy fetches (with the test's proxy in tests).
+  const epubImages = epubImageSource(policy, deps.mediaProxy);
   registerWallabag(app, {
     store: deps.store,
     baseUrl: deps.config.baseUrl,
@@ -207,6 +210,8 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     signInLimiter,
     passwordHolds,
     now,
+    epubImages,
+    epubBuilds: deps.epubBuilds,
   });
   registerInbound(app, {
     store: deps.store,
@@ -214,10 +219,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     config: deps.config,
     ...(deps.now === undefined ? {} : { now: deps.now }),
   });
-  const policy = () => ({ allowPrivate: deps.config.allowPrivateNetworks ?? false });
   registerMedia(app, { signer: media, policy, proxy: deps.mediaProxy });
-  // EPUBs embed their images, fetched as the media proxy fetches (with the test's proxy in tests).
-  const epubImages = epubImageSource(policy, deps.mediaProxy);
   registerDigestRoutes(app, {
     store: deps.store,
     baseUrl: deps.config.baseUrl,

@@ -5,6 +5,7 @@ import { createApiClient, revokeApiClient } from '../../accounts/apiClients.js';
 import { operatorSetPassword } from '../../accounts/passwords.js';
 import { readingListView, setReadingItemState } from '../../accounts/readingList.js';
 import type { AccountId } from '../../lib/authorized.js';
+import { epubcheck, epubcheckSkipReason } from '../../test/epubcheck.js';
 import { describeEachEngine, newAccount, testServer } from '../../test/harness.js';
 import { addReadingItems } from '../../test/readingFixtures.js';
 import {
@@ -102,6 +103,17 @@ await describeEachEngine('wallabag clients', (ctx) => {
     );
 
     const id = Number(entry.id);
+    // KOReader downloads each unread entry as an EPUB before the reader opens it.
+    const book = await ko.download(id);
+    assert.equal(book.status, 200, book.bytes.toString('utf8').slice(0, 200));
+    assert.equal(book.type, 'application/epub+zip');
+    assert.equal(book.bytes.subarray(0, 2).toString('latin1'), 'PK');
+    if (epubcheckSkipReason() === undefined) {
+      const report = await epubcheck(book.bytes);
+      assert.deepEqual([report.fatals, report.errors, report.warnings], [0, 0, 0], report.output);
+    }
+    assert.equal((await ko.download(999_999)).status, 404, 'not an entry of this account');
+
     const archived = await ko.archive(id);
     assert.equal(archived.status, 200);
     assert.equal((archived.json as Json).is_archived, 1);

@@ -217,7 +217,7 @@ export function registerEntries(scope: FastifyInstance, deps: WallabagDeps & { a
     }
     const format = /^export\.(epub|html|txt)$/.exec(params.what)?.[1];
     if (format === undefined) throw new WallabagError(404, 'No route found');
-    return sendExport(reply, store, accountId, id, format);
+    return sendExport(reply, deps, accountId, id, format);
   });
 
   scope.post('/api/entries/:entry/:what', async (request, reply) => {

@@ -35,6 +35,7 @@ export class WallabagError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }
@@ -49,7 +50,10 @@ export function sendWallabagError(reply: FastifyReply, err: unknown, log: Fastif
       .send({ error: err.code, error_description: err.message });
   }
   if (err instanceof WallabagError) {
-    return reply.code(err.status).send({ error: { code: err.status, message: err.message } });
+    return reply
+      .code(err.status)
+      .headers(err.headers)
+      .send({ error: { code: err.status, message: err.message } });
   }
   const res = toErrorResponse(err, log);
   return reply

@@ -3,14 +3,16 @@ import type { AccountId } from '../../accounts/authorize.js';
 import { entryOf } from '../../accounts/readingEntries.js';
 import { escapeHtml } from '../../lib/escape.js';
 import { htmlToText } from '../../lib/text.js';
-import type { Store } from '../../store/db.js';
+import { isEpubBuildError, readingEntryEpub } from '../../accounts/readingEpub.js';
 import { entryJson } from './entryJson.js';
 import { WallabagError } from './errors.js';
+import type { WallabagDeps } from './index.js';
 
 /*
  * GET /api/entries/{id}/export.{html,txt,epub}: one entry as a file. HTML: a page with the title, the link
  * and the readable text (sanitised when it was stored); text: the same as plain text. Before the page is
- * read, the file has the title and the link only.
+ * read, the file has the title and the link only. EPUB: the OPDS catalogue's book of the entry
+ * (accounts/readingEpub.ts), its images embedded; KOReader's wallabag plugin downloads this one.
  */
 
 /** A file name from a title: letters, digits and a few marks; "entry" when nothing is left. */
@@ -28,11 +30,12 @@ const disposition = (name: string): string =>
 
 export async function sendExport(
   reply: FastifyReply,
-  store: Store,
+  deps: Pick<WallabagDeps, 'store' | 'epubImages' | 'epubBuilds'>,
   accountId: AccountId,
   id: number,
   format: string,
 ): Promise<FastifyReply> {
+  const { store } = deps;
   const entry = await entryOf(store, accountId, id);
   const json = entryJson(entry, true);
   const title = String(json.title);
@@ -68,5 +71,36 @@ ${content ?? ''}
       .header('content-disposition', disposition(fileName(title, 'txt')))
       .send(`${title}\n${url}\n\n${text}\n`);
   }
+  if (format === 'epub') return sendEpub(reply, deps, accountId, id);
   throw new WallabagError(404, `export.${format} is not available`);
+}
+
+async function sendEpub(
+  reply: FastifyReply,
+  deps: Pick<WallabagDeps, 'store' | 'epubImages' | 'epubBuilds'>,
+  accountId: AccountId,
+  id: number,
+): Promise<FastifyReply> {
+  try {
+    const epub = await readingEntryEpub(
+      { store: deps.store, images: deps.epubImages, epubBuilds: deps.epubBuilds },
+      accountId,
+      id,
+    );
+    if (epub === null) throw new WallabagError(404, 'Entry not found');
+    return await reply
+      .header('content-type', 'application/epub+zip')
+      .header('content-disposition', disposition(epub.fileName))
+      .send(Buffer.from(epub.bytes));
+  } catch (err) {
+    if (!isEpubBuildError(err)) throw err;
+    if (err.kind === 'busy') {
+      const after = String(err.retryAfterSeconds);
+      throw new WallabagError(503, `Tidings is making other EPUBs right now; try again in ${after} seconds`, {
+        'retry-after': after,
+      });
+    }
+    reply.log.error({ err }, 'wallabag export.epub not made');
+    throw new WallabagError(500, `the EPUB could not be made (${err.message})`);
+  }
 }

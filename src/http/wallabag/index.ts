@@ -28,6 +28,9 @@ import { OAuthError, WallabagError, sendWallabagError } from './errors.js';
 /** The wallabag version the API answers as (what its clients check features against). */
 export const WALLABAG_VERSION = '2.6.10';
 
+import type { EpubBuilds } from '../../digest/epub/builds.js';
+import type { EpubImageSource } from '../../digest/epub/images.js';
+
 export interface WallabagDeps {
   store: Store;
   baseUrl: string;
@@ -37,6 +40,9 @@ export interface WallabagDeps {
   signInLimiter: InvalidKeyLimiter;
   passwordHolds: PasswordHolds;
   now: () => Date;
+  /** `export.epub`: where its images are fetched (as the media proxy fetches) and where it is made. */
+  epubImages?: EpubImageSource | undefined;
+  epubBuilds?: EpubBuilds | undefined;
 }
 
 export interface WallabagAuth {
