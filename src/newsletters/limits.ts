@@ -49,5 +49,8 @@ export const MAX_SUMMARY_CHARS = 300;
 export const PARSE_TIME_LIMIT_MS = 20_000;
 export const PARSE_HEAP_MB = 256;
 
-/** Messages parsed at once in one process (each in a thread of its own). */
+/** Messages parsed at once in one process (each in a thread of the kept pool). */
 export const PARSE_THREADS = 2;
+
+/** Messages one kept parse thread reads before a fresh one replaces it (newsletters/parseThread.ts). */
+export const THREAD_MESSAGES = 200;
