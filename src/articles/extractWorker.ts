@@ -11,6 +11,6 @@ import { type ExtractInput, extractPage } from './extract.js';
  */
 lowerThreadPriority();
 parentPort?.on('message', (task: { id: number; input: ExtractInput }) => {
-  parentPort?.postMessage({ id: task.id, extract: extractPage(task.input) });
+  parentPort?.postMessage({ id: task.id, result: extractPage(task.input) });
 });
 parentPort?.postMessage({ ready: true });
