@@ -1,6 +1,7 @@
 import type { Catalogue } from './compiled/en.js';
 import { messages as en } from './compiled/en.js';
 import { messages as enXA } from './compiled/en-XA.js';
+import { messages as ar } from './compiled/ar.js';
 
 /**
  * The languages Tidings speaks: each a catalogue (src/i18n/messages/CODE.json, compiled by `npm run
@@ -26,6 +27,8 @@ export const LANGUAGES: readonly Language[] = [
   // English's dates are British ("Sunday 22 November"), and its numbers unseparated ("10000 links"),
   // as they were before the catalogues: the contract lines and tests read them byte for byte.
   { code: 'en', name: 'English', dir: 'ltr', intl: 'en-GB', grouping: false, messages: en },
+  // Right to left; Intl writes its digits as the locale asks (Arabic-Indic for "ar").
+  { code: 'ar', name: 'العربية', dir: 'rtl', intl: 'ar', grouping: true, messages: ar },
   {
     code: 'en-XA',
     name: 'Ƥŝéûðö (en-XA)',

@@ -1,6 +1,7 @@
 import { escapeHtml } from '../lib/escape.js';
 import type { Catalogue } from './compiled/en.js';
-import { DEFAULT_LANGUAGE, type Language, languageOf } from './languages.js';
+import { ConfigError } from '../config.js';
+import { DEFAULT_LANGUAGE, LANGUAGE_CODES, type Language, languageOf } from './languages.js';
 import { pseudoText } from './pseudo.js';
 import { type Runtime, runtimeFor } from './runtime.js';
 
@@ -70,6 +71,11 @@ export class Locale {
     return this.#list.format(items);
   }
 
+  /** "6 min read"; null for null (a page without text to time). */
+  minRead(minutes: number | null): string | null {
+    return minutes === null ? null : this.t('time.minRead', { minutes });
+  }
+
   /** "about 12 minutes". */
   aboutMinutes(minutes: number): string {
     return this.t('time.aboutMinutes', { minutes });
@@ -119,10 +125,28 @@ export class Locale {
 }
 
 const locales = new Map<string, Locale>();
+let operatorLanguage: string = DEFAULT_LANGUAGE;
 
-/** The Locale of a language code (an account's, the operator's); English for null or a code not spoken. */
+/**
+ * TIDINGS_LANGUAGE, set once by the process at start (src/cli/context.ts, serve, worker): the language of
+ * accounts that chose none. English until then (tests).
+ */
+export function setOperatorLanguage(code: string): void {
+  const language = languageOf(code);
+  if (language === undefined) {
+    throw new ConfigError(
+      `invalid configuration:\n  TIDINGS_LANGUAGE: "${code}" is not a language Tidings speaks: one of ${LANGUAGE_CODES.filter((c) => c !== 'en-XA').join(', ')}`,
+    );
+  }
+  operatorLanguage = language.code;
+}
+
+/**
+ * The Locale of a language code (an account's); null or undefined: the operator's default; English for a
+ * code Tidings does not speak.
+ */
 export function localeOf(code: string | null | undefined): Locale {
-  const language = (code === null || code === undefined ? undefined : languageOf(code)) ?? englishLanguage();
+  const language = languageOf(code ?? operatorLanguage) ?? englishLanguage();
   let locale = locales.get(language.code);
   if (locale === undefined) {
     locale = new Locale(language);
@@ -137,5 +161,5 @@ function englishLanguage(): Language {
   return en;
 }
 
-/** English: the default, and what a view made without a language (tests, fixtures) is written in. */
+/** English: the contract language, and what English-only callers (the web pages, for now) write in. */
 export const ENGLISH = localeOf(DEFAULT_LANGUAGE);

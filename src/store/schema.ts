@@ -62,6 +62,8 @@ export interface AccountsTable {
   /** Unread reading-list items a digest offers (0 turns it off) and in which order (migration 0031). */
   resurface_count: Generated<number>;
   resurface_order: Generated<ResurfaceOrder>;
+  /** BCP 47 (src/i18n/languages.ts); null: the operator's default (migration 0065). */
+  language: Generated<string | null>;
 }
 
 export interface ApiKeysTable {

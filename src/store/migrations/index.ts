@@ -33,6 +33,7 @@ import * as m0034 from './0034_resurface.js';
 import * as m0035 from './0035_own_saves.js';
 import * as m0036 from './0036_token_ages.js';
 import * as m0040 from './0040_newsletters.js';
+import * as m0065 from './0065_account_language.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -83,6 +84,7 @@ const modules: Record<string, MigrationModule> = {
   '0035_own_saves': m0035,
   '0036_token_ages': m0036,
   '0040_newsletters': m0040,
+  '0065_account_language': m0065,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {
