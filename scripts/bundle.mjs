@@ -30,7 +30,17 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['better-sqlite3', 'pg', 'pg-native', 're2js', 'undici', 'nodemailer', '@simplewebauthn/server'],
+  external: [
+    'better-sqlite3',
+    'pg',
+    'pg-native',
+    're2js',
+    'undici',
+    'nodemailer',
+    'smtp-server',
+    'imapflow',
+    '@simplewebauthn/server',
+  ],
   // A bundled CommonJS library calling require() needs one in an ES module.
   banner: {
     js: "import { createRequire as __tidingsRequire } from 'node:module'; const require = __tidingsRequire(import.meta.url);",

@@ -246,3 +246,55 @@ test('PostgreSQL settings: pool sized for the machine, 30 s statement timeout an
     /DATABASE_DIRECT_URL: only for PostgreSQL/,
   );
 });
+
+test('newsletters over SMTP and IMAP: off unless set; the SMTP listener on HOST by default; the IMAP URL read whole', () => {
+  const off = loadConfig({});
+  assert.equal(off.inboundSmtp, null);
+  assert.equal(off.inboundImap, null);
+  assert.deepEqual(loadConfig({ HOST: '0.0.0.0', TIDINGS_INBOUND_SMTP_PORT: '2525' }).inboundSmtp, {
+    host: '0.0.0.0',
+    port: 2525,
+    tls: null,
+  });
+  assert.deepEqual(
+    loadConfig({
+      TIDINGS_INBOUND_SMTP_PORT: '25',
+      TIDINGS_INBOUND_SMTP_HOST: '::',
+      TIDINGS_INBOUND_SMTP_CERT: '/etc/tidings/cert.pem',
+      TIDINGS_INBOUND_SMTP_KEY: '/etc/tidings/key.pem',
+    }).inboundSmtp,
+    { host: '::', port: 25, tls: { certFile: '/etc/tidings/cert.pem', keyFile: '/etc/tidings/key.pem' } },
+  );
+  assert.throws(
+    () => loadConfig({ TIDINGS_INBOUND_SMTP_PORT: '25', TIDINGS_INBOUND_SMTP_CERT: '/etc/cert.pem' }),
+    /TIDINGS_INBOUND_SMTP_KEY: set both/,
+  );
+  assert.throws(() => loadConfig({ TIDINGS_INBOUND_SMTP_PORT: '70000' }), ConfigError);
+  assert.deepEqual(
+    loadConfig({
+      TIDINGS_INBOUND_IMAP_URL: 'imaps://me%40example.org:p%40ss%3Aw@mail.example.org/Newsletters%2FIn',
+    }).inboundImap,
+    {
+      secure: true,
+      host: 'mail.example.org',
+      port: 993,
+      user: 'me@example.org',
+      pass: 'p@ss:w',
+      mailbox: 'Newsletters/In',
+    },
+  );
+  assert.deepEqual(loadConfig({ TIDINGS_INBOUND_IMAP_URL: 'imap://u:p@127.0.0.1:1143' }).inboundImap, {
+    secure: false,
+    host: '127.0.0.1',
+    port: 1143,
+    user: 'u',
+    pass: 'p',
+    mailbox: 'INBOX',
+  });
+  for (const bad of ['https://u:p@mail.example.org/INBOX', 'imap://mail.example.org/INBOX', 'not a url']) {
+    assert.throws(
+      () => loadConfig({ TIDINGS_INBOUND_IMAP_URL: bad }),
+      /TIDINGS_INBOUND_IMAP_URL: expected imap:\/\//,
+    );
+  }
+});

@@ -1,7 +1,15 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import {
+  type InboundImapConfig,
+  type InboundSmtpConfig,
+  inboundFields,
+  inboundWays,
+} from './configInbound.js';
 import { isEmailAddress, parseMailbox } from './lib/email.js';
+
+export type { InboundImapConfig, InboundSmtpConfig } from './configInbound.js';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
@@ -185,6 +193,7 @@ export const configSchema = z.object({
     .regex(/^[\x21-\x7e]{16,}$/, { error: 'expected at least 16 printable characters, no spaces' })
     .optional(),
   TIDINGS_INBOUND_DAILY_LIMIT: z.coerce.number().int().min(1).max(100_000).default(500),
+  ...inboundFields,
   TIDINGS_METRICS: booleanFromEnv.default(false),
   TIDINGS_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   TIDINGS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
@@ -266,6 +275,10 @@ export interface Config {
   metrics: MetricsConfig | null;
   /** Newsletters by e-mail (docs/newsletters.md). */
   inbound: InboundConfig;
+  /** Mail taken in over SMTP by serve and worker (TIDINGS_INBOUND_SMTP_PORT); null: off. */
+  inboundSmtp: InboundSmtpConfig | null;
+  /** The mailbox watched over IMAP by the workers (TIDINGS_INBOUND_IMAP_URL); null: off. */
+  inboundImap: InboundImapConfig | null;
 }
 
 /** Newsletters by e-mail: where they are addressed, and the bounds of what is taken in. */
@@ -340,6 +353,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       'invalid configuration:\n  DATABASE_DIRECT_URL: only for PostgreSQL; DATABASE_URL is not a postgres:// URL',
     );
   }
+  const ways = inboundWays(c, c.HOST);
+  if ('problem' in ways) throw new ConfigError(`invalid configuration:\n  ${ways.problem}`);
   const reachedAt = c.TIDINGS_PUBLISH ?? { host: c.HOST, port: c.PORT };
   return {
     port: c.PORT,
@@ -379,5 +394,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       secret: c.TIDINGS_INBOUND_SECRET ?? null,
       dailyLimit: c.TIDINGS_INBOUND_DAILY_LIMIT,
     },
+    inboundSmtp: ways.smtp,
+    inboundImap: ways.imap,
   };
 }

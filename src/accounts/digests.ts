@@ -1,4 +1,5 @@
 import { type DigestEpub, type EpubOptions, digestEpub } from '../digest/epub/load.js';
+import type { EpubImageSource } from '../digest/epub/images.js';
 import { ATOM_ENTRY_ITEMS, EMAIL_ITEMS } from '../digest/limits.js';
 import { type LoadedDigest, loadClaimedDigests, loadDigest, loadLatestDigests } from '../digest/load.js';
 import { digestTokenOf } from '../digest/token.js';
@@ -165,9 +166,10 @@ export async function anyDigestAsEpub(
   store: Store,
   digestId: number,
   baseUrl: string,
+  images?: EpubImageSource,
 ): Promise<DigestEpub | null> {
   const accountId = await accountIdOfDigest(store.db, digestId);
   return accountId === null
     ? null
-    : digestEpub(store.db, accountId, digestId, baseUrl, { queue: 'unbounded' });
+    : digestEpub(store.db, accountId, digestId, baseUrl, { queue: 'unbounded', images });
 }

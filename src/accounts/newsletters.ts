@@ -6,7 +6,7 @@ import { type UnsubscribeKind, unsubscribeKind } from '../newsletters/unsubscrib
 import { accountById } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { createNewsletterToken, replaceNewsletterToken } from '../store/newsletterAddresses.js';
-import { sendersOfAccount } from '../store/newsletterSenders.js';
+import { type SenderView, sendersOfAccount } from '../store/newsletterSenders.js';
 
 /**
  * An account's newsletters (issue 34), for the CLI (`tidings newsletters …`) and the web alike: its inbound
@@ -63,13 +63,16 @@ export async function newsletterSenders(
 ): Promise<NewsletterSender[]> {
   if ((await accountById(store.db, accountId)) === null)
     throw new TidingsError('not_found', `no account ${accountId}`);
-  return (await sendersOfAccount(store.db, accountId)).map((s) => ({
-    id: s.subscriptionId,
-    name: s.name,
-    address: s.address,
-    messages: s.messages,
-    lastAt: s.lastAt,
-    unsubscribe: unsubscribeKind(s.listUnsubscribe, s.listUnsubscribePost),
-    muted: s.mutedUntil !== null && mutedAt(s.mutedUntil, now),
-  }));
+  return (await sendersOfAccount(store.db, accountId)).map((s) => senderOf(s, now));
 }
+
+/** A sender's row as `newsletters list` shows it: exactly these fields, in this order. */
+export const senderOf = (s: SenderView, now: Date): NewsletterSender => ({
+  id: s.subscriptionId,
+  name: s.name,
+  address: s.address,
+  messages: s.messages,
+  lastAt: s.lastAt,
+  unsubscribe: unsubscribeKind(s.listUnsubscribe, s.listUnsubscribePost),
+  muted: s.mutedUntil !== null && mutedAt(s.mutedUntil, now),
+});

@@ -9,6 +9,7 @@ import type { Account } from '../store/accounts.js';
 import { type Io, UsageError, curlLines, orGone, parseId, withStore } from './context.js';
 import { accountAdminCommands, accountJson } from './accountAdmin.js';
 import { feedUrlCommand } from './feedUrl.js';
+import { opdsUrlCommand } from './opdsUrl.js';
 import { passwordCommand } from './password.js';
 
 export function accountCommands(program: Command, io: Io): void {
@@ -163,6 +164,7 @@ export function accountCommands(program: Command, io: Io): void {
 
   accountAdminCommands(account, io);
   feedUrlCommand(account, io);
+  opdsUrlCommand(account, io);
   passwordCommand(account, io);
 }
 

@@ -11,6 +11,7 @@ import { runDigestPass } from '../digest/worker.js';
 import { createLogger } from '../logger.js';
 import { operatorAccount } from '../accounts/authorize.js';
 import { anyDigestAsEpub, anyDigestToRead, digestHistory } from '../accounts/digests.js';
+import { epubImageSource } from '../digest/epub/images.js';
 import { accountOf, nextDigestOf } from '../accounts/profile.js';
 import { listAccounts } from '../accounts/service.js';
 import type { Store } from '../store/db.js';
@@ -255,7 +256,8 @@ function epubCommand(digest: Command, io: Io): void {
       const write = io.outBytes;
       if (write === undefined) throw new UsageError('this output takes no binary file');
       await withStore(io, async (store, config) => {
-        const epub = await anyDigestAsEpub(store, digestId, config.baseUrl);
+        const images = epubImageSource(() => ({ allowPrivate: config.allowPrivateNetworks }));
+        const epub = await anyDigestAsEpub(store, digestId, config.baseUrl, images);
         if (epub === null) throw new UsageError(`no digest ${digestId}`);
         write(epub.bytes);
         io.err(`${epub.fileName}: ${epub.bytes.length} bytes`);

@@ -6,6 +6,8 @@ import { cliOn } from '../test/cliRun.js';
 import { describeEachEngine, newAccount, silentLogger } from '../test/harness.js';
 import { TEST_BASE_URL, TEST_INBOUND } from '../test/inbound.js';
 import { buttondownLike, mailchimpLike, substackLike } from '../test/newsletterFixtures.js';
+import { letterFrom } from '../test/newsletterSenders.js';
+import { SmtpTestServer } from '../test/smtpServer.js';
 
 /** `tidings newsletters address|list`, and newsletters' senders in `feed list` and `opml export`. */
 await describeEachEngine('newsletters commands', (ctx) => {
@@ -86,5 +88,64 @@ await describeEachEngine('newsletters commands', (ctx) => {
     const gone = await cli('newsletters', 'list', '--account', '999999');
     assert.notEqual(gone.code, 0);
     assert.match(gone.err.join('\n'), /no account 999999/);
+  });
+
+  test('unsubscribe: a mailto through TIDINGS_SMTP_URL, said and muted; a sender with none; refusals', async () => {
+    const smtp = await SmtpTestServer.start();
+    try {
+      const withSmtp = cliOn(() => ctx.url(), {
+        LOG_LEVEL: 'silent',
+        TIDINGS_BASE_URL: TEST_BASE_URL,
+        TIDINGS_INBOUND_DOMAIN: 'inbound.example',
+        TIDINGS_SMTP_URL: smtp.url(),
+        TIDINGS_MAIL_FROM: 'Tidings <tidings@tidings.example>',
+      });
+      const account = await newAccount(ctx.store());
+      const id = String(account.id);
+      const to = (await withSmtp('newsletters', 'address', '--account', id)).out[0] ?? '';
+      const deps = { store: ctx.store(), log: silentLogger, baseUrl: TEST_BASE_URL, inbound: TEST_INBOUND };
+      const take = (raw: Buffer) =>
+        ingestMessage({ ...deps, queueLimit: 1000 }, raw, { recipients: [], via: 'http' });
+      await take(buttondownLike({ to }));
+      await take(letterFrom('Quiet <quiet@lists.example>', { to, id: `quiet-${id}` }));
+      const list = JSON.parse(
+        (await withSmtp('newsletters', 'list', '--account', id, '--json')).out[0] ?? '',
+      ) as {
+        id: number;
+        name: string;
+        unsubscribe: string;
+      }[];
+      const weekly = list.find((s) => s.name === 'Weekly Notes');
+      const quiet = list.find((s) => s.name === 'Quiet');
+      assert.deepEqual([weekly?.unsubscribe, quiet?.unsubscribe], ['mailto', 'none']);
+
+      const done = await withSmtp('newsletters', 'unsubscribe', '--account', id, String(weekly?.id));
+      assert.equal(done.code, 0, done.err.join('\n'));
+      assert.match(done.out.join('\n'), /an unsubscribe message was sent to unsubscribe@buttondown\.example/);
+      assert.match(done.out.join('\n'), /The sender is muted/);
+      assert.deepEqual(smtp.messages.at(-1)?.to, ['unsubscribe@buttondown.example']);
+
+      const none = await withSmtp('newsletters', 'unsubscribe', '--account', id, String(quiet?.id), '--json');
+      assert.equal(none.code, 0, none.err.join('\n'));
+      assert.deepEqual(JSON.parse(none.out[0] ?? ''), { how: 'none', target: null, failed: [], muted: true });
+      const after = JSON.parse(
+        (await withSmtp('newsletters', 'list', '--account', id, '--json')).out[0] ?? '',
+      ) as {
+        muted: boolean;
+      }[];
+      assert.deepEqual(
+        after.map((s) => s.muted),
+        [true, true],
+      );
+      assert.equal(smtp.messages.length, 1, 'only the mailto sent mail');
+
+      const unknown = await withSmtp('newsletters', 'unsubscribe', '--account', id, '999999');
+      assert.notEqual(unknown.code, 0);
+      assert.match(unknown.err.join('\n'), /no newsletter sender 999999/);
+      const bad = await withSmtp('newsletters', 'unsubscribe', '--account', id, 'abc');
+      assert.equal(bad.code, 2);
+    } finally {
+      await smtp.close();
+    }
   });
 });

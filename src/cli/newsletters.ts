@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { operatorAccount } from '../accounts/authorize.js';
+import { type Unsubscribed, unsubscribeSender } from '../accounts/newsletterSenders.js';
 import { newsletterAddress, newsletterSenders } from '../accounts/newsletters.js';
+import { createMailer } from '../digest/mail.js';
 import { type Io, parseId, withStore } from './context.js';
 
 /**
@@ -12,6 +14,11 @@ import { type Io, parseId, withStore } from './context.js';
  * first. --json prints one JSON array of {id, name, address, messages, lastAt, unsubscribe, muted}: `id`
  * is the sender's subscription (what `feed` commands and the Feeds page tune; null once removed),
  * `unsubscribe` one of one-click, mailto, link, none.
+ *
+ * `tidings newsletters unsubscribe --account ID SENDER_ID [--json]`: leaves the sender (SENDER_ID: the id
+ * `list` prints) by a one-click POST, else a mailto message through TIDINGS_SMTP_URL, else hands over the
+ * link to open; the sender is muted either way, and the command says which was done. --json prints
+ * {"how", "target", "failed", "muted"}.
  */
 export function newslettersCommands(program: Command, io: Io): void {
   const newsletters = program.command('newsletters').description('newsletters sent to an account by e-mail');
@@ -59,4 +66,53 @@ export function newslettersCommands(program: Command, io: Io): void {
         }
       });
     });
+  newsletters
+    .command('unsubscribe')
+    .description('leave a sender (one-click, a mailto message, or the link to open) and mute it')
+    .requiredOption('--account <id>', 'account ID')
+    .argument('<sender-id>', 'the id `newsletters list` prints')
+    .option('--json', 'print {"how", "target", "failed", "muted"}')
+    .action(async (senderId: string, opts: { account: string; json?: boolean }) => {
+      const accountId = parseId(opts.account, '--account');
+      const subscriptionId = parseId(senderId, 'SENDER_ID');
+      await withStore(io, async (store, config) => {
+        const account = await operatorAccount(store, accountId);
+        const mailer = createMailer(config);
+        try {
+          const done = await unsubscribeSender(
+            {
+              store,
+              now: () => new Date(),
+              policy: { allowPrivate: config.allowPrivateNetworks },
+              mailer,
+              mailFrom: config.mailFrom,
+            },
+            account,
+            subscriptionId,
+          );
+          if (opts.json === true) {
+            const { how, target, failed } = done;
+            io.out(JSON.stringify({ how, target, failed, muted: true }));
+          } else for (const line of unsubscribedLines(done)) io.out(line);
+        } finally {
+          mailer?.close();
+        }
+      });
+    });
+}
+
+/** What unsubscribing did, in sentences. */
+function unsubscribedLines(d: Unsubscribed): string[] {
+  const who = `${d.sender.name} <${d.sender.address}>`;
+  const done: Record<Unsubscribed['how'], string> = {
+    'one-click': `Unsubscribed from ${who}: the one-click request was sent to ${d.target ?? ''}.`,
+    mailto: `Unsubscribed from ${who}: an unsubscribe message was sent to ${d.target ?? ''}.`,
+    link: `To unsubscribe from ${who}, open ${d.target ?? ''} and follow its steps.`,
+    none: `${who} offers no way to unsubscribe (no List-Unsubscribe header).`,
+  };
+  return [
+    ...d.failed.map((f) => `Note: ${f}.`),
+    done[d.how],
+    'The sender is muted: its messages are only counted in your digests.',
+  ];
 }

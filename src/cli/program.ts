@@ -18,6 +18,7 @@ const MODULES: readonly { commands: readonly string[]; load: () => Promise<Regis
   { commands: ['backup'], load: async () => (await import('./backup.js')).backupCommand },
   { commands: ['account'], load: async () => (await import('./account.js')).accountCommands },
   { commands: ['key'], load: async () => (await import('./key.js')).keyCommands },
+  { commands: ['client'], load: async () => (await import('./client.js')).clientCommands },
   { commands: ['feed'], load: async () => (await import('./feed.js')).feedCommands },
   { commands: ['digest'], load: async () => (await import('./digest.js')).digestCommands },
   { commands: ['search'], load: async () => (await import('./search.js')).searchCommand },

@@ -68,12 +68,14 @@ async function start(
     { createMetrics, listenMetrics },
     { startWorkers, stopWorkers },
     database,
+    { startInbound },
   ] = await Promise.all([
     import('../accounts/service.js'),
     import('../http/server.js'),
     import('./metrics.js'),
     import('./workers.js'),
     import('./database.js'),
+    import('./inbound.js'),
   ]);
   const { store, applied } = await database.startServerStore(config, logger);
   const app = await (async () => {
@@ -116,6 +118,7 @@ async function start(
   starting.ready();
   const runWorkers = opts.worker && config.worker;
   let workers: Worker[] = [];
+  let inbound: Worker[] = [];
   let metricsListener: MetricsListener | null = null;
 
   let stopping = false;
@@ -128,6 +131,7 @@ async function start(
       process.exit(1);
     }, config.shutdownTimeoutMs);
     force.unref();
+    await stopWorkers(inbound);
     await app.app.close();
     await app.serverClosed;
     await stopWorkers(workers);
@@ -148,12 +152,21 @@ async function start(
       throw err;
     }
   }
+  try {
+    inbound = await startInbound(config, store, logger, { imap: runWorkers });
+  } catch (err) {
+    await metricsListener?.app.close();
+    await app.app.close();
+    await store.close();
+    throw inboundStartError(err, config);
+  }
   if (runWorkers) workers = startWorkers(config, store, logger, app.metrics ?? undefined);
   logger.info(
     {
       url: config.baseUrl,
       database: `${store.engine} ${store.describe}`,
       workers: runWorkers ? workers.map((w) => w.name) : 'off',
+      inbound: inbound.map((w) => w.name),
       metrics: metricsListener?.url ?? 'off',
     },
     'listening',
@@ -162,6 +175,21 @@ async function start(
   setTimeout(() => {
     if (!stopping) collectGarbage();
   }, START_UP_DONE_MS).unref();
+}
+
+/** A port the SMTP listener cannot take is a usage error, as PORT's is. */
+export function inboundStartError(err: unknown, config: Config): unknown {
+  const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
+  if (
+    config.inboundSmtp !== null &&
+    (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
+  ) {
+    const { host, port } = config.inboundSmtp;
+    return new UsageError(
+      `cannot listen for mail on ${host}:${port} (${code}); set TIDINGS_INBOUND_SMTP_PORT or TIDINGS_INBOUND_SMTP_HOST`,
+    );
+  }
+  return err;
 }
 
 /** When, after it listens with its app, `serve` collects start-up's garbage: after the workers' first passes. */

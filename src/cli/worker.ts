@@ -5,6 +5,8 @@ import { feedDeps } from '../feeds/deps.js';
 import { pollOnce } from '../feeds/poller.js';
 import { createLogger } from '../logger.js';
 import { createMetrics, listenMetrics } from './metrics.js';
+import { startInbound } from './inbound.js';
+import { inboundStartError } from './serve.js';
 import { startWorkers, stopWorkers } from './workers.js';
 import { type Io, withStore } from './context.js';
 import { startServerStore } from './database.js';
@@ -26,7 +28,12 @@ export function workerCommands(program: Command, io: Io): void {
               await store.close();
               throw err;
             });
-      const workers = startWorkers(config, store, log, metrics ?? undefined);
+      const inbound = await startInbound(config, store, log, { imap: true }).catch(async (err: unknown) => {
+        await listener?.app.close();
+        await store.close();
+        throw inboundStartError(err, config);
+      });
+      const workers = [...inbound, ...startWorkers(config, store, log, metrics ?? undefined)];
       log.info({ workers: workers.map((w) => w.name), metrics: listener?.url ?? 'off' }, 'worker started');
       await new Promise<void>((resolve) => {
         const stop = (signal: string): void => {

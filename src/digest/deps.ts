@@ -4,6 +4,7 @@ import { MediaSigner } from '../fetch/mediaKey.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Store } from '../store/db.js';
 import type { EpubBuilds } from './epub/builds.js';
+import { type EpubImageSource, epubImageSource } from './epub/images.js';
 import { type Mailer, createMailer } from './mail.js';
 
 /** What building and delivering digests needs. */
@@ -33,6 +34,8 @@ export interface DigestDeps {
    * TIDINGS_MEDIA_PROXY=off; without it (tests), linked where they are.
    */
   media?: MediaSigner | undefined;
+  /** Where the e-reader copies' EPUBs fetch their images to embed (epub/images.ts); none without it (tests). */
+  epubImages?: EpubImageSource | undefined;
 }
 
 export const DIGEST_LEASE_MS = 5 * 60_000;
@@ -55,5 +58,6 @@ export function digestDeps(config: Config, store: Store, log: Logger, metrics?: 
     leaseMs: DIGEST_LEASE_MS,
     random: Math.random,
     media: new MediaSigner(store.db, () => ({ baseUrl: config.baseUrl, proxy: config.mediaProxy })),
+    epubImages: epubImageSource(() => ({ allowPrivate: config.allowPrivateNetworks })),
   };
 }

@@ -84,6 +84,7 @@ async function sendOne(
         : await digestEpub(deps.store.db, digest.account_id, digest.id, deps.baseUrl, {
             queue: 'unbounded',
             ...(deps.epubBuilds === undefined ? {} : { builds: deps.epubBuilds }),
+            images: deps.epubImages,
           });
   } catch (err) {
     // Its thread crashed or passed a limit: retried with backoff as a temporary failure to send would be.

@@ -1,3 +1,4 @@
+import { tagList } from '../lib/readingTags.js';
 import { type PageFacts, deliveredUrl, readingMinutes, shownTitle, siteName } from '../lib/display.js';
 import { ENGLISH, type Locale } from '../i18n/locale.js';
 import { foldWhitespace } from '../lib/text.js';
@@ -84,10 +85,8 @@ export function resurfacedViews(
   });
 }
 
-/** The stored form "\nweb\nrust\n" as ['web', 'rust']. */
-export function tagsOf(stored: string): string[] {
-  return stored.split('\n').filter((t) => t !== '');
-}
+/** The stored form "\nweb\nrust\n" as ['web', 'rust'] (lib/readingTags.ts). */
+export const tagsOf = tagList;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

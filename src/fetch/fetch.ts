@@ -36,6 +36,13 @@ export interface FetchOptions {
   userAgent?: string;
   /** Ends the fetch early when aborted (the caller's own deadline): it fails with code 'aborted'. */
   signal?: AbortSignal;
+  /**
+   * A POST with this body instead of a GET (an RFC 8058 one-click unsubscribe). A 307 or 308 repeats the
+   * POST at the new address; 301, 302 and 303 are followed with a GET, as browsers do.
+   */
+  post?: { contentType: string; body: string };
+  /** Certificate authorities to trust instead of the system's (PEM): a test's own loopback server. */
+  ca?: string;
 }
 
 /** What the server said about caching and waiting, for the scheduler to plan the next poll. */
@@ -93,6 +100,7 @@ export type FetchResult = FetchOk | FetchNotModified | FetchGone | FetchError;
 
 interface Context {
   agent: Agent;
+  post: FetchOptions['post'];
   /** Aborted at the whole-request deadline, or when the caller's signal is. */
   deadline: AbortSignal;
   caller: AbortSignal | undefined;
@@ -108,6 +116,8 @@ interface Context {
 interface Hop {
   url: URL;
   permanentUrl: string | null;
+  /** This request is the caller's POST (the first, and those a 307 or 308 repeats). */
+  post: boolean;
 }
 
 interface Redirect {
@@ -120,7 +130,7 @@ const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const PERMANENT_REDIRECTS = new Set([301, 308]);
 
 /**
- * Fetches a URL with a GET. Never throws for network or HTTP trouble: every outcome is a value, with stable codes for
+ * Fetches a URL with a GET (or the caller's POST). Never throws for network or HTTP trouble: every outcome is a value, with stable codes for
  * the failures. Every connection, the first and each redirect's, goes only to an address the policy allows,
  * checked at connect time (see guardedConnector).
  */
@@ -133,7 +143,10 @@ export async function fetchUrl(url: string, options: FetchOptions): Promise<Fetc
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const { Agent, buildConnector } = await undici();
   // One agent per fetch: its connections are checked under this fetch's policy and end with it.
-  const connect = buildConnector({ timeout: connectTimeoutMs });
+  const connect = buildConnector({
+    timeout: connectTimeoutMs,
+    ...(options.ca === undefined ? {} : { ca: options.ca }),
+  });
   const agent = new Agent({ connect: guardedConnector(options.policy, connect) });
   // Not AbortSignal.timeout: its timer would hold the process for the full duration after the fetch is done.
   const deadline = new AbortController();
@@ -146,6 +159,7 @@ export async function fetchUrl(url: string, options: FetchOptions): Promise<Fetc
   options.signal?.addEventListener('abort', abort, { once: true });
   const context: Context = {
     agent,
+    post: options.post,
     deadline: deadline.signal,
     caller: options.signal,
     requestHeaders: requestHeaders(options),
@@ -178,7 +192,7 @@ function requestHeaders(options: FetchOptions): Record<string, string> {
 }
 
 async function followRedirects(start: URL, context: Context): Promise<FetchResult> {
-  let hop: Hop = { url: start, permanentUrl: null };
+  let hop: Hop = { url: start, permanentUrl: null, post: context.post !== undefined };
   let allPermanent = true;
   for (let redirects = 0; ; redirects++) {
     const outcome = await fetchHop(hop, context);
@@ -191,7 +205,8 @@ async function followRedirects(start: URL, context: Context): Promise<FetchResul
       return failed('bad_url', `${hop.url.host} redirects to an address Tidings refuses: ${next.message}`);
     }
     allPermanent &&= PERMANENT_REDIRECTS.has(outcome.status);
-    hop = { url: next, permanentUrl: allPermanent ? next.href : null };
+    const post = hop.post && (outcome.status === 307 || outcome.status === 308);
+    hop = { url: next, permanentUrl: allPermanent ? next.href : null, post };
   }
 }
 
@@ -199,10 +214,15 @@ async function followRedirects(start: URL, context: Context): Promise<FetchResul
 async function fetchHop(hop: Hop, context: Context): Promise<FetchResult | Redirect> {
   try {
     const { request } = await undici();
+    const post = hop.post ? context.post : undefined;
     const response = await request(hop.url, {
       dispatcher: context.agent,
-      method: 'GET',
-      headers: context.requestHeaders,
+      method: post === undefined ? 'GET' : 'POST',
+      headers:
+        post === undefined
+          ? context.requestHeaders
+          : { ...context.requestHeaders, 'content-type': post.contentType },
+      ...(post === undefined ? {} : { body: post.body }),
       signal: context.deadline,
     });
     return await interpret(response, hop, context);

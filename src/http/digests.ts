@@ -6,6 +6,7 @@ import { digestAsEpub, digestFeed, digestToRead } from '../accounts/digests.js';
 import { withActionLinks } from '../digest/actionLinks.js';
 import { EPUB_MEDIA_TYPE } from '../digest/epub/book.js';
 import { type EpubBuildError, type EpubBuilds, isEpubBuildError } from '../digest/epub/builds.js';
+import type { EpubImageSource } from '../digest/epub/images.js';
 import type { DigestEpub } from '../digest/epub/load.js';
 import { withMediaLinks } from '../digest/media.js';
 import type { MediaSigner } from '../fetch/mediaKey.js';
@@ -71,6 +72,8 @@ export interface DigestRoutesDeps {
   now?: () => Date;
   /** How the page and the feed write their images (the media proxy's links unless it is off). */
   media: MediaSigner;
+  /** Where an EPUB's images are fetched to be embedded (digest/epub/images.ts); none without it. */
+  epubImages?: EpubImageSource | undefined;
 }
 
 export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDeps): void {
@@ -124,13 +127,10 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
         epub =
           accountId === null || digestId === null
             ? null
-            : await digestAsEpub(
-                store,
-                accountId,
-                digestId,
-                baseUrl,
-                deps.epubBuilds === undefined ? {} : { builds: deps.epubBuilds },
-              );
+            : await digestAsEpub(store, accountId, digestId, baseUrl, {
+                ...(deps.epubBuilds === undefined ? {} : { builds: deps.epubBuilds }),
+                images: deps.epubImages,
+              });
       } catch (err) {
         if (!isEpubBuildError(err)) throw err;
         return epubNotMade(request, reply, err, deps.browserError);

@@ -6,6 +6,8 @@
  * the proxy's requests. The page has a lead image, an inline image, a tracking pixel and what cannot be
  * proxied (srcset, <picture><source>, background attributes, CSS url() in styles); a feed item brings its
  * own picture. The real pipeline throughout: the page reader, the digest build, the email's delivery.
+ * A newsletter comes in too (POSTed to the pipeline as mail), with a photo, an open pixel and a hidden
+ * image: its entry in the email and its reading view load nothing from a third party either.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -27,7 +29,9 @@ import {
 } from '../test/browser.js';
 import { RecordingMailer, queueFeedItem, saveUrl, setEmail, testDigestDeps } from '../test/digestPipeline.js';
 import { FeedServer } from '../test/feedServer.js';
-import { describeEachEngine, newAccount } from '../test/harness.js';
+import { describeEachEngine, newAccount, silentLogger } from '../test/harness.js';
+import { TEST_INBOUND, addressOfAccount } from '../test/inbound.js';
+import { ingestMessage } from '../newsletters/ingest.js';
 import { PAGE_TEST_HOST, pageOf, testReaderDeps } from '../test/pageFixtures.js';
 
 const skip = chromiumSkipReason();
@@ -39,6 +43,30 @@ const PNG = Buffer.from(
 );
 
 const PICTURES = ['lead', 'inline', 'feed', 'srcset', 'source', 'bg', 'cell', 'div', 'pixel'];
+/** The newsletter's: a photo (proxied), an open pixel and a hidden image (both dropped on arrival). */
+const LETTER_PICTURES = ['nl-photo', 'nl-open', 'nl-hidden'];
+
+/** A newsletter with its pictures on the images' server. */
+const letter = (to: string, images: string): Buffer =>
+  Buffer.from(
+    [
+      'From: "Harbour Letter" <letter@harbour.example>',
+      `To: ${to}`,
+      'Subject: Harbour Letter: the new quay',
+      'Date: Fri, 06 Nov 2026 08:00:00 +0000',
+      'Message-ID: <quay-1@harbour.example>',
+      'MIME-Version: 1.0',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      `<p>The new quay opened on Tuesday, and the ferries land again at the old town.</p>`,
+      `<p><img src="${images}/nl-photo.png" alt="the quay" width="600" height="400"></p>`,
+      `<img src="${images}/nl-open.png?r=reader-42" width="1" height="1" alt="">`,
+      `<div style="display:none"><img src="${images}/nl-hidden.png" alt=""></div>`,
+      '<p>Read on: <a href="https://harbour.example/quay?utm_source=letter">the whole story</a>.</p>',
+      '',
+    ].join('\r\n'),
+    'utf8',
+  );
 
 /** The saved article: pictures of every kind on the images' server. */
 const article = (images: string): string => `<!doctype html>
@@ -72,6 +100,7 @@ await describeEachEngine('media proxy in Chromium: nothing loads from a third pa
   let pages: FeedServer;
   let token = '';
   let pageId = 0;
+  let letterPageId = 0;
   let digestId = 0;
   let mail = '';
 
@@ -80,7 +109,7 @@ await describeEachEngine('media proxy in Chromium: nothing loads from a third pa
     const store = ctx.store();
     ({ app, baseUrl: base } = await listeningServer(store));
     images = await FeedServer.start(PAGE_TEST_HOST);
-    for (const name of PICTURES) {
+    for (const name of [...PICTURES, ...LETTER_PICTURES]) {
       images.route(`/${name}.png`, (_req, res) =>
         res.writeHead(200, { 'content-type': 'image/png' }).end(PNG),
       );
@@ -99,6 +128,16 @@ await describeEachEngine('media proxy in Chromium: nothing loads from a third pa
       title: 'A feed item with its own picture',
       imageUrl: images.url('/feed.png'),
     });
+    const inbound = { store, log: silentLogger, baseUrl: base, inbound: TEST_INBOUND, queueLimit: 1000 };
+    const to = await addressOfAccount(store, account.id);
+    const taken = await ingestMessage(inbound, letter(to, images.origin), { recipients: [], via: 'http' });
+    assert.equal(taken.outcome, 'stored');
+    const stored = await store.db
+      .selectFrom('newsletter_messages')
+      .select('page_id')
+      .where('account_id', '=', account.id)
+      .executeTakeFirstOrThrow();
+    letterPageId = stored.page_id ?? 0;
     const read = await enrichOnce(testReaderDeps(store), { accountId: account.id });
     assert.deepEqual([read.read, read.failed], [1, 0], 'the page was read');
     pageId = (await pageOf(store, account.id, articleUrl)).id;
@@ -116,6 +155,7 @@ await describeEachEngine('media proxy in Chromium: nothing loads from a third pa
     await deliverDueDigests(deps);
     mail = mailer.sent.at(-1)?.html ?? '';
     assert.match(mail, /A feed item with its own picture/);
+    assert.match(mail, /Harbour Letter: the new quay/);
     token = (await digestTokenOf(store.db, account.id)) ?? '';
     browser = await launchBrowser();
   });
@@ -144,7 +184,7 @@ await describeEachEngine('media proxy in Chromium: nothing loads from a third pa
     for (const request of images.requests) {
       assert.match(String(request.headers['user-agent']), /Tidings\/.*media proxy/, request.path);
     }
-    for (const name of ['srcset', 'source', 'bg', 'cell', 'div', 'pixel']) {
+    for (const name of ['srcset', 'source', 'bg', 'cell', 'div', 'pixel', 'nl-open', 'nl-hidden']) {
       assert.equal(images.requestsFor(`/${name}.png`).length, 0, `${name}.png was requested`);
     }
   }
@@ -190,6 +230,22 @@ await describeEachEngine('media proxy in Chromium: nothing loads from a third pa
       assert.deepEqual(violations, [], 'nothing the page shows is blocked by its policy');
       assertOnlyTheProxyFetched();
       assert.ok(images.requestsFor('/lead.png').length >= 1 && images.requestsFor('/inline.png').length >= 1);
+      await page.close();
+    },
+  );
+
+  test(
+    'the reading view of a newsletter: its photo through the proxy; no pixel, nothing else',
+    { skip },
+    async () => {
+      const { urls, page } = await requestsOf((p) => p.goto(`${base}/items/${letterPageId}?token=${token}`));
+      assert.match(await page.locator('h1').innerText(), /Harbour Letter: the new quay/);
+      const { count, broken } = await unloadedImages(page);
+      assert.equal(count, 1, 'the photo; the open pixel and the hidden image were dropped on arrival');
+      assert.deepEqual(broken, []);
+      assert.deepEqual(elsewhere(urls), []);
+      assertOnlyTheProxyFetched();
+      assert.ok(images.requestsFor('/nl-photo.png').length >= 1, 'the photo came through the proxy');
       await page.close();
     },
   );

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { InboundConfig, TrustProxy } from '../config.js';
 import { ApiError } from './errors.js';
 import type { EpubBuilds } from '../digest/epub/builds.js';
+import { epubImageSource } from '../digest/epub/images.js';
 import type { MediaProxy } from '../fetch/media.js';
 import { MediaSigner } from '../fetch/mediaKey.js';
 import type { Metrics } from '../lib/metrics.js';
@@ -29,7 +30,10 @@ import { QueueCache } from './queueCache.js';
 import type { StartingServer } from './starting.js';
 import type { WebConfig } from './web/context.js';
 import type { ImportThreads } from '../imports/importThread.js';
-import { registerWeb, wantsPage } from './web/index.js';
+import { SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS, registerWeb, wantsPage } from './web/index.js';
+import { registerOpds } from './opds.js';
+import { registerWallabag } from './wallabag/index.js';
+import { PasswordHolds } from '../accounts/passwordHolds.js';
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -147,13 +151,19 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     baseUrl: deps.config.baseUrl,
     proxy: deps.config.mediaProxy ?? true,
   }));
+  // One count of failed sign-ins for the web's form, the OPDS catalogue's Basic sign-in and the wallabag
+  // API's password grant: per address, per account.
+  const now = deps.now ?? (() => new Date());
+  const signInLimiter = deps.signInLimiter ?? new InvalidKeyLimiter(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS);
+  const passwordHolds = new PasswordHolds(() => now().getTime());
   const webPages = registerWeb(app, {
     store: deps.store,
     config: deps.config,
     media,
     logger: deps.logger,
     metrics,
-    ...(deps.signInLimiter === undefined ? {} : { signInLimiter: deps.signInLimiter }),
+    signInLimiter,
+    passwordHolds,
     ...(deps.now === undefined ? {} : { now: deps.now }),
     importThreads: deps.importThreads,
   });
@@ -189,17 +199,25 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     queueLimit: deps.config.queueLimit,
     metrics,
   });
+  registerWallabag(app, {
+    store: deps.store,
+    baseUrl: deps.config.baseUrl,
+    queueLimit: deps.config.queueLimit,
+    metrics,
+    signInLimiter,
+    passwordHolds,
+    now,
+  });
   registerInbound(app, {
     store: deps.store,
     logger: deps.logger,
     config: deps.config,
     ...(deps.now === undefined ? {} : { now: deps.now }),
   });
-  registerMedia(app, {
-    signer: media,
-    policy: () => ({ allowPrivate: deps.config.allowPrivateNetworks ?? false }),
-    proxy: deps.mediaProxy,
-  });
+  const policy = () => ({ allowPrivate: deps.config.allowPrivateNetworks ?? false });
+  registerMedia(app, { signer: media, policy, proxy: deps.mediaProxy });
+  // EPUBs embed their images, fetched as the media proxy fetches (with the test's proxy in tests).
+  const epubImages = epubImageSource(policy, deps.mediaProxy);
   registerDigestRoutes(app, {
     store: deps.store,
     baseUrl: deps.config.baseUrl,
@@ -208,6 +226,17 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     browserRefusal: webPages.digestLinkRefused,
     browserError: webPages.errorPage,
     ...(deps.epubBuilds === undefined ? {} : { epubBuilds: deps.epubBuilds }),
+    epubImages,
+  });
+  registerOpds(app, {
+    store: deps.store,
+    baseUrl: () => deps.config.baseUrl,
+    now,
+    signInLimiter,
+    passwordHolds,
+    media,
+    epubBuilds: deps.epubBuilds,
+    epubImages,
   });
   return app;
 }

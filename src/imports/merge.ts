@@ -4,25 +4,15 @@ import { sanitizeArticle } from '../lib/sanitize.js';
 import { scanMarkup } from '../articles/scanMarkup.js';
 import { foldWhitespace, htmlToText, truncate } from '../lib/text.js';
 import type { ReadingKnown, ReadingMerge } from '../store/readingList.js';
-import { IMPORT_LIMITS, type ImportedLink } from './record.js';
+import type { ImportedLink } from './record.js';
 
 /** Characters kept of an export's description and author. */
 const DESCRIPTION_CHARS = 1000;
 const AUTHOR_CHARS = 200;
 
-/** Tags as stored: trimmed, whitespace folded, lower-cased, each once, capped (ReadingListTable.tags). */
-export function tagsOf(tags: readonly string[]): string[] {
-  const kept = new Set<string>();
-  for (const raw of tags) {
-    const tag = truncate(foldWhitespace(raw).toLowerCase(), IMPORT_LIMITS.tagChars);
-    if (tag !== '' && kept.size < IMPORT_LIMITS.tagsPerLink) kept.add(tag);
-  }
-  return [...kept];
-}
-
-export const storedTags = (tags: readonly string[]): string =>
-  tags.length === 0 ? '' : `\n${tags.join('\n')}\n`;
-export const tagList = (stored: string): string[] => stored.split('\n').filter((t) => t !== '');
+/** Tags as stored (lib/readingTags.ts): the import's names for the one rule. */
+import { cleanTags as tagsOf, storedTags, tagList } from '../lib/readingTags.js';
+export { tagsOf, storedTags, tagList };
 
 /**
  * An export's readable HTML as the reader keeps a page's: the same first MAX_PARSE_CHARS read, scanned

@@ -1,4 +1,5 @@
 import { TidingsError } from '../errors.js';
+import { TAG_CHARS, TAGS_PER_ITEM } from '../lib/readingTags.js';
 
 /** The formats `tidings import --format` names; 'auto' recognises them by content. */
 export const IMPORT_FORMATS = ['pocket', 'instapaper', 'omnivore', 'wallabag', 'bookmarks'] as const;
@@ -18,8 +19,8 @@ export const IMPORT_LIMITS = {
   /** Links of one file (rows, bookmarks or items, bad ones included). */
   rows: 100_000,
   /** Tags kept per link, and characters per tag. */
-  tagsPerLink: 50,
-  tagChars: 100,
+  tagsPerLink: TAGS_PER_ITEM,
+  tagChars: TAG_CHARS,
   /**
    * How deep an HTML file's markup may nest (bookmarks, Pocket's ril_export.html), as the parser sees it:
    * a file past it is refused before it is parsed, since htmlparser2 costs the square of the depth (100,000

@@ -94,3 +94,13 @@ export function perDigestWords(value: PerDigest): string {
   if (value === 0) return 'none of its entries';
   return `up to ${value} of its entries`;
 }
+
+/**
+ * The mute of a newsletter sender the reader unsubscribed from (issue 34): until they unmute it, which
+ * a time this far away stands for; the pages say "until you unmute it" rather than its date.
+ */
+export const MUTED_FOR_GOOD = '9999-12-31T00:00:00.000Z';
+
+/** Whether a mute is MUTED_FOR_GOOD (or later). */
+export const mutedForGood = (mutedUntil: string | null): boolean =>
+  mutedUntil !== null && Date.parse(mutedUntil) >= Date.parse(MUTED_FOR_GOOD);

@@ -1,14 +1,16 @@
 /**
  * Reliability suite (`npm run test:chaos`): SIGKILL the real server at arbitrary moments while clients send
- * it newsletters through POST /inbound/email, restart it, and do it again. Every message answered 202 must
- * be in the account's queue at the end (issue 34: a message is acknowledged only once it is committed).
- * Real processes, real TCP, both engines; the parse threads of the bundle's build.
+ * it newsletters through POST /inbound/email, or over SMTP (TIDINGS_INBOUND_SMTP_PORT, a real client),
+ * restart it, and do it again. Every message answered 202 or 250 must be in the account's queue at the end
+ * (issue 34: a message is acknowledged only once it is committed). Real processes, real TCP, both engines;
+ * the parse threads of the bundle's build.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ENGINES, type TestDatabase, createTestDatabase, postgresSkipReason } from '../test/databases.js';
 import { substackLike } from '../test/newsletterFixtures.js';
+import { sendRaw } from '../test/smtpSend.js';
 import {
   type ServerProcess,
   assertBuilt,
@@ -33,6 +35,19 @@ const INBOUND = {
 };
 
 const subjectOf = (n: number): string => `Letter written during the storm ${n}`;
+
+/** The SMTP port a serve started with TIDINGS_INBOUND_SMTP_PORT=0 logged. */
+function smtpPortOf(server: ServerProcess): number {
+  for (const line of server.stderr().split('\n')) {
+    try {
+      const entry = JSON.parse(line) as { msg?: unknown; port?: unknown };
+      if (entry.msg === 'inbound smtp listening' && typeof entry.port === 'number') return entry.port;
+    } catch {
+      // not a log line
+    }
+  }
+  throw new Error(`no "inbound smtp listening" line: ${server.stderr()}`);
+}
 
 function postOne(server: ServerProcess, to: string, n: number): Promise<{ status: number }> {
   return request(`${server.baseUrl}/inbound/email`, {
@@ -113,6 +128,53 @@ for (const engine of ENGINES) {
         t.diagnostic(
           `${acknowledged.size} messages acknowledged, all kept; ${JSON.stringify([...statuses])}`,
         );
+      });
+
+      test(`${KILLS} kills mid-flow over SMTP, ${CLIENTS} clients: every message answered 250 is kept`, async (t) => {
+        if (db === undefined) throw new Error('no database');
+        const databaseUrl = db.url;
+        const env = { ...INBOUND, TIDINGS_INBOUND_SMTP_PORT: '0' };
+        await server?.stop();
+        server = await startServer({ databaseUrl, env });
+        let smtpPort = smtpPortOf(server);
+        const acknowledged = new Set<string>();
+        const answers = new Map<string, number>();
+        let next = 100_000;
+        let running = true;
+        const client = async (): Promise<void> => {
+          while (running) {
+            const n = next++;
+            const subject = subjectOf(n);
+            const raw = substackLike({ to: address, subject, messageId: `smtp-storm-${n}@chaos.example` });
+            const answer = await sendRaw(smtpPort, raw, [address]);
+            const key = answer.ok ? '250' : String(answer.code ?? 'dropped');
+            answers.set(key, (answers.get(key) ?? 0) + 1);
+            if (answer.ok) acknowledged.add(subject);
+            else await sleep(10); // down: wait for the restart
+          }
+        };
+        const clients = Array.from({ length: CLIENTS }, () => client());
+        for (let round = 0; round < KILLS; round++) {
+          const start = acknowledged.size;
+          while (acknowledged.size - start < 8) await sleep(5);
+          await sleep(Math.floor(Math.random() * 150));
+          server.child.kill('SIGKILL');
+          const exit = await exitWithin(server, 5000);
+          assert.equal(exit.signal, 'SIGKILL');
+          server = await startServer({ databaseUrl, env });
+          smtpPort = smtpPortOf(server);
+        }
+        running = false;
+        await Promise.all(clients);
+
+        const res = await request(`${server.baseUrl}/api/v1/articles?apiKey=${apiKey}`);
+        assert.equal(res.status, 200, res.body);
+        const queued = new Set((JSON.parse(res.body) as { title: string }[]).map((i) => i.title));
+        const lost = [...acknowledged].filter((subject) => !queued.has(subject));
+        assert.deepEqual(lost, [], `acknowledged but lost after ${KILLS} kills`);
+        const permanent = [...answers].filter(([code]) => code.startsWith('5'));
+        assert.deepEqual(permanent, [], `no permanent refusal: ${JSON.stringify([...answers])}`);
+        t.diagnostic(`${acknowledged.size} messages answered 250, all kept; ${JSON.stringify([...answers])}`);
       });
     },
   );

@@ -19,6 +19,7 @@ import type { Database } from '../store/schema.js';
 import type { InboundVia } from '../store/schemaNewsletters.js';
 import { createSubscription } from '../store/subscriptions.js';
 import { tokenOf } from './address.js';
+import { noteStored } from './stored.js';
 import type { ParsedMessage, ParseResult } from './parse.js';
 import { parseInThread } from './parseThread.js';
 
@@ -105,6 +106,20 @@ async function accountsForAddresses(
   return [...new Set(found.values())].sort((a, b) => a - b);
 }
 
+/**
+ * Whether the account took in its TIDINGS_INBOUND_DAILY_LIMIT messages in the last 24 hours already: SMTP
+ * asks at RCPT TO, before the message is sent (the check that holds is the one in the account's
+ * transaction, below).
+ */
+export async function overDailyLimit(
+  deps: Pick<NewsletterDeps, 'store' | 'inbound' | 'now'>,
+  accountId: number,
+): Promise<boolean> {
+  const now = (deps.now ?? (() => new Date()))();
+  const since = new Date(now.getTime() - DAY_MS).toISOString();
+  return (await newsletterMessagesSince(deps.store.db, accountId, since)) >= deps.inbound.dailyLimit;
+}
+
 const refused = (outcome: IngestOutcome, reason: string): IngestResult => ({ outcome, reason, accounts: [] });
 
 /** Takes one raw message in; see IngestOutcome. Rejects only when the database (or a thread) fails. */
@@ -135,6 +150,7 @@ export async function ingestMessage(
   }
   if (done.length === 0) return noAccount();
   const outcome = overall(done.map((d) => d.outcome));
+  if (outcome === 'stored') noteStored(deps.store); // a first message from a sender is forwarded at once
   deps.log.info({ via: envelope.via, outcome, accounts: done, bytes: raw.byteLength }, 'inbound message');
   return { outcome, reason: REASONS[outcome](deps), accounts: done };
 }

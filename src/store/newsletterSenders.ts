@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database, Timestamp } from './schema.js';
+import type { Database, FeedPriority, Timestamp } from './schema.js';
 import type { NewsletterSendersTable } from './schemaNewsletters.js';
 
 export type NewsletterSenderRow = Selectable<NewsletterSendersTable>;
@@ -71,10 +71,20 @@ export interface SenderView {
   mutedUntil: Timestamp | null;
   /** Its subscription (what the Feeds page and `feed set` tune); null when removed. */
   subscriptionId: number | null;
+  /** When the reader last unsubscribed through Tidings, and how; null: never. */
+  unsubscribedAt: Timestamp | null;
+  unsubscribedHow: 'one-click' | 'mailto' | 'link' | null;
+  /** Its subscription's share of a digest as stored (null: the default; no subscription: null too). */
+  perDigest: number | null;
+  priority: FeedPriority | null;
 }
 
-/** The account's senders, the latest first. */
-export async function sendersOfAccount(db: Kysely<Database>, accountId: number): Promise<SenderView[]> {
+/** The account's senders (or only the one `onlySender`), the latest first. */
+export async function sendersOfAccount(
+  db: Kysely<Database>,
+  accountId: number,
+  onlySender?: number,
+): Promise<SenderView[]> {
   const rows = await db
     .selectFrom('newsletter_senders as n')
     .leftJoin('feeds as f', 'f.id', 'n.feed_id')
@@ -92,8 +102,13 @@ export async function sendersOfAccount(db: Kysely<Database>, accountId: number):
       'n.list_unsubscribe_post as listUnsubscribePost',
       's.muted_until as mutedUntil',
       's.id as subscriptionId',
+      'n.unsubscribed_at as unsubscribedAt',
+      'n.unsubscribed_how as unsubscribedHow',
+      's.per_digest as perDigest',
+      's.priority',
     ])
     .where('n.account_id', '=', accountId)
+    .$if(onlySender !== undefined, (q) => q.where('n.id', '=', onlySender ?? 0))
     .orderBy('n.last_at', 'desc')
     .orderBy('n.id', 'desc')
     .execute();
@@ -101,4 +116,43 @@ export async function sendersOfAccount(db: Kysely<Database>, accountId: number):
     ...r,
     name: subscriptionTitle ?? name ?? r.address,
   }));
+}
+
+/** The sender a subscription of the account tunes (the id `newsletters list` prints); null: none. */
+export async function senderOfSubscription(
+  db: Kysely<Database>,
+  accountId: number,
+  subscriptionId: number,
+): Promise<SenderView | null> {
+  const sub = await db
+    .selectFrom('subscriptions')
+    .select('feed_id')
+    .where('id', '=', subscriptionId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+  if (sub === undefined) return null;
+  const row = await db
+    .selectFrom('newsletter_senders')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('feed_id', '=', sub.feed_id)
+    .executeTakeFirst();
+  if (row === undefined) return null;
+  return (await sendersOfAccount(db, accountId, row.id))[0] ?? null;
+}
+
+/** Records that the reader unsubscribed from the sender through Tidings, and how. */
+export async function recordUnsubscribed(
+  db: Kysely<Database>,
+  accountId: number,
+  senderId: number,
+  how: 'one-click' | 'mailto' | 'link',
+  at: Timestamp,
+): Promise<void> {
+  await db
+    .updateTable('newsletter_senders')
+    .set({ unsubscribed_at: at, unsubscribed_how: how })
+    .where('account_id', '=', accountId)
+    .where('id', '=', senderId)
+    .execute();
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Database, Timestamp } from './schema.js';
 import type { ReadingListTable, ReadingSource, ReadingState } from './schemaReadingList.js';
@@ -52,6 +53,9 @@ export interface NewReadingItem {
   text: string | null;
 }
 
+/** wallabag's hashed_url of a URL as saved: its SHA-1, hex (ReadingListTable.url_hash). */
+export const urlHash = (url: string): string => createHash('sha1').update(url).digest('hex');
+
 /** Adds new items (keys the account does not have yet: the caller checked, in the same transaction). */
 export async function insertReadingItems(
   db: Kysely<Database>,
@@ -67,6 +71,7 @@ export async function insertReadingItems(
         account_id: accountId,
         url: i.url,
         url_key: i.urlKey,
+        url_hash: urlHash(i.url),
         title: i.title,
         state: i.state,
         tags: i.tags,
@@ -119,8 +124,8 @@ export interface ReadingFilter {
   tag?: string;
 }
 
-/** `tags LIKE` this finds a tag (LIKE's wildcards in it escaped). */
-const tagPattern = (tag: string): string => `%\n${tag.replace(/[\\%_]/g, (c) => `\\${c}`)}\n%`;
+/** `tags LIKE` this finds a tag (LIKE's wildcards in it escaped); with `escape '\\'`. */
+export const tagPattern = (tag: string): string => `%\n${tag.replace(/[\\%_]/g, (c) => `\\${c}`)}\n%`;
 
 function filtered(db: Kysely<Database>, accountId: number, filter: ReadingFilter) {
   return db
@@ -178,7 +183,11 @@ export async function readingItem(
   return row ?? null;
 }
 
-/** Archives or unarchives an item; false when the account has no item of that id. */
+/**
+ * Archives or unarchives an item, whoever asks (the web, a digest's link, a wallabag client): the one
+ * place `state` and `archived_at` change together. An item already in that state keeps its archived_at.
+ * False when the account has no item of that id.
+ */
 export async function setReadingState(
   db: Kysely<Database>,
   accountId: number,
@@ -186,9 +195,11 @@ export async function setReadingState(
   state: ReadingState,
   at: Timestamp,
 ): Promise<boolean> {
+  const archivedAt =
+    state === 'archived' ? sql<string>`case when state = 'archived' then archived_at else ${at} end` : null;
   const result = await db
     .updateTable('reading_list')
-    .set({ state, updated_at: at })
+    .set({ state, archived_at: archivedAt, updated_at: at })
     .where('account_id', '=', accountId)
     .where('id', '=', id)
     .executeTakeFirst();

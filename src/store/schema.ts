@@ -16,8 +16,10 @@ import type {
   DigestReadingItemsTable,
   PageHostLeasesTable,
   ReadingListTable,
+  ReadingTagsTable,
   ResurfaceOrder,
 } from './schemaReadingList.js';
+import type { ApiClientsTable, ApiTokensTable, OpdsTokensTable } from './schemaApiClients.js';
 
 /** Timestamps are ISO 8601 UTC strings (`2026-11-22T07:00:00.000Z`): identical on both engines and sortable. */
 export type Timestamp = string;
@@ -350,6 +352,13 @@ export interface MetaTable {
   value: string;
 }
 
+/** Work one process does at a time (migration 0041): held by `holder` until `expires_at`. */
+export interface WorkerLeasesTable {
+  name: string;
+  holder: string;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -361,6 +370,7 @@ export interface Database {
   digests: DigestsTable;
   digest_items: DigestItemsTable;
   digest_tokens: DigestTokensTable;
+  opds_tokens: OpdsTokensTable;
   unsubscribe_tokens: UnsubscribeTokensTable;
   digest_action_tokens: DigestActionTokensTable;
   web_sessions: WebSessionsTable;
@@ -377,4 +387,8 @@ export interface Database {
   newsletter_addresses: NewsletterAddressesTable;
   newsletter_senders: NewsletterSendersTable;
   newsletter_messages: NewsletterMessagesTable;
+  worker_leases: WorkerLeasesTable;
+  api_clients: ApiClientsTable;
+  api_tokens: ApiTokensTable;
+  reading_tags: ReadingTagsTable;
 }

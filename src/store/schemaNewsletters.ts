@@ -29,6 +29,10 @@ export interface NewsletterSendersTable {
   messages: Generated<number>;
   first_at: Timestamp;
   last_at: Timestamp;
+  /** When the reader last unsubscribed through Tidings (migration 0045); null: never. */
+  unsubscribed_at: Generated<Timestamp | null>;
+  /** What was done then: a one-click POST, a mailto message, or the link handed over. */
+  unsubscribed_how: Generated<'one-click' | 'mailto' | 'link' | null>;
 }
 
 /** How a message came in. */
@@ -55,4 +59,14 @@ export interface NewsletterMessagesTable {
   attachments: string | null;
   /** 1 for the first message taken in from its sender (a confirmation, usually). */
   first_from_sender: Generated<number>;
+  /* Migration 0045: the first message's forward to the account's e-mail, and the page's notice of it. */
+  /** When it was forwarded; null until then (or for a message that is not a sender's first). */
+  forwarded_at: Generated<Timestamp | null>;
+  forward_attempts: Generated<number>;
+  /** A process sends it until then; another may try once it passed. */
+  forward_lease_until: Generated<Timestamp | null>;
+  /** Why the last attempt failed. */
+  forward_error: Generated<string | null>;
+  /** When the reader dismissed the Newsletters page's "New sender" notice of it. */
+  notice_dismissed_at: Generated<Timestamp | null>;
 }

@@ -6,7 +6,7 @@ import type { Timestamp } from './schema.js';
 export type ReadingState = 'unread' | 'archived';
 
 /** Where an item was imported from. */
-export type ReadingSource = 'pocket' | 'instapaper' | 'omnivore' | 'wallabag' | 'bookmarks';
+export type ReadingSource = 'pocket' | 'instapaper' | 'omnivore' | 'wallabag' | 'bookmarks' | 'app';
 
 /** One link of an account's reading list: imported, never queued. */
 export interface ReadingListTable {
@@ -39,6 +39,12 @@ export interface ReadingListTable {
   offered_count: Generated<number>;
   /** "Keep for tomorrow" from a digest's link (migration 0034): the next digest offers it first. */
   kept_at: Generated<Timestamp | null>;
+  /** SHA-1 (hex) of `url`: wallabag's hashed_url (migration 0050; written by insertReadingItems). */
+  url_hash: string | null;
+  /** When a wallabag client starred it (migration 0050); null: not starred. */
+  starred_at: Generated<Timestamp | null>;
+  /** When it was archived, by whichever path (migration 0050); null while unread. */
+  archived_at: Generated<Timestamp | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -63,4 +69,12 @@ export interface DigestReadingItemsTable {
   /** 0-based, the section's order. */
   position: number;
   reading_id: number;
+}
+
+/** A stable number for a tag label of an account (migration 0050): wallabag's tags have ids. */
+export interface ReadingTagsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** As reading_list.tags holds it: lower-cased. */
+  label: string;
 }

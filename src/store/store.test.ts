@@ -69,6 +69,7 @@ await describeEachEngine('store', (ctx) => {
       'newsletter_addresses',
       'newsletter_messages',
       'newsletter_senders',
+      'opds_tokens',
       'opml_imports',
       'page_host_leases',
       'pages',

@@ -24,7 +24,10 @@ export interface TlsProxy {
 }
 
 /** A self-signed certificate for `subjectAltName` (e.g. "IP:127.0.0.1"), written to `dir`. */
-function selfSigned(dir: string, subjectAltName: string): { cert: string; key: string; certFile: string } {
+export function selfSigned(
+  dir: string,
+  subjectAltName: string,
+): { cert: string; key: string; certFile: string } {
   const certFile = join(dir, 'server.crt');
   const keyFile = join(dir, 'server.key');
   execFileSync(

@@ -1,3 +1,4 @@
+import type { InboundConfig } from '../config.js';
 import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { InvalidKeyLimiter } from '../http/invalidKeyLimiter.js';
@@ -114,6 +115,8 @@ export function webServer(
     now?: () => Date;
     /** TIDINGS_MEDIA_PROXY (on by default). */
     mediaProxy?: boolean;
+    /** Newsletters by e-mail (TIDINGS_INBOUND_*): the Newsletters page's address. */
+    inbound?: InboundConfig;
   } = {},
 ): FastifyInstance {
   return buildServer({
@@ -125,6 +128,7 @@ export function webServer(
       allowPrivateNetworks: options.allowPrivateNetworks ?? false,
       ...(options.maxSubscriptions === undefined ? {} : { maxSubscriptions: options.maxSubscriptions }),
       ...(options.mediaProxy === undefined ? {} : { mediaProxy: options.mediaProxy }),
+      ...(options.inbound === undefined ? {} : { inbound: options.inbound }),
     },
     store,
     logger: silentLogger,

@@ -38,6 +38,16 @@ export interface BookEntry {
   saved?: string;
 }
 
+/** An image inside the book (images.ts). */
+export interface BookImage {
+  /** The address (or data: URI) as the article's `<img src>` has it. */
+  src: string;
+  /** Relative to the package document: `images/1.png`. */
+  href: string;
+  mediaType: string;
+  bytes: Uint8Array;
+}
+
 export interface BookSection {
   title: string;
   entries: BookEntry[];
@@ -65,6 +75,15 @@ export interface Book {
    */
   counts: { items: number; entries: number; articles: number };
   sections: BookSection[];
+  /** The articles' images the file holds (images.ts); none when absent. */
+  images?: BookImage[];
+  /**
+   * 'digest' (the default): a cover with the digest's counts, a page per section, its chapters.
+   * 'article' (one reading-list entry, accounts/readingEpub.ts): a cover with the title and `coverLines`,
+   * then its one chapter, no section page.
+   */
+  kind?: 'digest' | 'article';
+  coverLines?: string[];
 }
 
 /** The book of a digest's view, with the bodies of the pages read for its entries, by page id. */
@@ -141,9 +160,12 @@ export function epubFileName(localDate: string): string {
  * build time, so a digest of another database with the same id is another book.
  */
 function digestUuid(view: Pick<DigestView, 'id' | 'createdAt' | 'account'>): string {
-  const h = createHash('sha256')
-    .update(`tidings digest ${view.account.id} ${view.id} ${view.createdAt}`)
-    .digest();
+  return nameUuid(`tidings digest ${view.account.id} ${view.id} ${view.createdAt}`);
+}
+
+/** A name-based UUID (version 5's layout, from SHA-256) of a name: the same name, the same UUID. */
+export function nameUuid(name: string): string {
+  const h = createHash('sha256').update(name).digest();
   h[6] = ((h[6] ?? 0) & 0x0f) | 0x50;
   h[8] = ((h[8] ?? 0) & 0x3f) | 0x80;
   const hex = h.subarray(0, 16).toString('hex');
@@ -151,7 +173,7 @@ function digestUuid(view: Pick<DigestView, 'id' | 'createdAt' | 'account'>): str
 }
 
 /** dcterms:modified's form: seconds, no fraction, UTC. */
-function epubDate(iso: string): string {
+export function epubDate(iso: string): string {
   const ms = Date.parse(iso);
   return `${new Date(Number.isNaN(ms) ? 0 : ms).toISOString().slice(0, 19)}Z`;
 }

@@ -19,12 +19,16 @@ export interface BookFile {
   /** In the spine (reading order). */
   spine: boolean;
   properties?: string;
+  /** A binary file's bytes (an image); `body` is then empty. */
+  bytes?: Uint8Array;
 }
 
 const XHTML = 'application/xhtml+xml';
 
 /** Every document of the book, the spine's in reading order. */
 export function bookFiles(book: Book): BookFile[] {
+  const flat = book.kind === 'article';
+  const images = new Map((book.images ?? []).map((i) => [i.src, i.href]));
   const files: BookFile[] = [
     { href: 'style.css', id: 'css', mediaType: 'text/css', body: STYLE, spine: false },
     { href: 'cover.xhtml', id: 'cover', mediaType: XHTML, body: cover(book), spine: true },
@@ -33,17 +37,19 @@ export function bookFiles(book: Book): BookFile[] {
   ];
   book.sections.forEach((section, i) => {
     const s = i + 1;
-    files.push({
-      href: sectionHref(s),
-      id: `s${s}`,
-      mediaType: XHTML,
-      body: sectionPage(book, section, s),
-      spine: true,
-    });
+    if (!flat) {
+      const body = sectionPage(book, section, s);
+      files.push({ href: sectionHref(s), id: `s${s}`, mediaType: XHTML, body, spine: true });
+    }
     section.entries.forEach((entry, j) => {
       const href = chapterHref(s, j + 1);
-      files.push({ href, id: `s${s}-${j + 1}`, mediaType: XHTML, body: chapter(book, entry), spine: true });
+      const body = chapter(book, entry, images);
+      files.push({ href, id: `s${s}-${j + 1}`, mediaType: XHTML, body, spine: true });
     });
+  });
+  (book.images ?? []).forEach((image, i) => {
+    const { href, mediaType, bytes } = image;
+    files.push({ href, id: `img${i + 1}`, mediaType, body: '', bytes, spine: false });
   });
   return files;
 }
@@ -71,8 +77,22 @@ function page(book: Book, title: string, body: string, lang?: string, dir: strin
 }
 
 function cover(book: Book): string {
-  const { items, entries, articles } = book.counts;
   const t = localeOf(book.language);
+  if (book.kind === 'article') {
+    const lines = (book.coverLines ?? []).filter((l) => l.trim() !== '');
+    return page(
+      book,
+      book.title,
+      [
+        '<section epub:type="cover" class="cover">',
+        `<p class="brand">${xmlText(t.t('brand'))}</p>`,
+        `<h1>${label(book.title, t.t('list.untitled'))}</h1>`,
+        ...lines.map((l) => `<p>${xmlText(l)}</p>`),
+        '</section>',
+      ].join('\n'),
+    );
+  }
+  const { items, entries, articles } = book.counts;
   const held =
     entries < items
       ? t.t('epub.cover.part', { entries, items, articles })
@@ -96,6 +116,11 @@ function nav(book: Book): string {
   const label = (text: string): string => labelOf(text, untitled);
   const sections = book.sections.map((section, i) => {
     const s = i + 1;
+    if (book.kind === 'article') {
+      return section.entries
+        .map((entry, j) => `<li><a href="${chapterHref(s, j + 1)}">${label(entry.title)}</a></li>`)
+        .join('\n');
+    }
     const entries = section.entries.map(
       (entry, j) => `<li><a href="${chapterHref(s, j + 1)}">${label(entry.title)}</a></li>`,
     );
@@ -166,7 +191,7 @@ function originalLink(entry: BookEntry, words: string): string {
 }
 
 /** An entry's chapter: its article's reading view, or (not read) its summary and link. */
-function chapter(book: Book, entry: BookEntry): string {
+function chapter(book: Book, entry: BookEntry, images: ReadonlyMap<string, string>): string {
   const t = localeOf(book.language);
   const article = entry.article;
   const meta = metaLine(entry, article?.author ?? null, t);
@@ -196,7 +221,7 @@ function chapter(book: Book, entry: BookEntry): string {
       ...head,
       originalLink(entry, t.t('epub.original')),
       '<hr/>',
-      `<div class="body">${toXhtml(article.html)}</div>`,
+      `<div class="body">${toXhtml(article.html, { images })}</div>`,
       '</div>',
     ].join('\n'),
     lang,
@@ -215,6 +240,10 @@ function ncx(book: Book): string {
   const points = [point('cover.xhtml', t.t('epub.cover'))];
   book.sections.forEach((section, i) => {
     const s = i + 1;
+    if (book.kind === 'article') {
+      section.entries.forEach((entry, j) => points.push(point(chapterHref(s, j + 1), entry.title)));
+      return;
+    }
     // Its entries' points are numbered after it: the play order is the reading order.
     const first = order + 1;
     order = first;
@@ -247,4 +276,5 @@ h2 { font-size: 1.15em; margin: 1em 0 0.25em; }
 pre { white-space: pre-wrap; }
 table { border-collapse: collapse; }
 td, th { border: 1px solid #999; padding: 0.2em 0.4em; vertical-align: top; }
+img { max-width: 100%; height: auto; }
 `;

@@ -17,6 +17,7 @@ import { digestsOf, queueFeedItem, saveUrl, testDigestDeps } from '../../test/di
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { PAGE_TEST_HOST, pageFixture, testReaderDeps } from '../../test/pageFixtures.js';
 import { buildDigestNow } from '../build.js';
+import { MediaProxy } from '../../fetch/media.js';
 import { digestEpub } from './load.js';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./testdata/${name}`, import.meta.url));
@@ -28,6 +29,10 @@ const PAGES: Record<string, Buffer> = {
 };
 
 const skip = epubcheckSkipReason();
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 await describeEachEngine('a digest as an EPUB', (ctx) => {
   const server = useFeedServer(PAGE_TEST_HOST, (s) => {
@@ -36,6 +41,10 @@ await describeEachEngine('a digest as an EPUB', (ctx) => {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(body);
       });
     }
+    // The blog post's chart, served as a PNG: embedded when the book is made with an image source.
+    s.route('/images/chart.svg', (_req: unknown, res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+    });
     s.route('/gone', (_req: unknown, res: ServerResponse) => {
       res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not found</h1>');
     });
@@ -151,5 +160,30 @@ await describeEachEngine('a digest as an EPUB', (ctx) => {
     assert.deepEqual(Buffer.from(a.bytes), Buffer.from(b.bytes));
     const other = await newAccount(ctx.store());
     assert.equal(await digestEpub(ctx.store().db, other.id, digestId, 'https://tidings.example'), null);
+  });
+
+  test('with an image source, the image a page shows is in the book (the rest as alt text); EPUBCheck accepts it', async () => {
+    const images = new MediaProxy({
+      policy: { allowPrivate: false, isAllowed: (a) => a === PAGE_TEST_HOST },
+    });
+    const epub = await digestEpub(ctx.store().db, accountId, digestId, 'https://tidings.example', { images });
+    assert.ok(epub !== null);
+    assert.deepEqual(
+      epub.book.images?.map((i) => [i.href, i.mediaType, i.src]),
+      [['images/1.png', 'image/png', server().url('/images/chart.svg')]],
+    );
+    const files = unzipSync(epub.bytes);
+    assert.deepEqual(Buffer.from(files['EPUB/images/1.png'] ?? []), PNG);
+    const all = Object.entries(files)
+      .filter(([n]) => n.endsWith('.xhtml'))
+      .map(([, b]) => strFromU8(b))
+      .join('\n');
+    assert.ok(all.includes('<img src="images/1.png" alt="Bar chart of the timings above"/>'));
+    // The news article's picture is on a host that does not resolve: its alt text, as before.
+    assert.ok(all.includes("[An artist's impression of a tram crossing the Old Bridge]"));
+    if (skip === undefined) {
+      const report = await epubcheck(epub.bytes);
+      assert.deepEqual([report.fatals, report.errors, report.warnings], [0, 0, 0], report.output);
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { accountById } from '../../store/accounts.js';
 import { digestById } from '../../store/digests.js';
 import { pageBodiesByIds } from '../../store/pageReads.js';
 import { offeredHtmlByIds } from '../../store/readingListOffers.js';
@@ -7,6 +8,7 @@ import { EMAIL_ITEMS } from '../limits.js';
 import { loadClaimedDigests } from '../load.js';
 import { type ArticleBody, type Book, bookOf, epubFileName } from './book.js';
 import { type EpubBuilds, epubBuilds } from './builds.js';
+import { type EpubImageSource, withImages } from './images.js';
 
 /**
  * A digest's EPUB: the entries its email shows (its email's view, each feed's past its share only
@@ -31,6 +33,11 @@ export interface EpubOptions {
    * 'unbounded' (the mailer, the CLI): waits its turn however long.
    */
   queue?: 'bounded' | 'unbounded';
+  /**
+   * Where the articles' images are fetched to be embedded (images.ts: the media proxy's fetching); without
+   * one, images are left out (their alt text kept), data: images aside.
+   */
+  images?: EpubImageSource | undefined;
 }
 
 /**
@@ -81,8 +88,11 @@ export async function digestEpub(
         { html: r.html, author: r.author, siteName: null, language: null, direction: null },
       ]),
     );
+    const book = bookOf(loaded.view, bodies, ownBodies);
+    // An account that chose to see no remote images gets none in its books either.
+    const showImages = (await accountById(db, accountId))?.show_images !== false;
     return {
-      book: bookOf(loaded.view, bodies, ownBodies),
+      book: showImages ? await withImages(book, options.images) : book,
       link: loaded.view.links.epub,
       dateShort: loaded.view.dateShort,
     };

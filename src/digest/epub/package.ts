@@ -25,7 +25,10 @@ export function epubBytes(book: Book): Uint8Array {
     'META-INF/container.xml': [strToU8(CONTAINER), {}],
     'EPUB/package.opf': [strToU8(packageDocument(book, files)), {}],
   };
-  for (const f of files) zip[`EPUB/${f.href}`] = [strToU8(f.body), {}];
+  // Images are compressed already: stored as they are.
+  for (const f of files) {
+    zip[`EPUB/${f.href}`] = f.bytes === undefined ? [strToU8(f.body), {}] : [f.bytes, { level: 0 }];
+  }
   return zipSync(zip, { level: 6, mtime });
 }
 

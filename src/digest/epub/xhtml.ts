@@ -12,8 +12,9 @@ import { Parser } from 'htmlparser2';
  * - the content model kept by construction: a block inside a paragraph (or any phrasing element) is
  *   unwrapped, a link inside a link too; a list holds only items, a row only cells, a table one tbody of
  *   rows: anything else there is wrapped in an item, a cell, a row;
- * - images are left out, their alt text kept in brackets: the book never loads anything remote (see
- *   docs/digest.md);
+ * - an image is written only when the book embeds it (`images`: its src → the file in the book, see
+ *   images.ts), with its alt text; any other is left out, its alt text kept in brackets: the book never
+ *   loads anything remote (see docs/digest.md);
  * - only a few attributes (lang, dir, title; a link's absolute http(s) or mailto: href, encoded as RFC 3986
  *   requires; a list's start; a cell's spans), each checked, none longer than MAX_ATTRIBUTE;
  * - text and attribute values escaped, characters XML 1.0 forbids (controls, lone surrogates) and C1
@@ -86,7 +87,10 @@ interface Open {
 }
 
 /** The XHTML of a fragment of HTML: well-formed, valid in an EPUB 3 content document's body. */
-export function toXhtml(html: string, opts: { root?: Kind } = {}): string {
+export function toXhtml(
+  html: string,
+  opts: { root?: Kind; images?: ReadonlyMap<string, string> } = {},
+): string {
   const out: string[] = [];
   const written: Open[] = [];
   /** Per source element: how many written elements were open before it (its own and wrappers go at its end). */
@@ -139,8 +143,12 @@ export function toXhtml(html: string, opts: { root?: Kind } = {}): string {
         sources.push({ before, skip: false });
         const tag = RENAMED[name] ?? name;
         if (tag === 'img') {
-          const alt = foldSpace(xmlChars(attribs.alt ?? ''));
-          if (alt !== '') text(` [${truncateChars(alt, 300)}] `);
+          const alt = truncateChars(foldSpace(xmlChars(attribs.alt ?? '')), 300);
+          const embedded = opts.images?.get(attribs.src?.trim() ?? '');
+          if (embedded !== undefined) {
+            fit('other');
+            out.push(`<img src="${escapeAttribute(embedded)}" alt="${escapeAttribute(alt)}"/>`);
+          } else if (alt !== '') text(` [${alt}] `);
           return;
         }
         if (tag === 'br') {

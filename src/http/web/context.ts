@@ -10,6 +10,7 @@ import type { ImportThreads } from '../../imports/importThread.js';
 import type { MediaSigner } from '../../fetch/mediaKey.js';
 import type { MediaLinks } from '../../lib/mediaUrl.js';
 import type { InvalidKeyLimiter } from '../invalidKeyLimiter.js';
+import type { PasswordHolds } from '../../accounts/passwordHolds.js';
 import type { SafeHtml } from './html.js';
 import type { Viewer } from './layout.js';
 import { tokensMatch } from './session.js';
@@ -20,6 +21,8 @@ export interface WebDeps {
   config: WebConfig;
   /** Failed sign-ins per client address. */
   signInLimiter: InvalidKeyLimiter;
+  /** Wrong passwords per account (shared with the wallabag API's password grant). */
+  passwordHolds: PasswordHolds;
   now: () => Date;
   /** What building a digest needs ("send me a digest now"); made on first use. */
   digest: () => DigestDeps;
@@ -49,6 +52,7 @@ export type WebConfig = Pick<Config, 'baseUrl' | 'queueLimit'> &
       | 'feedBackfillHours'
       | 'maxSubscriptions'
       | 'maxOpmlOutlines'
+      | 'inbound'
     >
   >;
 

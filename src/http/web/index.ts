@@ -23,6 +23,8 @@ import { sentence } from './errors.js';
 import { errorPage } from './layout.js';
 import { digestLinkPage } from './pages/digestLink.js';
 import { registerPasskeyScript } from './passkeyScript.js';
+import { registerCopyScript } from './copyScript.js';
+import { registerNewsletters } from './pages/newsletters.js';
 import { registerAccounts } from './pages/accounts.js';
 import { registerDigestActions } from './pages/digestActions.js';
 import { registerDigests } from './pages/digests.js';
@@ -30,6 +32,7 @@ import { registerFeeds } from './pages/feeds.js';
 import { registerInvite } from './pages/invite.js';
 import { registerItem } from './pages/item.js';
 import { registerKeys } from './pages/keys.js';
+import { registerApps } from './pages/apps.js';
 import { registerOpml } from './pages/opml.js';
 import { registerProfile } from './pages/profile.js';
 import { registerQueue } from './pages/queue.js';
@@ -40,8 +43,10 @@ import { registerSettings } from './pages/settings.js';
 import { registerShare } from './pages/share.js';
 import { registerSignIn } from './pages/signIn.js';
 import { registerSignInSettings } from './pages/signInSettings.js';
+import { registerOpdsSettings } from './pages/opdsSettings.js';
 import { registerUnsubscribe } from './pages/unsubscribe.js';
 import { findSession } from '../../accounts/sessions.js';
+import { PasswordHolds } from '../../accounts/passwordHolds.js';
 import type { Metrics } from '../../lib/metrics.js';
 import { clearCookie, isSecure, readCookie, sessionCookieName, setCookie } from './session.js';
 import { registerAppFiles } from './manifest.js';
@@ -53,6 +58,8 @@ export interface WebOptions {
   logger: Logger;
   /** For tests: a limiter with an injected clock. Default: 10 failed sign-ins per address per 15 minutes. */
   signInLimiter?: InvalidKeyLimiter;
+  /** Wrong passwords per account; the server shares one with the wallabag API. */
+  passwordHolds?: PasswordHolds;
   now?: () => Date;
   /** Where saves, subscriptions' first fetches and digests built here are counted. */
   metrics?: Metrics | undefined;
@@ -97,6 +104,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     config: options.config,
     metrics: options.metrics,
     signInLimiter: options.signInLimiter ?? new InvalidKeyLimiter(SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS),
+    passwordHolds: options.passwordHolds ?? new PasswordHolds(() => now().getTime()),
     now,
     imports: options.importThreads ?? new ImportThreads(),
     media: options.media,
@@ -145,6 +153,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
   app.get(STYLESHEET_PATH, (_request, reply) => sendAsset(reply, 'text/css; charset=utf-8', stylesheet));
 
   registerPasskeyScript(app);
+  registerCopyScript(app);
 
   registerAppFiles(app);
 
@@ -205,12 +214,15 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     registerQueue(scope, deps);
     registerReadingList(scope, deps);
     registerFeeds(scope, deps);
+    registerNewsletters(scope, deps);
     registerOpml(scope, deps);
     registerDigests(scope, deps);
     registerKeys(scope, deps);
+    registerApps(scope, deps);
     registerSave(scope, deps);
     registerSettings(scope, deps);
     registerSignInSettings(scope, deps);
+    registerOpdsSettings(scope, deps);
     registerItem(scope, deps);
     registerAccounts(scope, deps);
     registerInvite(scope, deps);

@@ -8,6 +8,7 @@ export const NAV = [
   { id: 'queue', href: '/queue', label: 'Queue' },
   { id: 'reading-list', href: '/reading-list', label: 'Reading list' },
   { id: 'feeds', href: '/feeds', label: 'Feeds' },
+  { id: 'newsletters', href: '/newsletters', label: 'Newsletters' },
   { id: 'digests', href: '/digests', label: 'Digests' },
   { id: 'settings', href: '/settings', label: 'Settings' },
   { id: 'keys', href: '/keys', label: 'Keys' },

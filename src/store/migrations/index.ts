@@ -33,6 +33,11 @@ import * as m0034 from './0034_resurface.js';
 import * as m0035 from './0035_own_saves.js';
 import * as m0036 from './0036_token_ages.js';
 import * as m0040 from './0040_newsletters.js';
+import * as m0041 from './0041_worker_leases.js';
+import * as m0045 from './0045_newsletter_confirmations.js';
+import * as m0050 from './0050_api_clients.js';
+import * as m0051 from './0051_reading_list_saved_order.js';
+import * as m0060 from './0060_opds_tokens.js';
 import * as m0065 from './0065_account_language.js';
 
 /** What a migration may need to know about the engine it runs on. */
@@ -84,6 +89,11 @@ const modules: Record<string, MigrationModule> = {
   '0035_own_saves': m0035,
   '0036_token_ages': m0036,
   '0040_newsletters': m0040,
+  '0041_worker_leases': m0041,
+  '0045_newsletter_confirmations': m0045,
+  '0050_api_clients': m0050,
+  '0051_reading_list_saved_order': m0051,
+  '0060_opds_tokens': m0060,
   '0065_account_language': m0065,
 };
 

@@ -3,6 +3,7 @@ import {
   PRIORITIES,
   formatPerDigest,
   mutedAt,
+  mutedForGood,
   perDigestWords,
 } from '../../../lib/digestShare.js';
 import type { SubscriptionView } from '../../../store/subscriptions.js';
@@ -202,16 +203,31 @@ function shareLines(s: SubscriptionView, v: RowContext): SafeHtml {
     s.mutedUntil === null || !mutedAt(s.mutedUntil, v.now)
       ? null
       : html`<form class="meta" method="post" action="/feeds/${s.id}/unmute">
-          ${csrfField(v.viewer)} Muted until
-          ${timeElement(s.mutedUntil, v.zone, localTime(s.mutedUntil, v.zone))} (${v.zone}),
-          ${fromNow(s.mutedUntil, v.now)}: digests only count its items. —
+          ${csrfField(v.viewer)}
+          ${
+            mutedForGood(s.mutedUntil)
+              ? 'Muted until you unmute it (you unsubscribed)'
+              : html`Muted until ${timeElement(s.mutedUntil, v.zone, localTime(s.mutedUntil, v.zone))}
+                (${v.zone}), ${fromNow(s.mutedUntil, v.now)}`
+          }:
+          digests only count its items. —
           <button class="link" type="submit" aria-label="Unmute ${s.title}">Unmute</button>
         </form>`;
   return html`${share}${priority}${muted}`;
 }
 
-/** "In each digest: [default (3) | all | 0..10]  Priority: [high | normal | low]". */
-function shareForm(s: SubscriptionView, v: RowContext): SafeHtml {
+/** Where a share or unmute form sends the reader back to: the Feeds page, or the Newsletters page. */
+export type ShareBack = 'feeds' | 'newsletters';
+
+/**
+ * "In each digest: [default (3) | all | 0..10]  Priority: [high | normal | low]". The Newsletters page
+ * shows it for each sender (`back`), posting to the same action.
+ */
+export function shareForm(
+  s: Pick<SubscriptionView, 'id' | 'perDigest' | 'perDigestDefault' | 'priority'>,
+  v: Pick<RowContext, 'viewer'>,
+  back: ShareBack = 'feeds',
+): SafeHtml {
   const current = s.perDigestDefault ? 'default' : formatPerDigest(s.perDigest);
   const numbers =
     typeof s.perDigest === 'number' && !SHARE_NUMBERS.includes(s.perDigest)
@@ -221,6 +237,7 @@ function shareForm(s: SubscriptionView, v: RowContext): SafeHtml {
     html`<option value="${value}" ${value === current ? html` selected` : null}>${label}</option>`;
   return html`<form class="stack" method="post" action="/feeds/${s.id}/share">
     ${csrfField(v.viewer)}
+    ${back === 'feeds' ? null : html`<input type="hidden" name="back" value="${back}" />`}
     <div class="row">
       <div class="grow">
         <label for="per-digest-${s.id}">In each digest</label>

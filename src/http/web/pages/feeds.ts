@@ -123,6 +123,13 @@ function followedParams(request: FastifyRequest): { queued: number; newestItemAt
   return { queued: queued === undefined ? 0 : Number(queued), newestItemAt: valid ? newest : null };
 }
 
+/** Where a share or unmute form goes back to: the Newsletters page when it came from there. */
+function backTo(form: URLSearchParams, notice: 'share' | 'unmuted', id: number): string {
+  return field(form, 'back') === 'newsletters'
+    ? `/newsletters?notice=${notice}#sender-${id}`
+    : `/feeds?notice=${notice}#feed-${id}`;
+}
+
 /** Feeds: subscribe (with a choice when a page offers several feeds), status, filters, rename, remove. */
 export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
   const view = (session: WebSession, extra: FeedsExtra) => feedsPageOf(deps, session, extra);
@@ -287,7 +294,7 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     } catch (err) {
       return refused(reply, session, err);
     }
-    return seeOther(reply, `/feeds?notice=share#feed-${id}`);
+    return seeOther(reply, backTo(body, 'share', id));
   });
 
   scope.post('/feeds/:id/unmute', async (request, reply) => {
@@ -300,7 +307,7 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     } catch (err) {
       return refused(reply, session, err);
     }
-    return seeOther(reply, `/feeds?notice=unmuted#feed-${id}`);
+    return seeOther(reply, backTo(formOf(request), 'unmuted', id));
   });
 
   scope.post('/feeds/:id/remove', async (request, reply) => {

@@ -273,6 +273,8 @@ function settingsPage(v: SettingsView): SafeHtml {
       }
       <p>${due}</p>
       <p>Password and passkeys: <a href="/settings/sign-in">Sign-in settings</a>.</p>
+      <p>E-reader apps (OPDS): <a href="/settings/e-reader-catalogue">E-reader catalogue</a>.</p>
+      <p>KOReader, the wallabag apps, Wallabagger: <a href="/settings/apps">Apps</a>.</p>
       <form class="stack" method="post" action="/settings">
         ${csrfField(v.viewer)}
         <h2>When</h2>

@@ -6,7 +6,6 @@ import {
   relyingParty,
   signInWithPasskey,
 } from '../../../accounts/passkeys.js';
-import { PasswordHolds } from '../../../accounts/passwordHolds.js';
 import { signInWithPassword } from '../../../accounts/passwords.js';
 import { type SessionGrant, closeSession, openSession } from '../../../accounts/sessions.js';
 import {
@@ -67,7 +66,7 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
   const secure = (): boolean => isSecure(deps.config.baseUrl);
   const limiter = deps.signInLimiter;
   const clock = (): number => deps.now().getTime();
-  const holds = new PasswordHolds(clock);
+  const holds = deps.passwordHolds;
   const optionsLimiter = new InvalidKeyLimiter(PASSKEY_OPTIONS_PER_MINUTE, 60_000, 100_000, clock);
 
   function renderForm(

@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { operatorAccount } from '../accounts/authorize.js';
+import { newOpdsLink, revokeOpdsLink } from '../accounts/opds.js';
+import { type Io, orGone, parseId, withStore } from './context.js';
+
+/**
+ * `tidings account opds-url --account ID [--revoke]`: makes the private link of the account's OPDS
+ * catalogue and prints it, this once (only its hash is kept). A new link replaces the one before, which
+ * stops working at its next request; `--revoke` ends it without a new one (the catalogue then opens only
+ * with the account's password). docs/apps.md#opds-catalogue.
+ */
+export function opdsUrlCommand(account: Command, io: Io): void {
+  account
+    .command('opds-url')
+    .description(
+      "make and print the private link of an account's OPDS catalogue (replacing the previous one)",
+    )
+    .requiredOption('--account <id>', 'account ID')
+    .option('--revoke', 'end the private link without making a new one')
+    .action(async (opts: { account: string; revoke?: boolean }) => {
+      const accountId = parseId(opts.account, '--account');
+      await withStore(io, async (store, config) => {
+        const id = await operatorAccount(store, accountId);
+        if (opts.revoke === true) {
+          const had = await revokeOpdsLink(store, id);
+          io.err(had ? 'The catalogue link was revoked.' : 'The account had no catalogue link.');
+          return;
+        }
+        io.out(orGone(await newOpdsLink(store, id, config.baseUrl), accountId));
+        io.err('Shown once: Tidings keeps only its hash. Any earlier catalogue link no longer works.');
+      });
+    });
+}

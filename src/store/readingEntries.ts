@@ -1,0 +1,216 @@
+import { type Kysely, sql } from 'kysely';
+import { tagPattern } from './readingList.js';
+import type { Database, Timestamp } from './schema.js';
+import type { ReadingState } from './schemaReadingList.js';
+
+/*
+ * The reading list as wallabag's clients read it (issue 35): pages of entries by their filters and
+ * sorts, one entry with its read page, and the changes a client makes (title, tags, star, delete). The
+ * archive state changes through store/readingList.ts setReadingState, the one rule for every path.
+ */
+
+/** What GET /api/entries.json filters by; each unset: any. */
+export interface EntryFilter {
+  state?: ReadingState;
+  starred?: boolean;
+  /** Lower-cased labels; an entry has every one. */
+  tags?: readonly string[];
+  /** Changed at or after. */
+  since?: Timestamp;
+  /** The host of its URL (lower-case). */
+  domain?: string;
+}
+
+export type EntrySort = 'created' | 'updated' | 'archived';
+
+/** One entry: the item and what its read page says (null until read, or for an item with its own text). */
+export interface EntryRow {
+  id: number;
+  url: string;
+  title: string;
+  state: ReadingState;
+  tags: string;
+  saved_at: Timestamp;
+  updated_at: Timestamp;
+  archived_at: Timestamp | null;
+  starred_at: Timestamp | null;
+  author: string | null;
+  published_at: Timestamp | null;
+  page_title: string | null;
+  page_author: string | null;
+  page_published_at: Timestamp | null;
+  language: string | null;
+  image_url: string | null;
+  media_type: string | null;
+  reading_minutes: number | null;
+  /** The readable HTML (the item's own, else its page's): only when asked for. */
+  content: string | null;
+  /** Its plain text, likewise. */
+  text: string | null;
+}
+
+const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+function filtered(db: Kysely<Database>, accountId: number, f: EntryFilter) {
+  let q = db.selectFrom('reading_list as r').where('r.account_id', '=', accountId);
+  if (f.state !== undefined) q = q.where('r.state', '=', f.state);
+  if (f.starred !== undefined) q = q.where('r.starred_at', f.starred ? 'is not' : 'is', null);
+  for (const tag of f.tags ?? []) q = q.where(sql<boolean>`r.tags like ${tagPattern(tag)} escape '\\'`);
+  if (f.since !== undefined) q = q.where('r.updated_at', '>=', f.since);
+  if (f.domain !== undefined) {
+    const host = escapeLike(f.domain);
+    q = q.where((eb) =>
+      eb.or([
+        eb(sql`r.url_key`, 'like', sql`${`http://${host}/%`} escape '\\'`),
+        eb(sql`r.url_key`, 'like', sql`${`https://${host}/%`} escape '\\'`),
+      ]),
+    );
+  }
+  return q;
+}
+
+type Filtered = ReturnType<typeof filtered>;
+
+function withColumns(filteredRows: Filtered, content: boolean) {
+  return filteredRows
+    .leftJoin('pages as p', (j) => j.onRef('p.id', '=', 'r.page_id').on('p.state', '=', 'read'))
+    .select(['r.id', 'r.url', 'r.title', 'r.state', 'r.tags', 'r.saved_at', 'r.updated_at'])
+    .select(['r.archived_at', 'r.starred_at', 'r.author', 'r.published_at'])
+    .select(['p.title as page_title', 'p.author as page_author', 'p.published_at as page_published_at'])
+    .select(['p.language', 'p.image_url', 'p.media_type', 'p.reading_minutes'])
+    .select(
+      content
+        ? [
+            sql<string | null>`coalesce(r.html, p.html)`.as('content'),
+            sql<string | null>`coalesce(r.text, p.text)`.as('text'),
+          ]
+        : [sql<null>`null`.as('content'), sql<null>`null`.as('text')],
+    );
+}
+
+/** A page of the account's entries and how many match. */
+export async function entryPage(
+  db: Kysely<Database>,
+  accountId: number,
+  filter: EntryFilter,
+  view: { sort: EntrySort; order: 'asc' | 'desc'; limit: number; offset: number; content: boolean },
+): Promise<{ rows: EntryRow[]; total: number }> {
+  const counted = await filtered(db, accountId, filter)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirst();
+  const total = Number(counted?.n ?? 0);
+  if (total <= view.offset) return { rows: [], total };
+  // The page's ids first, in order (narrow rows: an index walk), then their columns: the text is read
+  // for the page's entries only, never sorted with the rest.
+  let q = filtered(db, accountId, filter).select('r.id');
+  if (view.sort === 'archived') {
+    // Entries never archived last, in both orders.
+    q = q
+      .orderBy(sql`case when r.archived_at is null then 1 else 0 end`)
+      .orderBy('r.archived_at', view.order);
+  } else {
+    q = q.orderBy(view.sort === 'updated' ? 'r.updated_at' : 'r.saved_at', view.order);
+  }
+  const ids = (await q.orderBy('r.id', view.order).limit(view.limit).offset(view.offset).execute()).map(
+    (r) => r.id,
+  );
+  if (ids.length === 0) return { rows: [], total };
+  const byId = new Map(
+    (
+      await withColumns(filtered(db, accountId, {}), view.content)
+        .where('r.id', 'in', ids)
+        .execute()
+    ).map((r) => [r.id, r]),
+  );
+  const rows = ids.map((id) => byId.get(id)).filter((r): r is EntryRow => r !== undefined);
+  return { rows, total };
+}
+
+/** One entry of the account, its readable text included; null when it has none of that id. */
+export async function entryById(
+  db: Kysely<Database>,
+  accountId: number,
+  id: number,
+): Promise<EntryRow | null> {
+  const row = await withColumns(filtered(db, accountId, {}), true)
+    .where('r.id', '=', id)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/** The account's entry of this URL key; null when none. */
+export async function entryIdByKey(
+  db: Kysely<Database>,
+  accountId: number,
+  urlKey: string,
+): Promise<number | null> {
+  const row = await db
+    .selectFrom('reading_list')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('url_key', '=', urlKey)
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** The account's entry whose URL has this SHA-1 (hex, wallabag's hashed_url); null when none. */
+export async function entryIdByHash(
+  db: Kysely<Database>,
+  accountId: number,
+  sha1: string,
+): Promise<number | null> {
+  const row = await db
+    .selectFrom('reading_list')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('url_hash', '=', sha1.toLowerCase())
+    .orderBy('id')
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** What a client may change of an entry beside its state: each unset stays. */
+export interface EntryChange {
+  title?: string;
+  /** As stored (lib/readingTags.ts). */
+  tags?: string;
+  starred?: boolean;
+}
+
+/** Changes an entry; false when the account has none of that id. */
+export async function changeEntry(
+  db: Kysely<Database>,
+  accountId: number,
+  id: number,
+  change: EntryChange,
+  at: Timestamp,
+): Promise<boolean> {
+  const starredAt =
+    change.starred === undefined
+      ? undefined
+      : change.starred
+        ? sql<string>`coalesce(starred_at, ${at})`
+        : null;
+  const result = await db
+    .updateTable('reading_list')
+    .set({
+      updated_at: at,
+      ...(change.title === undefined ? {} : { title: change.title }),
+      ...(change.tags === undefined ? {} : { tags: change.tags }),
+      ...(starredAt === undefined ? {} : { starred_at: starredAt }),
+    })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Deletes an entry (a digest's offer of it goes with it); false when the account has none of that id. */
+export async function deleteEntry(db: Kysely<Database>, accountId: number, id: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('reading_list')
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
