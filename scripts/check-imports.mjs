@@ -22,6 +22,7 @@ const LAYERS = [
   ['queue'],
   ['fetch'],
   ['store'],
+  ['i18n'],
   ['lib'],
 ];
 /** Files directly in src/ belong to lib: config, errors, logger. */

@@ -129,6 +129,14 @@ export const configSchema = z.object({
   TIDINGS_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   TIDINGS_ALLOW_PRIVATE_NETWORKS: booleanFromEnv.default(false),
   TIDINGS_MEDIA_PROXY: booleanFromEnv.default(true),
+  // Its shape here; whether Tidings speaks it, src/i18n/locale.ts setOperatorLanguage (i18n is above lib).
+  TIDINGS_LANGUAGE: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, {
+      error: 'expected a language code such as en or pt-BR',
+    })
+    .max(35)
+    .default('en'),
   TIDINGS_FEED_MAX_BYTES: z.coerce
     .number()
     .int()
@@ -236,6 +244,8 @@ export interface Config {
    * Tidings' media proxy (src/http/media.ts; docs/privacy.md); false: linked where they are.
    */
   mediaProxy: boolean;
+  /** The language of accounts that chose none (docs/languages.md): a code of src/i18n/languages.ts. */
+  language: string;
   /** Largest feed body accepted, after decompression. */
   feedMaxBytes: number;
   /** The most of a saved page the reader reads, after decompression; a larger page is read up to here. */
@@ -366,6 +376,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     shutdownTimeoutMs: c.TIDINGS_SHUTDOWN_TIMEOUT_MS,
     allowPrivateNetworks: c.TIDINGS_ALLOW_PRIVATE_NETWORKS,
     mediaProxy: c.TIDINGS_MEDIA_PROXY,
+    language: c.TIDINGS_LANGUAGE,
     feedMaxBytes: c.TIDINGS_FEED_MAX_BYTES,
     pageMaxBytes: c.TIDINGS_PAGE_MAX_BYTES,
     readerThreads: c.TIDINGS_READER_THREADS ?? defaultReaderThreads(availableParallelism()),

@@ -57,6 +57,7 @@ export async function changeAccountSettings(
         : { emailPausedUntil: null }),
       ...(change.images === undefined ? {} : { showImages: change.images }),
       ...(change.cleanLinks === undefined ? {} : { cleanLinks: change.cleanLinks }),
+      ...(change.language === undefined ? {} : { language: change.language }),
       ...(next === null ? {} : { digestDueAt: next.at.toISOString() }),
     });
   });

@@ -1,9 +1,10 @@
-import { type ArticleBody, type Book, BOOK_LANGUAGE, epubDate, nameUuid } from '../digest/epub/book.js';
+import { type ArticleBody, type Book, epubDate, nameUuid } from '../digest/epub/book.js';
 import { type EpubBuilds, epubBuilds } from '../digest/epub/builds.js';
 import { type EpubImageSource, withImages } from '../digest/epub/images.js';
 import { LANGUAGE } from '../digest/epub/xhtml.js';
 import { readingTime } from '../lib/display.js';
 import { domainOf } from '../lib/url.js';
+import { DEFAULT_LANGUAGE } from '../i18n/languages.js';
 import { accountById } from '../store/accounts.js';
 import type { Store } from '../store/db.js';
 import { readPageById } from '../store/pageReads.js';
@@ -89,7 +90,7 @@ async function entryBook(store: Store, row: ReadingRow): Promise<Book> {
     dateLabel: row.saved_at.slice(0, 10),
     localDate: row.saved_at.slice(0, 10),
     modified: epubDate(row.updated_at),
-    language: language !== null && LANGUAGE.test(language) ? language : BOOK_LANGUAGE,
+    language: language !== null && LANGUAGE.test(language) ? language : DEFAULT_LANGUAGE,
     counts: { items: 1, entries: 1, articles: article === null ? 0 : 1 },
     kind: 'article',
     coverLines: [site, readingTime(page) ?? '', saved.join(' · ')],

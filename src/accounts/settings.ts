@@ -4,6 +4,7 @@ import { RESURFACE_MAX } from '../digest/resurface.js';
 import { canonicalZone } from '../digest/zone.js';
 import { TidingsError } from '../errors.js';
 import { emailAddressProblem } from '../lib/email.js';
+import { LANGUAGE_CODES, languageOf } from '../i18n/languages.js';
 
 /**
  * An account's digest settings as a person types them (`tidings account set`), validated by one schema
@@ -144,6 +145,21 @@ const resurfaceOrder = z.enum(['oldest', 'random'], {
   error: (issue) => `must be oldest or random, not "${String(issue.input)}"`,
 });
 
+/** A language Tidings speaks ("de", "pt-br", "de-AT" → "de"), or "default" (null: the operator's). */
+const language = z
+  .string()
+  .max(35, { error: 'must be a language code such as de or pt-BR' })
+  .transform((value, ctx) => {
+    if (value.trim().toLowerCase() === 'default') return null;
+    const found = languageOf(value);
+    if (found !== undefined) return found.code;
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${value}" is not a language Tidings speaks: one of ${LANGUAGE_CODES.join(', ')}, or default`,
+    });
+    return z.NEVER;
+  });
+
 const flag = z
   .enum(['true', 'false'], { error: (issue) => `must be true or false, not "${String(issue.input)}"` })
   .transform((v) => v === 'true');
@@ -162,6 +178,7 @@ export const settingsSchema = z.strictObject({
   skipEmpty: flag.optional(),
   images: flag.optional(),
   cleanLinks: flag.optional(),
+  language: language.optional(),
 });
 
 export type SettingsChange = z.output<typeof settingsSchema>;
@@ -179,6 +196,7 @@ const OPTION_NAMES: Record<string, string> = {
   skipEmpty: '--skip-empty',
   images: '--images',
   cleanLinks: '--clean-links',
+  language: '--language',
 };
 
 /** Validates every given setting; throws invalid_input naming each bad option. */

@@ -7,7 +7,7 @@ import { parseSettings } from '../accounts/settings.js';
 import { describeDays } from '../digest/days.js';
 import type { Account } from '../store/accounts.js';
 import { type Io, UsageError, curlLines, orGone, parseId, withStore } from './context.js';
-import { accountAdminCommands } from './accountAdmin.js';
+import { accountAdminCommands, accountJson } from './accountAdmin.js';
 import { feedUrlCommand } from './feedUrl.js';
 import { opdsUrlCommand } from './opdsUrl.js';
 import { passwordCommand } from './password.js';
@@ -53,7 +53,7 @@ export function accountCommands(program: Command, io: Io): void {
       await withStore(io, async (store) => {
         const accounts = await listAccounts(store);
         if (opts.json === true) {
-          for (const a of accounts) io.out(JSON.stringify(a));
+          for (const a of accounts) io.out(accountJson(a));
           return;
         }
         if (accounts.length === 0) {
@@ -129,6 +129,7 @@ export function accountCommands(program: Command, io: Io): void {
       '--clean-links <bool>',
       'drop tracking parameters from delivered links: true or false (default true)',
     )
+    .option('--language <code>', 'language of digests: en, … ("default": the operator\'s TIDINGS_LANGUAGE)')
     .option('--json', 'print the account afterwards as one JSON line')
     .action(async (opts: SetOptions) => {
       const accountId = parseId(opts.account, '--account');
@@ -145,11 +146,12 @@ export function accountCommands(program: Command, io: Io): void {
         skipEmpty: opts.skipEmpty,
         images: opts.images,
         cleanLinks: opts.cleanLinks,
+        language: opts.language,
       };
       const present = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
       if (Object.keys(present).length === 0) {
         throw new UsageError(
-          'nothing to change: give --timezone, --time, --days, --max-items, --email, --email-enabled, --ereader-email, --resurface, --resurface-order, --skip-empty, --images or --clean-links',
+          'nothing to change: give --timezone, --time, --days, --max-items, --email, --email-enabled, --ereader-email, --resurface, --resurface-order, --skip-empty, --images, --clean-links or --language',
           2,
         );
       }
@@ -180,6 +182,7 @@ interface SetOptions {
   skipEmpty?: string;
   images?: string;
   cleanLinks?: string;
+  language?: string;
   json?: boolean;
 }
 
@@ -204,7 +207,7 @@ function localTime(iso: string | null, zone: string): string {
 
 function printAccount(io: Io, a: Account, json: boolean): void {
   if (json) {
-    io.out(JSON.stringify(a));
+    io.out(accountJson(a));
     return;
   }
   io.out(`Account ${a.id} (${a.name})`);
@@ -221,6 +224,7 @@ function printAccount(io: Io, a: Account, json: boolean): void {
     ['resurface', resurfaceWords(a)],
     ['images', a.show_images ? 'yes' : 'no'],
     ['clean links', a.clean_links ? 'yes' : 'no'],
+    ['language', a.language ?? 'default'],
     ['administrator', a.is_admin ? 'yes' : 'no'],
     ['disabled', a.disabled_at ?? 'no'],
     [

@@ -5,12 +5,21 @@ import type { Account } from '../store/accounts.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
 
 /**
+ * An account as one JSON line: `language` only when the account has one of its own, so the line of an
+ * account that never chose stays what it was before languages (scripts read it).
+ */
+export function accountJson(a: Account): string {
+  const { language, ...rest } = a;
+  return JSON.stringify(language === null ? rest : a);
+}
+
+/**
  * `tidings account disable|enable|delete`: the operator's side of what an administrator does on the web's
  * Accounts page, with the same rules (src/accounts/admin.ts, deleteAccount.ts).
  */
 export function accountAdminCommands(account: Command, io: Io): void {
   const report = (a: Account, json: boolean, words: string): void => {
-    io.out(json ? JSON.stringify(a) : `Account ${a.id} (${a.name}) ${words}`);
+    io.out(json ? accountJson(a) : `Account ${a.id} (${a.name}) ${words}`);
   };
 
   account

@@ -1,4 +1,5 @@
 import { type Config, loadConfig } from '../config.js';
+import { setOperatorLanguage } from '../i18n/locale.js';
 import { TidingsError } from '../errors.js';
 import type { Store } from '../store/db.js';
 
@@ -35,6 +36,7 @@ export class UsageError extends Error {
  */
 export async function withStore<T>(io: Io, fn: (store: Store, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig(io.env);
+  setOperatorLanguage(config.language);
   // Loaded here, not with this module: `serve` answers /healthz before the store's modules are loaded.
   const [{ openStore }, { migrateDatabase, storeOptions, waitForDatabase }] = await Promise.all([
     import('../store/db.js'),

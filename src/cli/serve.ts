@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { setOperatorLanguage } from '../i18n/locale.js';
 import { type Config, loadConfig } from '../config.js';
 import { listenStarting, type StartingServer } from '../http/starting.js';
 import { checkDatabaseSettings } from '../lib/databaseUrl.js';
@@ -26,6 +27,7 @@ export function serveCommand(program: Command, io: Io): void {
 export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
   holdYoungGeneration();
   const config = loadConfig(io.env);
+  setOperatorLanguage(config.language);
   // A setting the database cannot be opened with is exit 2 before the port is taken, not after.
   checkDatabaseSettings(config);
   const logger = createLogger(config.logLevel);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { setOperatorLanguage } from '../i18n/locale.js';
 import { loadConfig } from '../config.js';
 import { feedDeps } from '../feeds/deps.js';
 import { pollOnce } from '../feeds/poller.js';
@@ -16,6 +17,7 @@ export function workerCommands(program: Command, io: Io): void {
     .description('run only the background work (feed polling, page reading, digests), without serving HTTP')
     .action(async () => {
       const config = loadConfig(io.env);
+      setOperatorLanguage(config.language);
       const log = createLogger(config.logLevel);
       const { store } = await startServerStore(config, log);
       const metrics = await createMetrics(config, store, log);

@@ -1,5 +1,6 @@
 import { tagList } from '../lib/readingTags.js';
-import { type PageFacts, deliveredUrl, readingTime, shownTitle, siteName } from '../lib/display.js';
+import { type PageFacts, deliveredUrl, readingMinutes, shownTitle, siteName } from '../lib/display.js';
+import { ENGLISH, type Locale } from '../i18n/locale.js';
 import { foldWhitespace } from '../lib/text.js';
 import { domainOf, httpUrl } from '../lib/url.js';
 import type { OfferedItem } from '../store/readingListOffers.js';
@@ -49,6 +50,7 @@ export interface ResurfacedContext {
   readHref: (pageId: number) => string | null;
   /** The digest's build, ISO: "saved … ago" counts from it. */
   createdAt: string;
+  locale: Locale;
 }
 
 export function resurfacedViews(
@@ -69,10 +71,10 @@ export function resurfacedViews(
       href: parsed === null ? null : deliveredUrl(parsed.href, ctx.cleanLinks),
       site: siteName(page) ?? (parsed === null ? '' : domainOf(parsed)),
       savedAt: row.saved_at,
-      savedLabel: savedAgo(row.saved_at, ctx.createdAt),
+      savedLabel: savedAgo(row.saved_at, ctx.createdAt, ctx.locale),
       tags: tagsOf(row.tags),
       excerpt: excerptOfText(description),
-      readingTime: readingTime(page),
+      readingTime: ctx.locale.minRead(readingMinutes(page)),
       readHref: read ? ctx.readHref(pageId) : null,
       pageId: read ? pageId : null,
       ownText: (row.has_html ?? 0) === 1,
@@ -89,18 +91,12 @@ export const tagsOf = tagList;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** "saved today", "saved yesterday", "saved 12 days ago", "saved 5 months ago", "saved 3 years ago". */
-export function savedAgo(savedAt: string, now: string): string {
+export function savedAgo(savedAt: string, now: string, locale: Locale = ENGLISH): string {
   const saved = Date.parse(savedAt);
   const at = Date.parse(now);
-  if (Number.isNaN(saved) || Number.isNaN(at)) return 'saved some time ago';
+  if (Number.isNaN(saved) || Number.isNaN(at)) return locale.t('digest.saved.unknown');
   const days = Math.floor(Math.max(0, at - saved) / DAY_MS);
-  if (days === 0) return 'saved today';
-  if (days === 1) return 'saved yesterday';
-  if (days < 31) return `saved ${days} days ago`;
-  if (days < 365) {
-    const months = Math.max(1, Math.floor(days / 30.44));
-    return `saved ${months === 1 ? 'a month' : `${months} months`} ago`;
-  }
-  const years = Math.floor(days / 365.25) || 1;
-  return `saved ${years === 1 ? 'a year' : `${years} years`} ago`;
+  if (days < 31) return locale.t('digest.saved.days', { days });
+  if (days < 365) return locale.t('digest.saved.months', { months: Math.max(1, Math.floor(days / 30.44)) });
+  return locale.t('digest.saved.years', { years: Math.floor(days / 365.25) || 1 });
 }

@@ -3,14 +3,14 @@ import {
   type PageFacts,
   deliveredUrl,
   leadImage,
-  readingTime,
+  readingMinutes,
   shownTitle,
   siteName,
 } from '../lib/display.js';
 import { foldWhitespace } from '../lib/text.js';
 import { excerptOfText } from './excerpt.js';
 import { domainOf, httpUrl } from '../lib/url.js';
-import { dayLabel, timeLabel } from './labels.js';
+import { type Locale, localeOf } from '../i18n/locale.js';
 import { type CollapsedGroup, type LaidOutRow, feedGroupOf, laidOutGroups, legacyGroups } from './layout.js';
 import { DIGEST_PAGE_ITEMS } from './limits.js';
 import { type DigestLinks, digestLinks, digestPageUrl, readingLink } from './links.js';
@@ -26,6 +26,8 @@ export { timeLabel } from './labels.js';
 export interface DigestView {
   id: number;
   account: { id: number; name: string; /** IANA zone the digest is shown in. */ timezone: string };
+  /** The account's language: every rendering's words, dates and numbers, its `lang` and `dir`. */
+  locale: Locale;
   /** The scheduled day in the reader's zone, YYYY-MM-DD. */
   localDate: string;
   /** That day spelled out: "Sunday 22 November 2026". */
@@ -155,6 +157,8 @@ export interface DigestAccountRow {
   show_images?: boolean;
   /** Delivered links without tracking parameters (default true). */
   clean_links?: boolean;
+  /** accounts.language: null or absent for the operator's TIDINGS_LANGUAGE (src/i18n/locale.ts). */
+  language?: string | null;
 }
 
 export interface DigestRow {
@@ -229,9 +233,11 @@ export { digestLinks, digestPageUrl, readingLink, type DigestLinks } from './lin
 export function digestView(input: DigestViewInput): DigestView {
   const { account, digest } = input;
   const timezone = zoneOrUtc(account.timezone);
+  const locale = localeOf(account.language);
   const links = digestLinks(input.baseUrl, digest.id, input.token);
   const shown: ItemContext = {
     timezone,
+    locale,
     pages: input.pages ?? new Map(),
     showImages: account.show_images ?? true,
     cleanLinks: account.clean_links ?? true,
@@ -255,7 +261,10 @@ export function digestView(input: DigestViewInput): DigestView {
       : legacyGroups(rows)
   ).map((g) => {
     const until = g.kind === 'feed' && g.feedId !== null ? mutes.get(g.feedId) : undefined;
-    return until === undefined ? g : { ...g, muted: { until, label: timeLabel(until, timezone) } };
+    const titled = g.kind === 'saved' || g.kind === 'top' ? { ...g, title: groupTitle(g.kind, locale) } : g;
+    return until === undefined
+      ? titled
+      : { ...titled, muted: { until, label: locale.time(until, timezone) } };
   });
   const tally = input.tally ?? tallyOf(input.items);
   const pages = Math.max(1, Math.ceil(tally.items / DIGEST_PAGE_ITEMS));
@@ -263,9 +272,10 @@ export function digestView(input: DigestViewInput): DigestView {
   return {
     id: digest.id,
     account: { id: account.id, name: account.name, timezone },
+    locale,
     localDate: digest.local_date,
-    dateLabel: dayLabel(digest.local_date, true),
-    dateShort: dayLabel(digest.local_date, false),
+    dateLabel: locale.day(digest.local_date, true),
+    dateShort: locale.day(digest.local_date, false),
     createdAt: digest.created_at,
     counts: {
       items: tally.items,
@@ -310,8 +320,14 @@ export function tallyOf(
   return { items: items.length, saved, feeds: feeds.size };
 }
 
+/** "Saved", "Top stories" (layout.ts names them in English) in the reader's language. */
+function groupTitle(kind: 'saved' | 'top', locale: Locale): string {
+  return locale.t(kind === 'saved' ? 'digest.section.saved' : 'digest.section.top');
+}
+
 interface ItemContext {
   timezone: string;
+  locale: Locale;
   pages: ReadonlyMap<number, PageFacts>;
   showImages: boolean;
   cleanLinks: boolean;
@@ -338,13 +354,13 @@ function itemView(row: DigestItemRow, shown: ItemContext): DigestItemView {
     url,
     href,
     siteName: siteName(page),
-    readingTime: readingTime(page),
+    readingTime: shown.locale.minRead(readingMinutes(page)),
     image: leadImage(page, row.image_url, shown.showImages),
     readHref: row.source === 'newsletter' ? null : readHref,
     pageId: page?.has_text === true ? pageId : null,
     domain: parsed === null ? '' : domainOf(parsed),
     published,
-    publishedLabel: published === null ? null : timeLabel(published, shown.timezone),
+    publishedLabel: published === null ? null : shown.locale.time(published, shown.timezone),
     excerpt: description === null ? '' : excerptOfText(description),
     alsoIn: [],
     number: 0,

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { localeOf } from '../i18n/locale.js';
 import { digestReader } from '../accounts/digestToken.js';
 import { digestActionReader } from '../accounts/digestActions.js';
 import { digestAsEpub, digestFeed, digestToRead } from '../accounts/digests.js';
@@ -168,6 +169,7 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
           digests: digests.map((d) => withMediaLinks(d.view, links)),
           feedUrl: digestFeedUrl(baseUrl, token),
           baseUrl,
+          locale: localeOf(account.language),
         }),
         lastModified: newest ?? account.created_at,
       });

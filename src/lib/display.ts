@@ -50,10 +50,16 @@ export function displayFeedTitle(title: string | null | undefined): string {
   return codePoints(folded) > MAX_TITLE_LENGTH ? truncate(folded, MAX_TITLE_LENGTH) : folded;
 }
 
-/** "6 min read"; null when the page has no text to time. */
-export function readingTime(page: Pick<PageFacts, 'reading_minutes'> | null | undefined): string | null {
+/** The minutes a page takes to read; null when it has no text to time. */
+export function readingMinutes(page: Pick<PageFacts, 'reading_minutes'> | null | undefined): number | null {
   const minutes = page?.reading_minutes ?? 0;
-  return minutes > 0 ? `${minutes} min read` : null;
+  return minutes > 0 ? minutes : null;
+}
+
+/** "6 min read" (English: the web pages, until they are translated); null when the page has no text to time. */
+export function readingTime(page: Pick<PageFacts, 'reading_minutes'> | null | undefined): string | null {
+  const minutes = readingMinutes(page);
+  return minutes === null ? null : `${minutes} min read`;
 }
 
 /** The page's site name, folded; null when it gave none. */

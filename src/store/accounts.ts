@@ -26,6 +26,7 @@ export const accountColumns = [
   'ereader_email',
   'resurface_count',
   'resurface_order',
+  'language',
 ] as const;
 
 export type AccountRow = Pick<Selectable<AccountsTable>, (typeof accountColumns)[number]>;
@@ -221,6 +222,8 @@ export interface AccountSettingsUpdate {
   ereaderEmail?: string | null;
   resurfaceCount?: number;
   resurfaceOrder?: ResurfaceOrder;
+  /** BCP 47 code, checked by the caller; null: the operator's default. */
+  language?: string | null;
   showImages?: boolean;
   cleanLinks?: boolean;
   /** Emails wait until then (digests are still built); null resumes them. */
@@ -249,6 +252,7 @@ export async function updateAccountSettings(
       ...(u.ereaderEmail === undefined ? {} : { ereader_email: u.ereaderEmail }),
       ...(u.resurfaceCount === undefined ? {} : { resurface_count: u.resurfaceCount }),
       ...(u.resurfaceOrder === undefined ? {} : { resurface_order: u.resurfaceOrder }),
+      ...(u.language === undefined ? {} : { language: u.language }),
       ...(u.showImages === undefined ? {} : { show_images: u.showImages ? 1 : 0 }),
       ...(u.cleanLinks === undefined ? {} : { clean_links: u.cleanLinks ? 1 : 0 }),
       ...(u.emailPausedUntil === undefined ? {} : { email_paused_until: u.emailPausedUntil }),

@@ -19,7 +19,7 @@ import type {
   ReadingTagsTable,
   ResurfaceOrder,
 } from './schemaReadingList.js';
-import type { ApiClientsTable, ApiTokensTable } from './schemaApiClients.js';
+import type { ApiClientsTable, ApiTokensTable, OpdsTokensTable } from './schemaApiClients.js';
 
 /** Timestamps are ISO 8601 UTC strings (`2026-11-22T07:00:00.000Z`): identical on both engines and sortable. */
 export type Timestamp = string;
@@ -64,6 +64,8 @@ export interface AccountsTable {
   /** Unread reading-list items a digest offers (0 turns it off) and in which order (migration 0031). */
   resurface_count: Generated<number>;
   resurface_order: Generated<ResurfaceOrder>;
+  /** BCP 47 (src/i18n/languages.ts); null: the operator's default (migration 0065). */
+  language: Generated<string | null>;
 }
 
 export interface ApiKeysTable {
@@ -345,14 +347,6 @@ export type {
   DigestsTable,
   UnsubscribeTokensTable,
 } from './schemaDigests.js';
-/** The private link of an account's OPDS catalogue (migration 0060): only the token's hash is kept. */
-export interface OpdsTokensTable {
-  account_id: number;
-  /** Hex SHA-256 of the token (43 characters of base64url: 256 random bits). */
-  token_hash: string;
-  created_at: Timestamp;
-}
-
 export interface MetaTable {
   key: string;
   value: string;

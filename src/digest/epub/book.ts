@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { RESURFACED_TITLE } from '../render/resurfaced.js';
 import type { DigestView } from '../view.js';
 
 /** An EPUB file's media type: its zip's first entry, and the Content-Type it is sent with. */
@@ -66,7 +65,10 @@ export interface Book {
   localDate: string;
   /** CCYY-MM-DDThh:mm:ssZ: the digest's build, so the same digest makes the same file. */
   modified: string;
+  /** The language of the book's own text (its headings and cover): the account's (Locale's `lang`). */
   language: string;
+  /** Its direction: the spine's page-progression-direction and the `dir` of its own pages. */
+  dir?: 'ltr' | 'rtl';
   /**
    * The whole digest's items, and those the book holds (`entries`: the digest's own, the reading list's
    * not counted; `articles`: every chapter read, the reading list's included).
@@ -83,9 +85,6 @@ export interface Book {
   kind?: 'digest' | 'article';
   coverLines?: string[];
 }
-
-/** The language of the book's own text (its headings and cover): the app's. */
-export const BOOK_LANGUAGE = 'en';
 
 /** The book of a digest's view, with the bodies of the pages read for its entries, by page id. */
 export function bookOf(
@@ -111,11 +110,12 @@ export function bookOf(
   const articles = sections.reduce((n, s) => n + s.entries.filter((e) => e.article !== null).length, 0);
   return {
     identifier: `urn:uuid:${digestUuid(view)}`,
-    title: `Tidings — ${view.dateLabel}`,
+    title: view.locale.t('digest.title', { date: view.dateLabel }),
     dateLabel: view.dateLabel,
     localDate: view.localDate,
     modified: epubDate(view.createdAt),
-    language: BOOK_LANGUAGE,
+    language: view.locale.lang,
+    dir: view.locale.dir,
     counts: { items: view.counts.items, entries, articles },
     sections,
   };
@@ -131,7 +131,7 @@ function resurfacedSection(
   ownBodies: ReadonlyMap<number, ArticleBody>,
 ): BookSection {
   return {
-    title: RESURFACED_TITLE,
+    title: view.locale.t('digest.section.resurfaced'),
     more: 0,
     entries: view.resurfaced.map((r): BookEntry => ({
       title: r.title,
@@ -140,7 +140,12 @@ function resurfacedSection(
       readingTime: r.readingTime,
       excerpt: r.excerpt,
       article: (r.pageId === null ? null : bodies.get(r.pageId)) ?? ownBodies.get(r.readingId) ?? null,
-      saved: [r.savedLabel, ...(r.tags.length === 0 ? [] : [`tagged ${r.tags.join(', ')}`])].join(' · '),
+      saved: [
+        r.savedLabel,
+        ...(r.tags.length === 0
+          ? []
+          : [view.locale.t('digest.item.tagged', { tags: view.locale.list(r.tags) })]),
+      ].join(' · '),
     })),
   };
 }

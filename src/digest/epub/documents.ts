@@ -1,3 +1,4 @@
+import { type Locale, localeOf } from '../../i18n/locale.js';
 import type { Book, BookEntry, BookSection } from './book.js';
 import { LANGUAGE, escapeAttribute, safeHref, toXhtml, xmlText } from './xhtml.js';
 
@@ -37,12 +38,12 @@ export function bookFiles(book: Book): BookFile[] {
   book.sections.forEach((section, i) => {
     const s = i + 1;
     if (!flat) {
-      const body = sectionPage(section, s);
+      const body = sectionPage(book, section, s);
       files.push({ href: sectionHref(s), id: `s${s}`, mediaType: XHTML, body, spine: true });
     }
     section.entries.forEach((entry, j) => {
       const href = chapterHref(s, j + 1);
-      const body = chapter(entry, images);
+      const body = chapter(book, entry, images);
       files.push({ href, id: `s${s}-${j + 1}`, mediaType: XHTML, body, spine: true });
     });
   });
@@ -56,13 +57,18 @@ export function bookFiles(book: Book): BookFile[] {
 const sectionHref = (s: number): string => `s${s}.xhtml`;
 const chapterHref = (s: number, e: number): string => `s${s}-${e}.xhtml`;
 
-function page(title: string, body: string, lang = 'en', dir: string | null = null): string {
-  const d = dir === 'rtl' || dir === 'ltr' ? ` dir="${dir}"` : '';
+/** A document of the book: in the book's language and direction unless `lang` (an article's) says otherwise. */
+function page(book: Book, title: string, body: string, lang?: string, dir: string | null = null): string {
+  const own = lang === undefined;
+  const direction = own ? book.dir : dir;
+  const d = direction === 'rtl' || (direction === 'ltr' && !own) ? ` dir="${direction}"` : '';
+  lang ??= book.language;
+  const untitled = localeOf(book.language).t('list.untitled');
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<!DOCTYPE html>',
     `<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops" xml:lang="${lang}" lang="${lang}"${d}>`,
-    `<head><meta charset="UTF-8"/><title>${label(title)}</title>`,
+    `<head><meta charset="UTF-8"/><title>${label(title, untitled)}</title>`,
     '<link rel="stylesheet" type="text/css" href="style.css"/></head>',
     `<body>${body}</body>`,
     '</html>',
@@ -70,41 +76,44 @@ function page(title: string, body: string, lang = 'en', dir: string | null = nul
   ].join('\n');
 }
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
-
 function cover(book: Book): string {
+  const t = localeOf(book.language);
   if (book.kind === 'article') {
     const lines = (book.coverLines ?? []).filter((l) => l.trim() !== '');
     return page(
+      book,
       book.title,
       [
         '<section epub:type="cover" class="cover">',
-        '<p class="brand">Tidings</p>',
-        `<h1>${label(book.title)}</h1>`,
+        `<p class="brand">${xmlText(t.t('brand'))}</p>`,
+        `<h1>${label(book.title, t.t('list.untitled'))}</h1>`,
         ...lines.map((l) => `<p>${xmlText(l)}</p>`),
         '</section>',
       ].join('\n'),
-      book.language,
     );
   }
   const { items, entries, articles } = book.counts;
   const held =
     entries < items
-      ? `${plural(entries, 'entry', 'entries')} of ${plural(items, 'item')}`
-      : plural(items, 'item');
+      ? t.t('epub.cover.part', { entries, items, articles })
+      : t.t('epub.cover.all', { items, articles });
   return page(
+    book,
     book.title,
     [
       '<section epub:type="cover" class="cover">',
-      '<p class="brand">Tidings</p>',
+      `<p class="brand">${xmlText(t.t('brand'))}</p>`,
       `<h1>${xmlText(book.dateLabel)}</h1>`,
-      `<p>${held}; ${plural(articles, 'article')} to read here.</p>`,
+      `<p>${xmlText(held)}</p>`,
       '</section>',
     ].join('\n'),
   );
 }
 
 function nav(book: Book): string {
+  const t = localeOf(book.language);
+  const untitled = t.t('list.untitled');
+  const label = (text: string): string => labelOf(text, untitled);
   const sections = book.sections.map((section, i) => {
     const s = i + 1;
     if (book.kind === 'article') {
@@ -119,12 +128,13 @@ function nav(book: Book): string {
     return `<li><a href="${sectionHref(s)}">${label(section.title)}</a>${list}</li>`;
   });
   return page(
-    'Contents',
+    book,
+    t.t('epub.contents'),
     [
       '<nav epub:type="toc" id="toc">',
-      '<h1>Contents</h1>',
+      `<h1>${xmlText(t.t('epub.contents'))}</h1>`,
       '<ol>',
-      '<li><a href="cover.xhtml">Cover</a></li>',
+      `<li><a href="cover.xhtml">${xmlText(t.t('epub.cover'))}</a></li>`,
       ...sections,
       '</ol>',
       '</nav>',
@@ -133,14 +143,17 @@ function nav(book: Book): string {
 }
 
 /** A table of contents' label: never empty (EPUBCheck refuses an empty one). */
-const label = (text: string): string => xmlText(text.trim()) || 'Untitled';
+const labelOf = (text: string, untitled: string): string => xmlText(text.trim()) || xmlText(untitled);
+const label = labelOf;
 
-function sectionPage(section: BookSection, s: number): string {
+function sectionPage(book: Book, section: BookSection, s: number): string {
+  const t = localeOf(book.language);
+  const untitled = t.t('list.untitled');
   const entries = section.entries.map((entry, j) => {
-    const meta = metaLine(entry, null);
+    const meta = metaLine(entry, null, t);
     return [
       `<div class="entry">`,
-      `<h2><a href="${chapterHref(s, j + 1)}">${label(entry.title)}</a></h2>`,
+      `<h2><a href="${chapterHref(s, j + 1)}">${label(entry.title, untitled)}</a></h2>`,
       meta === '' ? '' : `<p class="meta">${meta}</p>`,
       entry.excerpt === '' ? '' : `<p>${xmlText(entry.excerpt)}</p>`,
       '</div>',
@@ -148,16 +161,25 @@ function sectionPage(section: BookSection, s: number): string {
   });
   const more =
     section.more > 0
-      ? `<p class="more">And ${plural(section.more, 'more entry', 'more entries')} from ${xmlText(section.title)} on the digest's web page.</p>`
+      ? `<p class="more">${xmlText(t.t('epub.more', { count: section.more, title: section.title }))}</p>`
       : '';
-  return page(section.title, [`<h1>${label(section.title)}</h1>`, ...entries, more].join('\n'));
+  return page(
+    book,
+    section.title,
+    [`<h1>${label(section.title, untitled)}</h1>`, ...entries, more].join('\n'),
+  );
 }
 
 /** "Site · By Author · 6 min read", escaped; "" when there is nothing to say. */
-function metaLine(entry: BookEntry, author: string | null): string {
+function metaLine(entry: BookEntry, author: string | null, t: Locale): string {
   const byline = author?.trim() ?? '';
   const site = entry.article?.siteName?.trim() || entry.site;
-  return [site, byline === '' ? '' : `By ${byline}`, entry.readingTime ?? '', entry.saved ?? '']
+  return [
+    site,
+    byline === '' ? '' : t.t('epub.by', { author: byline }),
+    entry.readingTime ?? '',
+    entry.saved ?? '',
+  ]
     .filter((x) => x !== '')
     .map(xmlText)
     .join(' · ');
@@ -165,33 +187,39 @@ function metaLine(entry: BookEntry, author: string | null): string {
 
 function originalLink(entry: BookEntry, words: string): string {
   const href = entry.href === null ? null : safeHref(entry.href);
-  return href === null ? '' : `<p class="link"><a href="${escapeAttribute(href)}">${words}</a></p>`;
+  return href === null ? '' : `<p class="link"><a href="${escapeAttribute(href)}">${xmlText(words)}</a></p>`;
 }
 
 /** An entry's chapter: its article's reading view, or (not read) its summary and link. */
-function chapter(entry: BookEntry, images: ReadonlyMap<string, string>): string {
+function chapter(book: Book, entry: BookEntry, images: ReadonlyMap<string, string>): string {
+  const t = localeOf(book.language);
   const article = entry.article;
-  const meta = metaLine(entry, article?.author ?? null);
-  const head = [`<h1>${label(entry.title)}</h1>`, meta === '' ? '' : `<p class="meta">${meta}</p>`];
+  const meta = metaLine(entry, article?.author ?? null, t);
+  const head = [
+    `<h1>${label(entry.title, t.t('list.untitled'))}</h1>`,
+    meta === '' ? '' : `<p class="meta">${meta}</p>`,
+  ];
   if (article === null) {
     return page(
+      book,
       entry.title,
       [
         '<div class="article">',
         ...head,
         entry.excerpt === '' ? '' : `<p>${xmlText(entry.excerpt)}</p>`,
-        originalLink(entry, 'Not read yet: the article on its site'),
+        originalLink(entry, t.t('epub.notRead')),
         '</div>',
       ].join('\n'),
     );
   }
   const lang = article.language !== null && LANGUAGE.test(article.language) ? article.language : 'en';
   return page(
+    book,
     entry.title,
     [
       '<div class="article">',
       ...head,
-      originalLink(entry, 'The article on its site'),
+      originalLink(entry, t.t('epub.original')),
       '<hr/>',
       `<div class="body">${toXhtml(article.html, { images })}</div>`,
       '</div>',
@@ -202,12 +230,14 @@ function chapter(entry: BookEntry, images: ReadonlyMap<string, string>): string 
 }
 
 function ncx(book: Book): string {
+  const t = localeOf(book.language);
+  const untitled = t.t('list.untitled');
   let order = 0;
   const point = (href: string, text: string, inner = ''): string => {
     order++;
-    return `<navPoint id="p${order}" playOrder="${order}"><navLabel><text>${label(text)}</text></navLabel><content src="${href}"/>${inner}</navPoint>`;
+    return `<navPoint id="p${order}" playOrder="${order}"><navLabel><text>${label(text, untitled)}</text></navLabel><content src="${href}"/>${inner}</navPoint>`;
   };
-  const points = [point('cover.xhtml', 'Cover')];
+  const points = [point('cover.xhtml', t.t('epub.cover'))];
   book.sections.forEach((section, i) => {
     const s = i + 1;
     if (book.kind === 'article') {
@@ -219,12 +249,12 @@ function ncx(book: Book): string {
     order = first;
     const inner = section.entries.map((entry, j) => point(chapterHref(s, j + 1), entry.title)).join('');
     points.push(
-      `<navPoint id="p${first}" playOrder="${first}"><navLabel><text>${label(section.title)}</text></navLabel><content src="${sectionHref(s)}"/>${inner}</navPoint>`,
+      `<navPoint id="p${first}" playOrder="${first}"><navLabel><text>${label(section.title, untitled)}</text></navLabel><content src="${sectionHref(s)}"/>${inner}</navPoint>`,
     );
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    '<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1" xml:lang="en">',
+    `<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/" version="2005-1" xml:lang="${escapeAttribute(book.language)}">`,
     `<head><meta name="dtb:uid" content="${escapeAttribute(book.identifier)}"/><meta name="dtb:depth" content="2"/>`,
     '<meta name="dtb:totalPageCount" content="0"/><meta name="dtb:maxPageNumber" content="0"/></head>',
     `<docTitle><text>${xmlText(book.title)}</text></docTitle>`,

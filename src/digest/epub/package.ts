@@ -52,7 +52,7 @@ function packageDocument(book: Book, files: readonly BookFile[]): string {
     '<manifest>',
     ...manifest,
     '</manifest>',
-    '<spine toc="ncx">',
+    `<spine toc="ncx"${book.dir === 'rtl' ? ' page-progression-direction="rtl"' : ''}>`,
     ...spine,
     '</spine>',
     '</package>',

@@ -1,6 +1,7 @@
 import { generateAtomFeed } from 'feedsmith';
+import { ENGLISH, type Locale } from '../../i18n/locale.js';
 import type { DigestView } from '../view.js';
-import { countsLine, plural } from './common.js';
+import { countsLine } from './common.js';
 import { fitAtomEntry } from './fit.js';
 
 export interface DigestFeedInput {
@@ -15,6 +16,8 @@ export interface DigestFeedInput {
   feedUrl: string;
   /** Public base URL of the instance: the authority of the tag: ids and the link to the archive. */
   baseUrl: string;
+  /** The account's language: the feed's title (each entry is in its digest's view's); English by default. */
+  locale?: Locale;
 }
 
 /**
@@ -31,9 +34,14 @@ export function renderAtom(input: DigestFeedInput): string {
     (max, d) => (max === null || d.createdAt > max ? d.createdAt : max),
     null,
   );
+  const locale = input.locale ?? ENGLISH;
   return generateAtomFeed({
+    xml: { lang: locale.lang },
     id: `tag:${host},${day(input.account.created_at)}:accounts/${input.account.id}/digests`,
-    title: { type: 'text', value: xmlSafe(`Tidings — digests of ${input.account.name}`) },
+    title: {
+      type: 'text',
+      value: xmlSafe(locale.t('digest.atom.title', { name: input.account.name })),
+    },
     updated: new Date(newest ?? input.account.created_at),
     links: [
       { rel: 'self', type: 'application/atom+xml', href: input.feedUrl },
@@ -43,7 +51,12 @@ export function renderAtom(input: DigestFeedInput): string {
     generator: { text: 'Tidings' },
     entries: input.digests.map((view) => ({
       id: `tag:${host},${day(view.createdAt)}:digests/${view.id}`,
-      title: { type: 'text', value: xmlSafe(`${view.dateLabel}: ${plural(view.counts.items, 'link')}`) },
+      title: {
+        type: 'text',
+        value: xmlSafe(
+          view.locale.t('digest.atom.entry', { date: view.dateLabel, count: view.counts.items }),
+        ),
+      },
       updated: new Date(view.createdAt),
       published: new Date(view.createdAt),
       links: [{ rel: 'alternate', type: 'text/html', href: view.links.web }],

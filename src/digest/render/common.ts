@@ -4,42 +4,37 @@ import type { DigestGroup, DigestView } from '../view.js';
 /** Text made safe inside HTML, in element content and in attribute values alike: the one escape, as `esc`. */
 export { escapeHtml as esc } from '../../lib/escape.js';
 
-/** The heading of the section newsletters' groups form (they come last: digest/choose/choose.ts). */
-export const NEWSLETTERS_HEADING = 'Newsletters';
-
 /** The section heading to put before `groups[index]`: "Newsletters" before the first sender's; else null. */
-export function sectionBefore(groups: readonly DigestGroup[], index: number): string | null {
+export function sectionBefore(view: DigestView, index: number): string | null {
+  const { groups } = view;
   const group = groups[index];
   if (group?.kind !== 'newsletter') return null;
-  return index > 0 && groups[index - 1]?.kind === 'newsletter' ? null : NEWSLETTERS_HEADING;
+  return index > 0 && groups[index - 1]?.kind === 'newsletter'
+    ? null
+    : view.locale.t('digest.section.newsletters');
 }
 
-/** What a group's actions call its source: "this feed", or "this sender" for a newsletter's. */
+/** What a group's actions call its source (the messages' select): "feed", or "sender" for a newsletter's. */
 export const sourceWord = (group: DigestGroup): string => (group.kind === 'newsletter' ? 'sender' : 'feed');
-
-/** "1 new link", "12 new links". */
-export function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
 
 /** The subject line: "Tidings — Sunday 22 November: 12 new links". No feed-supplied text goes in it. */
 export function digestSubject(view: DigestView): string {
-  const what = view.counts.items === 0 ? 'nothing new' : plural(view.counts.items, 'new link');
-  return `Tidings — ${view.dateShort}: ${what}`;
+  return view.locale.t('digest.subject', { date: view.dateShort, count: view.counts.items });
 }
 
 /** The counts as a sentence: "12 new links: 3 saved, 9 from 4 feeds. 5 more are waiting for the next digest." */
 export function countsLine(view: DigestView): string {
   const { items, saved, fromFeeds, feeds, stillQueued } = view.counts;
-  let line: string;
-  if (items === 0) line = 'Nothing new this time.';
-  else if (fromFeeds === 0) line = `${plural(items, 'new link')}, all saved by you.`;
-  else if (saved === 0) line = `${plural(items, 'new link')} from ${plural(feeds, 'feed')}.`;
-  else line = `${plural(items, 'new link')}: ${saved} saved, ${fromFeeds} from ${plural(feeds, 'feed')}.`;
-  if (stillQueued > 0) {
-    line += ` ${stillQueued} more ${stillQueued === 1 ? 'is' : 'are'} waiting for the next digest.`;
-  }
-  return line;
+  const t = view.locale;
+  const line =
+    items === 0
+      ? t.t('digest.counts.none')
+      : fromFeeds === 0
+        ? t.t('digest.counts.allSaved', { items })
+        : saved === 0
+          ? t.t('digest.counts.fromFeeds', { items, feeds })
+          : t.t('digest.counts.mixed', { items, saved, fromFeeds, feeds });
+  return stillQueued > 0 ? t.t('digest.counts.withWaiting', { counts: line, waiting: stillQueued }) : line;
 }
 
 /**
@@ -56,11 +51,10 @@ export function itemsAfter(view: DigestView): number {
  * more entries:"; "" when it is shown to its end.
  */
 export function moreLine(view: DigestView, where: 'email' | 'atom' = 'email'): string {
-  const after = itemsAfter(view);
-  if (after === 0) return '';
-  if (!view.laidOut) return `…and ${plural(after, 'more link', 'more links')}.`;
-  const entries = plural(after, 'more entry', 'more entries');
-  return where === 'email' ? `…and ${entries}, cut to keep this email whole.` : `…and ${entries}:`;
+  const count = itemsAfter(view);
+  if (count === 0) return '';
+  if (!view.laidOut) return view.locale.t('digest.more.links', { count });
+  return view.locale.t(where === 'email' ? 'digest.more.emailCut' : 'digest.more.atom', { count });
 }
 
 /** Words read a minute when skimming a digest's entries, and seconds spent deciding on each. */
@@ -87,15 +81,16 @@ function wordCount(text: string): number {
 
 /** "48 entries · about 12 minutes to read", for the header of an email laid out by its build. */
 export function entriesLine(view: DigestView, excerptLimit: number): string {
-  const shown = view.groups.reduce((n, g) => n + g.items.length, 0);
-  const minutes = readingMinutes(view, excerptLimit);
-  return `${plural(shown, 'entry', 'entries')} · about ${plural(minutes, 'minute')} to read`;
+  const entries = view.groups.reduce((n, g) => n + g.items.length, 0);
+  return view.locale.t('digest.entries', { entries, minutes: readingMinutes(view, excerptLimit) });
 }
 
 /** "Links 201–400 of 10000", for a page of a digest's web page. */
 export function shownLine(view: DigestView): string {
   const { first, last } = view.shown;
-  return last < first ? `No links on this page` : `Links ${first}–${last} of ${view.counts.items}`;
+  return last < first
+    ? view.locale.t('digest.shown.none')
+    : view.locale.t('digest.shown', { first, last, total: view.counts.items });
 }
 
 /**

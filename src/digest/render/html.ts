@@ -66,7 +66,7 @@ export function digestBodyHtml(view: DigestView, variant: BodyVariant): string {
     ...around,
     header(view, variant),
     ...pages,
-    ...view.groups.map((g, i) => group(g, variant, sectionBefore(view.groups, i))),
+    ...view.groups.map((g, i) => group(view, g, variant, sectionBefore(view, i))),
     ...resurfacedRows(view, variant === 'email' ? EMAIL_EXCERPT : null),
     ...pages,
     ...more,
@@ -83,7 +83,7 @@ export function renderEmailHtml(view: DigestView): string {
   // Invisible filler after the preheader keeps clients from running the body's first words into the preview.
   const filler = '&#847;&zwnj;&nbsp;'.repeat(60);
   return `<!DOCTYPE html>
-<html lang="en">
+<html ${langAttributes(view)}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -102,13 +102,13 @@ ${pageTable(view, 'email')}
 /** The digest as a web page (/digests/:id): the email's markup in a document of its own. */
 export function renderWebPage(view: DigestView): string {
   return `<!DOCTYPE html>
-<html lang="en">
+<html ${langAttributes(view)}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 ${HEAD}
-<title>Tidings — ${esc(view.dateLabel)}${view.page.count > 1 ? ` (page ${view.page.number} of ${view.page.count})` : ''}</title>
+<title>${esc(webTitle(view))}</title>
 </head>
 <body class="td-page" style="margin:0;padding:0;background-color:${COLORS.page};">
 <main>
@@ -117,6 +117,18 @@ ${pageTable(view, 'web')}
 </body>
 </html>
 `;
+}
+
+/** `lang` (and `dir` for a right-to-left language) of the document's root. */
+function langAttributes(view: DigestView): string {
+  return `lang="${esc(view.locale.lang)}"${view.locale.dir === 'rtl' ? ' dir="rtl"' : ''}`;
+}
+
+function webTitle(view: DigestView): string {
+  const { number, count } = view.page;
+  return count > 1
+    ? view.locale.t('digest.titlePaged', { date: view.dateLabel, page: number, pages: count })
+    : view.locale.t('digest.title', { date: view.dateLabel });
 }
 
 /** The full-width background table that centres the card (a ghost table holds Outlook to 600 px). */
@@ -139,13 +151,15 @@ function header(view: DigestView, variant: BodyVariant): string {
       ? `\n<p class="td-muted" style="margin:2px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.muted};">${esc(entriesLine(view, EMAIL_EXCERPT))}</p>`
       : '';
   return `<tr><td class="td-pad" style="padding:28px 32px 8px 32px;">
-<p class="td-muted" style="margin:0 0 4px 0;font-size:13px;line-height:18px;letter-spacing:0.04em;text-transform:uppercase;color:${COLORS.muted};">Tidings</p>
+<p class="td-muted" style="margin:0 0 4px 0;font-size:13px;line-height:18px;letter-spacing:0.04em;text-transform:uppercase;color:${COLORS.muted};">${esc(view.locale.t('brand'))}</p>
 <h1 class="td-text" style="margin:0;font-size:24px;line-height:30px;font-weight:700;color:${COLORS.text};">${esc(view.dateLabel)}</h1>
 <p class="td-muted" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.muted};">${esc(countsLine(view))}</p>${entries}
 </td></tr>`;
 }
 
-function group(g: DigestGroup, variant: BodyVariant, section: string | null): string {
+function group(view: DigestView, g: DigestGroup, variant: BodyVariant, section: string | null): string {
+  const t = view.locale;
+  const source = sourceWord(g);
   const opening =
     section === null
       ? []
@@ -162,27 +176,36 @@ function group(g: DigestGroup, variant: BodyVariant, section: string | null): st
     g.more === null || variant === 'web'
       ? []
       : [
-          `<tr><td class="td-pad" style="padding:8px 32px;"><p class="td-muted" dir="auto" style="${small}">${link(g.more.href, esc(`+${g.more.count} more from ${g.title}`))}</p></td></tr>`,
+          `<tr><td class="td-pad" style="padding:8px 32px;"><p class="td-muted" dir="auto" style="${small}">${link(g.more.href, esc(t.t('digest.group.more', { count: g.more.count, title: g.title })))}</p></td></tr>`,
         ];
   const actions =
     g.actions === null
       ? []
       : [
           `<tr><td class="td-pad" style="padding:4px 32px 0 32px;"><p class="td-muted" style="${small}font-size:13px;">${[
-            smallLink(g.actions.fewer, `Fewer from this ${sourceWord(g)}`),
-            smallLink(g.actions.more, `More from this ${sourceWord(g)}`),
+            smallLink(g.actions.fewer, esc(t.t('digest.action.fewer', { source }))),
+            smallLink(g.actions.more, esc(t.t('digest.action.more', { source }))),
             'unmute' in g.actions
-              ? `${smallLink(g.actions.unmute, 'Unmute')}${g.muted === null ? '' : ` (muted until ${esc(g.muted.label)})`}`
-              : smallLink(g.actions.mute, 'Mute for a week'),
+              ? unmuteLink(view, g, g.actions.unmute)
+              : smallLink(g.actions.mute, esc(t.t('digest.action.mute'))),
           ].join(' &nbsp;·&nbsp; ')}</p></td></tr>`,
         ];
-  return [...opening, heading, ...g.items.map((i) => item(i, variant)), ...more, ...actions].join('\n');
+  return [...opening, heading, ...g.items.map((i) => item(view, i, variant)), ...more, ...actions].join('\n');
+}
+
+/** "Unmute", with "(muted until …)" after it while the feed is muted. */
+function unmuteLink(view: DigestView, g: DigestGroup, href: string): string {
+  const unmute = smallLink(href, esc(view.locale.t('digest.action.unmute')));
+  return g.muted === null
+    ? unmute
+    : view.locale.html('digest.action.mutedUntil', { unmute, until: g.muted.label }, ['unmute']);
 }
 
 /** Thumbnails fit a square this many pixels wide, in a cell of fixed width beside the text. */
 export const THUMBNAIL_BOX = 96;
 
-function item(i: DigestItemView, variant: BodyVariant): string {
+function item(view: DigestView, i: DigestItemView, variant: BodyVariant): string {
+  const t = view.locale;
   const titleStyle = `font-size:17px;line-height:24px;font-weight:600;color:${COLORS.link};text-decoration:none;`;
   const title =
     i.href === null
@@ -200,19 +223,15 @@ function item(i: DigestItemView, variant: BodyVariant): string {
       : `\n<p class="td-text" dir="auto" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.text};">${esc(summary)}</p>`;
   const small = `margin:6px 0 0 0;font-size:14px;line-height:20px;color:${COLORS.muted};`;
   const also =
-    i.alsoIn.length === 0
-      ? ''
-      : `\n<p class="td-muted" dir="auto" style="${small}">Also in: ${i.alsoIn
-          .map((a) => (a.href === null ? esc(a.title) : smallLink(a.href, esc(a.title))))
-          .join(', ')}</p>`;
+    i.alsoIn.length === 0 ? '' : `\n<p class="td-muted" dir="auto" style="${small}">${alsoIn(view, i)}</p>`;
   const seen =
     i.seenIn === null || variant === 'email'
       ? ''
-      : `\n<p class="td-muted" style="${small}">Already in an earlier digest</p>`;
+      : `\n<p class="td-muted" style="${small}">${esc(t.t('digest.item.seen'))}</p>`;
   // "Read it here" and "Keep for tomorrow" share one line: every byte of an entry counts against the clip.
   const itemLinks = [
-    ...(i.readHref === null ? [] : [link(i.readHref, 'Read it here')]),
-    ...(i.keepHref === null ? [] : [smallLink(i.keepHref, 'Keep for tomorrow')]),
+    ...(i.readHref === null ? [] : [link(i.readHref, esc(t.t('digest.item.read')))]),
+    ...(i.keepHref === null ? [] : [smallLink(i.keepHref, esc(t.t('digest.item.keep')))]),
   ];
   const read =
     itemLinks.length === 0
@@ -225,6 +244,16 @@ function item(i: DigestItemView, variant: BodyVariant): string {
 ${i.image === null ? text : withThumbnail(i, i.image, text)}
 </div>
 </td></tr>`;
+}
+
+/** "Also in: A, B" (a contract line), each source linked to its own item when it has one. */
+function alsoIn(view: DigestView, i: DigestItemView): string {
+  const marks = i.alsoIn.map((_, n) => `\uE002${n}\uE003`);
+  const html = view.locale.html('digest.item.alsoIn', { sources: view.locale.list(marks) });
+  return html.replace(/\uE002(\d+)\uE003/g, (_, n: string) => {
+    const a = i.alsoIn[Number(n)];
+    return a === undefined ? '' : a.href === null ? esc(a.title) : smallLink(a.href, esc(a.title));
+  });
 }
 
 /** Site (else domain) · reading time · published time, escaped. */
@@ -260,12 +289,12 @@ ${text}
 function pager(view: DigestView): string {
   const { number, count, previous, next } = view.page;
   const parts = [
-    `${esc(shownLine(view))} · page ${number} of ${count}`,
-    ...(previous === null ? [] : [link(previous, '← Previous page')]),
-    ...(next === null ? [] : [link(next, 'Next page →')]),
+    esc(view.locale.t('digest.pager', { shown: shownLine(view), page: number, pages: count })),
+    ...(previous === null ? [] : [link(previous, esc(view.locale.t('digest.pager.previous')))]),
+    ...(next === null ? [] : [link(next, esc(view.locale.t('digest.pager.next')))]),
   ];
   return `<tr><td class="td-pad" style="padding:16px 32px 0 32px;">
-<nav aria-label="Pages of this digest"><p class="td-muted" style="margin:0;font-size:14px;line-height:20px;color:${COLORS.muted};">${parts.join(' &nbsp;·&nbsp; ')}</p></nav>
+<nav aria-label="${esc(view.locale.t('digest.pager.label'))}"><p class="td-muted" style="margin:0;font-size:14px;line-height:20px;color:${COLORS.muted};">${parts.join(' &nbsp;·&nbsp; ')}</p></nav>
 </td></tr>`;
 }
 
@@ -273,36 +302,35 @@ function pager(view: DigestView): string {
 function digestsNav(view: DigestView): string {
   const { archive, previousDigest, nextDigest } = view.links;
   const parts = [
-    link(archive, '← All digests'),
-    ...(previousDigest === null ? [] : [link(previousDigest, 'Previous digest')]),
-    ...(nextDigest === null ? [] : [link(nextDigest, 'Next digest')]),
+    link(archive, esc(view.locale.t('digest.nav.all'))),
+    ...(previousDigest === null ? [] : [link(previousDigest, esc(view.locale.t('digest.nav.previous')))]),
+    ...(nextDigest === null ? [] : [link(nextDigest, esc(view.locale.t('digest.nav.next')))]),
   ];
   return `<tr><td class="td-pad" style="padding:16px 32px 0 32px;">
-<nav aria-label="Digests"><p class="td-muted" style="margin:0;font-size:14px;line-height:20px;color:${COLORS.muted};">${parts.join(' &nbsp;·&nbsp; ')}</p></nav>
+<nav aria-label="${esc(view.locale.t('digest.nav.label'))}"><p class="td-muted" style="margin:0;font-size:14px;line-height:20px;color:${COLORS.muted};">${parts.join(' &nbsp;·&nbsp; ')}</p></nav>
 </td></tr>`;
 }
 
 /** Under an email or Atom entry that shows only the digest's first items: how many more, and where. */
 function moreRow(view: DigestView, variant: 'email' | 'atom'): string {
   return `<tr><td class="td-pad" style="padding:20px 32px 0 32px;">
-<p class="td-text" style="margin:0;font-size:15px;line-height:22px;color:${COLORS.text};">${esc(moreLine(view, variant))} ${link(view.links.web, 'Read the whole digest on the web')}</p>
+<p class="td-text" style="margin:0;font-size:15px;line-height:22px;color:${COLORS.text};">${view.locale.html('digest.more.readWhole', { more: moreLine(view, variant), link: link(view.links.web, esc(view.locale.t('digest.more.readWholeLink'))) }, ['link'])}</p>
 </td></tr>`;
 }
 
 function footer(view: DigestView, variant: BodyVariant): string {
+  const t = view.locale;
   const links = [
-    ...(variant === 'web' ? [] : [link(view.links.web, 'Read on the web')]),
-    link(view.links.epub, 'Read on your e-reader'),
-    link(view.links.feeds, 'Manage feeds'),
-    link(view.links.settings, 'Settings'),
+    ...(variant === 'web' ? [] : [link(view.links.web, esc(t.t('digest.footer.web')))]),
+    link(view.links.epub, esc(t.t('digest.footer.epub'))),
+    link(view.links.feeds, esc(t.t('digest.footer.feeds'))),
+    link(view.links.settings, esc(t.t('digest.footer.settings'))),
     ...(variant === 'email' && view.links.unsubscribe !== undefined
-      ? [link(view.links.unsubscribe, 'Unsubscribe')]
+      ? [link(view.links.unsubscribe, esc(t.t('digest.footer.unsubscribe')))]
       : []),
   ];
-  const why =
-    variant === 'email'
-      ? `You get this digest as the Tidings account “${esc(view.account.name)}”; times are in ${esc(view.account.timezone)}. Change when it comes in Settings; stop or pause these emails with Unsubscribe.`
-      : `The digest of the Tidings account “${esc(view.account.name)}”; times are in ${esc(view.account.timezone)}.`;
+  const who = { name: view.account.name, zone: view.account.timezone };
+  const why = t.html(variant === 'email' ? 'digest.footer.whyEmail' : 'digest.footer.whyWeb', who);
   return `<tr><td class="td-pad" style="padding:28px 32px 28px 32px;">
 <div class="td-rule" style="border-top:1px solid ${COLORS.rule};padding-top:16px;">
 <p class="td-muted" style="margin:0;font-size:13px;line-height:20px;color:${COLORS.muted};">${links.join(' &nbsp;·&nbsp; ')}</p>

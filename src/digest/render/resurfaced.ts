@@ -1,5 +1,6 @@
 import type { ResurfacedItemView } from '../resurfacedView.js';
 import { excerptOfText } from '../excerpt.js';
+import type { Locale } from '../../i18n/locale.js';
 import type { DigestView } from '../view.js';
 import { esc } from './common.js';
 import { COLORS, link, smallLink } from './style.js';
@@ -10,33 +11,32 @@ import { COLORS, link, smallLink } from './style.js';
  * there is no section at all.
  */
 
-export const RESURFACED_TITLE = 'From your reading list';
-
 /** "example.org · saved 3 years ago · 6 min read · tagged rust, web" (plain text). */
-export function resurfacedMeta(r: ResurfacedItemView): string[] {
+export function resurfacedMeta(r: ResurfacedItemView, locale: Locale): string[] {
   return [
     r.site,
     r.savedLabel,
     r.readingTime ?? '',
-    r.tags.length === 0 ? '' : `tagged ${r.tags.join(', ')}`,
+    r.tags.length === 0 ? '' : locale.t('digest.item.tagged', { tags: locale.list(r.tags) }),
   ].filter((s) => s !== '');
 }
 
 /** The section's rows of the digest's table; `excerptLimit` the summaries' length (the email's is short). */
 export function resurfacedRows(view: DigestView, excerptLimit: number | null): string[] {
   if (view.resurfaced.length === 0) return [];
+  const t = view.locale;
   const heading = `<tr><td class="td-pad" style="padding:24px 32px 4px 32px;">
-<h2 class="td-muted" style="margin:0;font-size:13px;line-height:18px;font-weight:700;letter-spacing:0.04em;text-transform:uppercase;color:${COLORS.muted};">${RESURFACED_TITLE}</h2>
+<h2 class="td-muted" style="margin:0;font-size:13px;line-height:18px;font-weight:700;letter-spacing:0.04em;text-transform:uppercase;color:${COLORS.muted};">${esc(t.t('digest.section.resurfaced'))}</h2>
 </td></tr>`;
-  return [heading, ...view.resurfaced.map((r) => row(r, excerptLimit))];
+  return [heading, ...view.resurfaced.map((r) => row(r, excerptLimit, t))];
 }
 
-function row(r: ResurfacedItemView, excerptLimit: number | null): string {
+function row(r: ResurfacedItemView, excerptLimit: number | null, t: Locale): string {
   const title =
     r.href === null
       ? `<span class="td-text" dir="auto" style="font-size:16px;line-height:22px;font-weight:600;color:${COLORS.text};">${esc(r.title)}</span>`
       : `<a class="td-link td-title" href="${esc(r.href)}" dir="auto" style="font-size:16px;line-height:22px;font-weight:600;color:${COLORS.link};text-decoration:none;">${esc(r.title)}</a>`;
-  const meta = resurfacedMeta(r).map((part) =>
+  const meta = resurfacedMeta(r, t).map((part) =>
     part === r.savedLabel ? `<time datetime="${esc(r.savedAt)}">${esc(part)}</time>` : esc(part),
   );
   const summary = excerptLimit === null ? r.excerpt : excerptOfText(r.excerpt, excerptLimit);
@@ -45,9 +45,15 @@ function row(r: ResurfacedItemView, excerptLimit: number | null): string {
       ? ''
       : `\n<p class="td-text" dir="auto" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.text};">${esc(summary)}</p>`;
   const actions = [
-    ...(r.readHref === null ? [] : [link(r.readHref, 'Read it here')]),
-    ...(r.archived ? ['Archived'] : r.archiveHref === null ? [] : [smallLink(r.archiveHref, 'Archive')]),
-    ...(r.archived || r.tomorrowHref === null ? [] : [smallLink(r.tomorrowHref, 'Keep for tomorrow')]),
+    ...(r.readHref === null ? [] : [link(r.readHref, esc(t.t('digest.item.read')))]),
+    ...(r.archived
+      ? [esc(t.t('digest.item.archived'))]
+      : r.archiveHref === null
+        ? []
+        : [smallLink(r.archiveHref, esc(t.t('digest.item.archive')))]),
+    ...(r.archived || r.tomorrowHref === null
+      ? []
+      : [smallLink(r.tomorrowHref, esc(t.t('digest.item.keep')))]),
   ];
   const links =
     actions.length === 0
@@ -68,16 +74,19 @@ export function resurfacedText(
   wrap: (text: string, first: string, rest: string) => string[],
 ): string[] {
   if (view.resurfaced.length === 0) return [];
-  const out = ['', RESURFACED_TITLE.toUpperCase(), '='.repeat(RESURFACED_TITLE.length), ''];
+  const t = view.locale;
+  const title = t.t('digest.section.resurfaced');
+  const linkLine = (label: string, href: string): string => `  ${t.t('digest.text.link', { label, href })}`;
+  const out = ['', title.toUpperCase(), '='.repeat(title.length), ''];
   for (const r of view.resurfaced) {
     out.push(...wrap(r.title, '* ', '  '));
-    out.push(...wrap(resurfacedMeta(r).join(' · '), '  ', '  '));
+    out.push(...wrap(resurfacedMeta(r, t).join(' · '), '  ', '  '));
     const summary = excerptOfText(r.excerpt, excerptLimit);
     if (summary !== '') out.push(...wrap(summary, '  ', '  '));
     if (r.href !== null) out.push(`  ${r.href}`);
-    if (r.readHref !== null) out.push(`  Read it here: ${r.readHref}`);
-    if (r.archiveHref !== null) out.push(`  Archive: ${r.archiveHref}`);
-    if (r.tomorrowHref !== null) out.push(`  Keep for tomorrow: ${r.tomorrowHref}`);
+    if (r.readHref !== null) out.push(linkLine(t.t('digest.item.read'), r.readHref));
+    if (r.archiveHref !== null) out.push(linkLine(t.t('digest.item.archive'), r.archiveHref));
+    if (r.tomorrowHref !== null) out.push(linkLine(t.t('digest.item.keep'), r.tomorrowHref));
     out.push('');
   }
   return out;

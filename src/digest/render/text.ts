@@ -13,12 +13,14 @@ export const TEXT_WIDTH = 72;
  * of its own (never broken, however long), groups as underlined headings.
  */
 export function renderText(view: DigestView): string {
+  const t = view.locale;
+  const linkLine = (label: string, href: string): string => t.t('digest.text.link', { label, href });
   const out: string[] = [];
-  out.push(...wrap(`Tidings — ${view.dateLabel}`, TEXT_WIDTH));
+  out.push(...wrap(t.t('digest.title', { date: view.dateLabel }), TEXT_WIDTH));
   out.push(...wrap(countsLine(view), TEXT_WIDTH));
   if (view.laidOut) out.push(...wrap(entriesLine(view, EMAIL_EXCERPT), TEXT_WIDTH));
   for (const [index, group] of view.groups.entries()) {
-    const section = sectionBefore(view.groups, index);
+    const section = sectionBefore(view, index);
     if (section !== null) out.push('', section.toUpperCase(), '#'.repeat(section.length));
     const heading = wrap(group.title.toUpperCase(), TEXT_WIDTH);
     out.push('', ...heading, '='.repeat(Math.min(TEXT_WIDTH, Math.max(...heading.map((l) => l.length)))), '');
@@ -32,23 +34,32 @@ export function renderText(view: DigestView): string {
       if (summary !== '') out.push(...wrap(summary, TEXT_WIDTH, '  ', '  '));
       if (item.href !== null) out.push(`  ${item.href}`);
       // One line, never wrapped: other tools read the sources of an entry from it. Indented as its entry.
-      if (item.alsoIn.length > 0)
-        out.push(
-          `  Also in: ${item.alsoIn.map((a) => (a.href === null ? a.title : `${a.title} <${a.href}>`)).join(', ')}`,
+      if (item.alsoIn.length > 0) {
+        const sources = t.list(
+          item.alsoIn.map((a) => (a.href === null ? a.title : `${a.title} <${a.href}>`)),
         );
-      if (item.readHref !== null) out.push(`  Read it here: ${item.readHref}`);
-      if (item.keepHref !== null) out.push(`  Keep for tomorrow: ${item.keepHref}`);
+        out.push(`  ${t.t('digest.item.alsoIn', { sources })}`);
+      }
+      if (item.readHref !== null) out.push(`  ${linkLine(t.t('digest.item.read'), item.readHref)}`);
+      if (item.keepHref !== null) out.push(`  ${linkLine(t.t('digest.item.keep'), item.keepHref)}`);
       out.push('');
     }
-    if (group.more !== null)
-      out.push(`+${group.more.count} more from ${group.title}: ${group.more.href}`, '');
+    if (group.more !== null) {
+      const label = t.t('digest.group.more', { count: group.more.count, title: group.title });
+      out.push(linkLine(label, group.more.href), '');
+    }
     if (group.actions !== null) {
-      out.push(`  Fewer from this ${sourceWord(group)}: ${group.actions.fewer}`);
-      out.push(`  More from this ${sourceWord(group)}: ${group.actions.more}`);
+      const source = sourceWord(group);
+      out.push(`  ${linkLine(t.t('digest.action.fewer', { source }), group.actions.fewer)}`);
+      out.push(`  ${linkLine(t.t('digest.action.more', { source }), group.actions.more)}`);
       if ('unmute' in group.actions) {
-        const until = group.muted === null ? '' : ` (muted until ${group.muted.label})`;
-        out.push(`  Unmute${until}: ${group.actions.unmute}`, '');
-      } else out.push(`  Mute for a week: ${group.actions.mute}`, '');
+        const unmute = t.t('digest.action.unmute');
+        const label =
+          group.muted === null
+            ? unmute
+            : t.t('digest.action.mutedUntil', { unmute, until: group.muted.label });
+        out.push(`  ${linkLine(label, group.actions.unmute)}`, '');
+      } else out.push(`  ${linkLine(t.t('digest.action.mute'), group.actions.mute)}`, '');
     }
   }
   out.push(
@@ -56,15 +67,20 @@ export function renderText(view: DigestView): string {
   );
   const more = moreLine(view);
   if (more !== '')
-    out.push(...wrap(`${more} Read the whole digest on the web:`, TEXT_WIDTH), view.links.web, '');
+    out.push(...wrap(t.t('digest.more.readWholeText', { more }), TEXT_WIDTH), view.links.web, '');
   out.push('-- ');
-  out.push(`Read on the web: ${view.links.web}`);
-  out.push(`Read on your e-reader (EPUB): ${view.links.epub}`);
-  out.push(`Manage feeds: ${view.links.feeds}`);
-  out.push(`Settings: ${view.links.settings}`);
-  if (view.links.unsubscribe !== undefined) out.push(`Unsubscribe: ${view.links.unsubscribe}`);
+  out.push(linkLine(t.t('digest.footer.web'), view.links.web));
+  out.push(linkLine(t.t('digest.footer.epubText'), view.links.epub));
+  out.push(linkLine(t.t('digest.footer.feeds'), view.links.feeds));
+  out.push(linkLine(t.t('digest.footer.settings'), view.links.settings));
+  if (view.links.unsubscribe !== undefined) {
+    out.push(linkLine(t.t('digest.footer.unsubscribe'), view.links.unsubscribe));
+  }
   out.push(
-    ...wrap(`Times are in ${view.account.timezone}. Tidings account "${view.account.name}".`, TEXT_WIDTH),
+    ...wrap(
+      t.t('digest.footer.whyText', { zone: view.account.timezone, name: view.account.name }),
+      TEXT_WIDTH,
+    ),
   );
   return `${out.join('\n')}\n`;
 }

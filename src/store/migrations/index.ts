@@ -38,6 +38,7 @@ import * as m0045 from './0045_newsletter_confirmations.js';
 import * as m0050 from './0050_api_clients.js';
 import * as m0051 from './0051_reading_list_saved_order.js';
 import * as m0060 from './0060_opds_tokens.js';
+import * as m0065 from './0065_account_language.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -93,6 +94,7 @@ const modules: Record<string, MigrationModule> = {
   '0050_api_clients': m0050,
   '0051_reading_list_saved_order': m0051,
   '0060_opds_tokens': m0060,
+  '0065_account_language': m0065,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

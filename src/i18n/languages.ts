@@ -1,0 +1,59 @@
+import type { Catalogue } from './compiled/en.js';
+import { messages as en } from './compiled/en.js';
+import { messages as enXA } from './compiled/en-XA.js';
+import { messages as ar } from './compiled/ar.js';
+
+/**
+ * The languages Tidings speaks: each a catalogue (src/i18n/messages/CODE.json, compiled by `npm run
+ * i18n:compile`) and how its text runs and its dates and numbers are written. docs/translating.md says how
+ * to add one.
+ */
+export interface Language {
+  /** BCP 47, as stored in accounts.language and given to `--language`. */
+  code: string;
+  /** The language's name in itself, for a chooser. */
+  name: string;
+  dir: 'ltr' | 'rtl';
+  /** The locale Intl formats its dates, numbers and plurals with. */
+  intl: string;
+  /** Thousands separators in numbers. */
+  grouping: boolean;
+  messages: Catalogue;
+  /** en-XA: Intl's output (month and day names) is made pseudo too, so no English word is left. */
+  pseudo?: boolean;
+}
+
+export const LANGUAGES: readonly Language[] = [
+  // English's dates are British ("Sunday 22 November"), and its numbers unseparated ("10000 links"),
+  // as they were before the catalogues: the contract lines and tests read them byte for byte.
+  { code: 'en', name: 'English', dir: 'ltr', intl: 'en-GB', grouping: false, messages: en },
+  // Right to left; Intl writes its digits as the locale asks (Arabic-Indic for "ar").
+  { code: 'ar', name: 'العربية', dir: 'rtl', intl: 'ar', grouping: true, messages: ar },
+  {
+    code: 'en-XA',
+    name: 'Ƥŝéûðö (en-XA)',
+    dir: 'ltr',
+    intl: 'en-GB',
+    grouping: false,
+    messages: enXA,
+    pseudo: true,
+  },
+];
+
+export const DEFAULT_LANGUAGE = 'en';
+
+/** The codes, for a message that lists them. */
+export const LANGUAGE_CODES: readonly string[] = LANGUAGES.map((l) => l.code);
+
+/**
+ * The language a code names: exact (case aside), else its primary language ("de-AT" → "de"); undefined
+ * when Tidings does not speak it.
+ */
+export function languageOf(code: string): Language | undefined {
+  const wanted = code.trim().toLowerCase().replace(/_/g, '-');
+  if (wanted === '' || wanted.length > 35) return undefined;
+  const exact = LANGUAGES.find((l) => l.code.toLowerCase() === wanted);
+  if (exact !== undefined) return exact;
+  const primary = wanted.split('-')[0];
+  return LANGUAGES.find((l) => l.code.toLowerCase() === primary);
+}

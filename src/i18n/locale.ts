@@ -1,0 +1,165 @@
+import { escapeHtml } from '../lib/escape.js';
+import type { Catalogue } from './compiled/en.js';
+import { ConfigError } from '../config.js';
+import { DEFAULT_LANGUAGE, LANGUAGE_CODES, type Language, languageOf } from './languages.js';
+import { pseudoText } from './pseudo.js';
+import { type Runtime, runtimeFor } from './runtime.js';
+
+export type MessageKey = keyof Catalogue;
+/** The values a message takes: none, or an object of its placeholders. */
+export type MessageValues<K extends MessageKey> =
+  Parameters<Catalogue[K]> extends [] ? [] : [Parameters<Catalogue[K]>[0]];
+
+/**
+ * One language as a reader sees it: its code and direction for `lang` and `dir`, its messages, and its
+ * way of writing numbers, lists, durations and dates (in a given zone). Made once per language
+ * (`localeOf`); its Intl formatters are made at first use (ICU's data costs MiBs resident: issue 26).
+ */
+export class Locale {
+  readonly lang: string;
+  readonly dir: 'ltr' | 'rtl';
+  readonly #language: Language;
+  readonly #runtime: Runtime;
+  #list: Intl.ListFormat | undefined;
+  readonly #times = new Map<string, Intl.DateTimeFormat>();
+  readonly #days: { long?: Intl.DateTimeFormat; short?: Intl.DateTimeFormat } = {};
+
+  constructor(language: Language) {
+    this.#language = language;
+    this.lang = language.code;
+    this.dir = language.dir;
+    this.#runtime = runtimeFor(language.intl, language.grouping);
+  }
+
+  /** A message, as plain text. */
+  t<K extends MessageKey>(key: K, ...values: MessageValues<K>): string {
+    const message = this.#language.messages[key] as (d: unknown, r: Runtime) => string;
+    return message(values[0] ?? {}, this.#runtime);
+  }
+
+  /**
+   * A message as HTML: its own text escaped, each of `html`'s values put in as it is (markup the caller
+   * made and escaped: a link), the others escaped. The message stays one sentence whatever goes in it.
+   */
+  html<K extends MessageKey>(key: K, values: MessageValues<K>[0], html: readonly string[] = []): string {
+    // The marks are private-use characters; a value that holds them (a feed's title) loses them first.
+    const marked: Record<string, unknown> = Object.fromEntries(
+      Object.entries(values as Record<string, unknown>).map(([k, v]) => [
+        k,
+        typeof v === 'string' ? v.replace(/[\uE000\uE001]/g, '') : v,
+      ]),
+    );
+    const pieces = new Map<string, string>();
+    html.forEach((name, i) => {
+      const mark = `\uE000${i}\uE001`;
+      pieces.set(mark, String(marked[name]));
+      marked[name] = mark;
+    });
+    const message = this.#language.messages[key] as (d: unknown, r: Runtime) => string;
+    const text = escapeHtml(message(marked, this.#runtime));
+    return pieces.size === 0 ? text : text.replace(/\uE000\d+\uE001/g, (m) => pieces.get(m) ?? '');
+  }
+
+  number(n: number): string {
+    return this.#runtime.number(n);
+  }
+
+  /** "a, b, c" in the language's way (English: commas, no "and": the contract lines read it). */
+  list(items: readonly string[]): string {
+    if (this.#language.code === DEFAULT_LANGUAGE) return items.join(', ');
+    this.#list ??= new Intl.ListFormat(this.#language.intl, { type: 'unit', style: 'short' });
+    return this.#list.format(items);
+  }
+
+  /** "6 min read"; null for null (a page without text to time). */
+  minRead(minutes: number | null): string | null {
+    return minutes === null ? null : this.t('time.minRead', { minutes });
+  }
+
+  /** "about 12 minutes". */
+  aboutMinutes(minutes: number): string {
+    return this.t('time.aboutMinutes', { minutes });
+  }
+
+  /** A moment in `timezone`: "Sat 21 Nov, 18:05" in English. */
+  time(iso: string, timezone: string): string {
+    let format = this.#times.get(timezone);
+    if (format === undefined) {
+      format = new Intl.DateTimeFormat(this.#language.intl, {
+        timeZone: timezone,
+        weekday: 'short',
+        day: 'numeric',
+        month: 'short',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      });
+      this.#times.set(timezone, format);
+    }
+    return this.#intlText(format.format(new Date(iso)));
+  }
+
+  /** A calendar day (YYYY-MM-DD, already local) spelled out; the string itself when it is not such a day. */
+  day(localDate: string, withYear: boolean): string {
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(localDate);
+    if (m === null) return localDate;
+    const day = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+    if (Number.isNaN(day.getTime())) return localDate;
+    const options: Intl.DateTimeFormatOptions = {
+      timeZone: 'UTC',
+      weekday: 'long',
+      day: 'numeric',
+      month: 'long',
+    };
+    const format = withYear
+      ? (this.#days.long ??= new Intl.DateTimeFormat(this.#language.intl, { ...options, year: 'numeric' }))
+      : (this.#days.short ??= new Intl.DateTimeFormat(this.#language.intl, options));
+    const text = format.format(day);
+    // English as it always was: "Sunday 22 November 2026", without en-GB's comma after the weekday.
+    return this.#intlText(this.#language.intl === 'en-GB' ? text.replace(',', '') : text);
+  }
+
+  #intlText(text: string): string {
+    return this.#language.pseudo === true ? pseudoText(text) : text;
+  }
+}
+
+const locales = new Map<string, Locale>();
+let operatorLanguage: string = DEFAULT_LANGUAGE;
+
+/**
+ * TIDINGS_LANGUAGE, set once by the process at start (src/cli/context.ts, serve, worker): the language of
+ * accounts that chose none. English until then (tests).
+ */
+export function setOperatorLanguage(code: string): void {
+  const language = languageOf(code);
+  if (language === undefined) {
+    throw new ConfigError(
+      `invalid configuration:\n  TIDINGS_LANGUAGE: "${code}" is not a language Tidings speaks: one of ${LANGUAGE_CODES.filter((c) => c !== 'en-XA').join(', ')}`,
+    );
+  }
+  operatorLanguage = language.code;
+}
+
+/**
+ * The Locale of a language code (an account's); null or undefined: the operator's default; English for a
+ * code Tidings does not speak.
+ */
+export function localeOf(code: string | null | undefined): Locale {
+  const language = languageOf(code ?? operatorLanguage) ?? englishLanguage();
+  let locale = locales.get(language.code);
+  if (locale === undefined) {
+    locale = new Locale(language);
+    locales.set(language.code, locale);
+  }
+  return locale;
+}
+
+function englishLanguage(): Language {
+  const en = languageOf(DEFAULT_LANGUAGE);
+  if (en === undefined) throw new Error('English has no catalogue');
+  return en;
+}
+
+/** English: the contract language, and what English-only callers (the web pages, for now) write in. */
+export const ENGLISH = localeOf(DEFAULT_LANGUAGE);
