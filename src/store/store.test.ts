@@ -56,7 +56,9 @@ await describeEachEngine('store', (ctx) => {
     assert.deepEqual(names, [
       'account_passwords',
       'accounts',
+      'api_clients',
       'api_keys',
+      'api_tokens',
       'digest_action_tokens',
       'digest_items',
       'digest_reading_items',
@@ -76,6 +78,7 @@ await describeEachEngine('store', (ctx) => {
       'passkeys',
       'queue_items',
       'reading_list',
+      'reading_tags',
       'search_documents',
       // SQLite: the FTS5 tables of search and their shadow tables (migrations 0015 and 0017).
       ...(ctx.engine === 'sqlite'
@@ -98,6 +101,7 @@ await describeEachEngine('store', (ctx) => {
       'unsubscribe_tokens',
       'web_sessions',
       'webauthn_challenges',
+      'worker_leases',
     ]);
   });
 
