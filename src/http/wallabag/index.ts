@@ -52,6 +52,9 @@ export interface WallabagAuth {
 /** The account a request's bearer token (or `access_token` parameter) acts for; throws 401 otherwise. */
 export type Authorise = (request: FastifyRequest) => Promise<WallabagAuth>;
 
+/** The paths under /api that are wallabag's (the rest of /api is the seed API's). */
+const WALLABAG_PATHS = ['version', 'info', 'user', 'entries', 'tags', 'annotations'].map((p) => `/api/${p}*`);
+
 export function registerWallabag(app: FastifyInstance, deps: WallabagDeps): void {
   void app.register((scope, _opts, done) => {
     scope.removeAllContentTypeParsers();
@@ -62,7 +65,8 @@ export function registerWallabag(app: FastifyInstance, deps: WallabagDeps): void
       next(null, payload);
     });
     scope.options('/oauth/v2/token', preflight);
-    scope.options('/api/*', preflight);
+    // Only wallabag's own paths: OPTIONS on the seed API's (/api, /api/v1/…) keeps its answers and shape.
+    for (const path of WALLABAG_PATHS) scope.options(path, preflight);
 
     const authorise: Authorise = async (request) => {
       const header = request.headers.authorization;
