@@ -167,7 +167,9 @@ await describeEachEngine('hostile pages saved to a running server', (ctx) => {
         passLogged(server.stderr()),
         `the page reader's pass did not end in 40 s:\n${server.stderr()}`,
       );
-      assert.ok(poller.latencies.length >= 20, 'the server was asked throughout');
+      // The poller asks every POLL_MS for as long as the pass runs; on a quiet machine the pass takes under a
+      // second, so two rounds of both probes is what "throughout" can ask of every machine.
+      assert.ok(poller.latencies.length >= 2 * probes.length, 'the server was asked throughout');
       assert.deepEqual(poller.failures, [], 'every answer was a 200');
       assert.ok(mainCpu < MAIN_THREAD_CPU_MS, `the main thread used ${mainCpu.toFixed(0)} ms of CPU`);
       assert.ok(peakMb < RESIDENT_CAP_MB, `peak resident memory ${peakMb.toFixed(0)} MB`);
