@@ -44,6 +44,7 @@ const EXPECTED = {
   de: {
     subject: 'Tidings – Sonntag, 22. November: 6 neue Links',
     date: 'Sonntag, 22. November 2026',
+    heading: 'Sonntag, 22. November 2026',
     counts:
       '6 neue Links: 2 von dir gespeichert, 4 aus 3 Feeds. 5 weitere warten auf die nächste Zusammenfassung.',
     time: 'Sa., 21. Nov., 18:05',
@@ -52,6 +53,7 @@ const EXPECTED = {
   fr: {
     subject: `Tidings – dimanche 22 novembre${NNBSP}: 6 nouveaux liens`,
     date: 'dimanche 22 novembre 2026',
+    heading: 'Dimanche 22 novembre 2026',
     counts: `6 nouveaux liens${NNBSP}: 2 enregistrés par vous, 4 provenant de 3 flux. 5 autres liens attendent le prochain récapitulatif.`,
     time: 'sam. 21 nov., 18:05',
     settings: `Paramètres${NNBSP}: https://news.example/settings`,
@@ -59,6 +61,7 @@ const EXPECTED = {
   es: {
     subject: 'Tidings — domingo, 22 de noviembre: 6 enlaces nuevos',
     date: 'domingo, 22 de noviembre de 2026',
+    heading: 'Domingo, 22 de noviembre de 2026',
     counts:
       '6 enlaces nuevos: 2 guardados por ti, 4 de 3 fuentes. Quedan 5 enlaces más para el próximo resumen.',
     time: 'sáb, 21 nov, 18:05',
@@ -67,6 +70,7 @@ const EXPECTED = {
   it: {
     subject: 'Tidings – domenica 22 novembre: 6 nuovi link',
     date: 'domenica 22 novembre 2026',
+    heading: 'Domenica 22 novembre 2026',
     counts: '6 nuovi link: 2 salvati da te, 4 da 3 feed. Altri 5 link aspettano il prossimo riepilogo.',
     time: 'sab 21 nov, 18:05',
     settings: 'Impostazioni: https://news.example/settings',
@@ -84,6 +88,12 @@ test('de, fr, es, it: the digest’s lang, its day and times in the language’s
     assert.equal(view.locale.time('2026-11-21T17:05:00.000Z', 'Europe/Berlin'), expected.time);
     assert.match(renderEmailHtml(view), new RegExp(`^<!DOCTYPE html>\\n<html lang="${code}">`));
     assert.match(renderWebPage(view), new RegExp(`<html lang="${code}"`));
+    // A heading opens with a capital, though Intl writes French, Spanish and Italian days in lower case.
+    assert.ok(renderEmailHtml(view).includes(`>${expected.heading}</h1>`), code);
+    const cover = strFromU8(
+      unzipSync(epubBytes(bookOf(view, new Map())))['EPUB/cover.xhtml'] ?? new Uint8Array(),
+    );
+    assert.ok(cover.includes(`<h1>${expected.heading}</h1>`), cover);
     const text = renderText(view);
     assert.ok(text.includes(`\n${expected.settings}\n`), text);
     assert.ok(text.startsWith(`Tidings ${code === 'es' ? '—' : '–'} ${expected.date}\n`), text);
@@ -102,6 +112,15 @@ test('plurals by each language’s rules, numbers with its separators', () => {
   );
   assert.equal(fr.t('digest.subject', { date: 'D', count: 0 }), `Tidings – D${NNBSP}: rien de nouveau`);
   assert.equal(de.t('digest.subject', { date: 'D', count: 1 }), 'Tidings – D: 1 neuer Link');
+  assert.equal(de.t('digest.counts.fromFeeds', { items: 3, feeds: 1 }), '3 neue Links aus einem Feed.');
+  assert.equal(
+    fr.t('digest.counts.fromFeeds', { items: 3, feeds: 1 }),
+    '3 nouveaux liens provenant d’un flux.',
+  );
+  assert.equal(
+    fr.t('digest.counts.fromFeeds', { items: 3, feeds: 2 }),
+    '3 nouveaux liens provenant de 2 flux.',
+  );
   assert.equal(de.t('digest.saved.days', { days: 3 }), 'vor 3 Tagen gespeichert');
   assert.equal(de.t('digest.saved.days', { days: 1 }), 'gestern gespeichert');
   assert.equal(de.number(12345), '12.345');
