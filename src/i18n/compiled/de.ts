@@ -19,7 +19,7 @@ export const messages: Catalogue = {
   "digest.shown": (d: { "first": number; "last": number; "total": number }, r: Runtime): string => "Links " + r.number(d["first"]) + "–" + r.number(d["last"]) + " von " + r.number(d["total"]),
   "digest.shown.none": (): string => "Keine Links auf dieser Seite",
   "digest.more.links": (d: { "count": number }, r: Runtime): string => "… und " + r.plural(d["count"], 0, { "one": () => r.number(d["count"]) + " weiterer Link", "other": () => r.number(d["count"]) + " weitere Links" }) + ".",
-  "digest.more.emailCut": (d: { "count": number }, r: Runtime): string => "… und " + r.plural(d["count"], 0, { "one": () => r.number(d["count"]) + " weiterer Eintrag", "other": () => r.number(d["count"]) + " weitere Einträge" }) + ", gekürzt, damit diese E-Mail vollständig ankommt.",
+  "digest.more.emailCut": (d: { "count": number }, r: Runtime): string => "… und " + r.plural(d["count"], 0, { "one": () => r.number(d["count"]) + " weiterer Eintrag", "other": () => r.number(d["count"]) + " weitere Einträge" }) + ", hier weggelassen, damit diese E-Mail nicht abgeschnitten wird.",
   "digest.more.atom": (d: { "count": number }, r: Runtime): string => "… und " + r.plural(d["count"], 0, { "one": () => r.number(d["count"]) + " weiterer Eintrag", "other": () => r.number(d["count"]) + " weitere Einträge" }) + ":",
   "digest.more.readWhole": (d: { "more": string; "link": string }): string => d["more"] + " " + d["link"],
   "digest.more.readWholeLink": (): string => "Die ganze Zusammenfassung im Web lesen",
