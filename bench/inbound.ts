@@ -32,7 +32,7 @@ import { openStore } from '../src/store/db.js';
 import { Dovecot } from '../src/test/dovecot.js';
 import { alternative } from '../src/test/newsletterFixtures.js';
 import { tryConnect } from '../src/test/process.js';
-import { threadCpuMs } from '../src/test/threadCpu.js';
+import { procStat, threadCpuMs } from '../src/test/threadCpu.js';
 import { envInt } from './env.js';
 import { type Cleanup, freePort, freshDatabase, runBench, runCommand, waitUntilReady } from './processes.js';
 import { fmt, load, log, mb } from './report.js';
@@ -81,29 +81,19 @@ function rssOf(pid: number | undefined): number {
   }
 }
 
-/** CPU time (user + system) of the whole process `pid`, all its threads, in ms. */
-function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-}
-
 /**
  * CPU time of the threads of `pid` in three groups: `main` (the thread that answers requests), `lowered`
  * (threads that lowered their priority: the parse threads, lib/threads.ts lowerThreadPriority) and `other`
  * (V8's garbage collector helpers, libuv's pool, threads at the process's priority). Every thread is named
  * "node" here, so the nice value (field 19 of /proc/PID/task/TID/stat) tells them apart. Keyed by thread
- * id: a thread that ended between two reads takes its CPU with it (parse threads are replaced every 200).
+ * id: a thread that ended between two reads takes its CPU with it (a parse thread is replaced after 2,000 messages).
  */
 function cpuByThread(pid: number): Map<number, { group: ThreadGroup; ms: number }> {
   const threads = new Map<number, { group: ThreadGroup; ms: number }>();
   for (const tid of readdirSync(`/proc/${pid}/task`).map(Number)) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-      const group = tid === pid ? 'main' : Number(fields[16]) > 0 ? 'lowered' : 'other';
-      threads.set(tid, { group, ms });
+      const { cpuMs: ms, nice } = procStat(`/proc/${pid}/task/${tid}/stat`);
+      threads.set(tid, { group: tid === pid ? 'main' : nice > 0 ? 'lowered' : 'other', ms });
     } catch {
       // The thread ended between the listing and the read.
     }
@@ -127,7 +117,7 @@ interface Phase<T> {
 async function withPeak<T>(pid: number | undefined, fn: () => Promise<T>): Promise<Phase<T>> {
   const id = pid ?? 0;
   let peak = rssOf(pid);
-  const cpu0 = processCpuMs(id);
+  const cpu0 = procStat(`/proc/${id}/stat`).cpuMs;
   const main0 = threadCpuMs(id);
   const threads0 = cpuByThread(id);
   const timer = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 50);
@@ -137,7 +127,13 @@ async function withPeak<T>(pid: number | undefined, fn: () => Promise<T>): Promi
     for (const [tid, { group, ms }] of cpuByThread(id)) {
       byGroup.set(group, (byGroup.get(group) ?? 0) + ms - (threads0.get(tid)?.ms ?? 0));
     }
-    return { value, peak, cpuMs: processCpuMs(id) - cpu0, mainMs: threadCpuMs(id) - main0, byGroup };
+    return {
+      value,
+      peak,
+      cpuMs: procStat(`/proc/${id}/stat`).cpuMs - cpu0,
+      mainMs: threadCpuMs(id) - main0,
+      byGroup,
+    };
   } finally {
     clearInterval(timer);
   }
