@@ -7,7 +7,7 @@ import type { Store } from '../store/db.js';
 import {
   type EntryFilter,
   type EntryRow,
-  type EntrySort,
+  type EntryView,
   changeEntry,
   deleteEntry,
   entryById,
@@ -21,7 +21,7 @@ import { tagIdsOf, tagLabelOf } from '../store/readingTags.js';
 import { noteToRead } from '../store/toRead.js';
 import type { AccountId } from './authorize.js';
 
-export type { EntryFilter, EntryRow, EntrySort } from '../store/readingEntries.js';
+export type { EntryFilter, EntryRow, EntrySort, EntryView } from '../store/readingEntries.js';
 
 /*
  * The reading list as the wallabag API's entries (issue 35, point 3): read, saved, changed and deleted by
@@ -69,7 +69,7 @@ export async function listEntries(
   store: Store,
   accountId: AccountId,
   filter: EntryFilter,
-  view: { sort: EntrySort; order: 'asc' | 'desc'; limit: number; offset: number; content: boolean },
+  view: EntryView,
 ): Promise<{ entries: Entry[]; total: number }> {
   const { rows, total } = await entryPage(store.db, accountId, filter, view);
   return { entries: await withTags(store, accountId, rows), total };
