@@ -3,6 +3,7 @@ import type { AccountId } from '../accounts/authorize.js';
 import { digestAsEpub } from '../accounts/digests.js';
 import { opdsDigests, opdsReader, opdsReadingList, opdsUrl } from '../accounts/opds.js';
 import type { PasswordHolds } from '../accounts/passwordHolds.js';
+import type { VerifiedPasswords } from '../accounts/verifiedPasswords.js';
 import { signInWithPassword } from '../accounts/passwords.js';
 import { readingEntryEpub } from '../accounts/readingEpub.js';
 import { EPUB_MEDIA_TYPE } from '../digest/epub/book.js';
@@ -53,6 +54,8 @@ export interface OpdsRouteDeps {
   /** The web sign-in's limiter (failed attempts per client address) and holds (per account). */
   signInLimiter: InvalidKeyLimiter;
   passwordHolds: PasswordHolds;
+  /** Basic credentials verified a moment ago: an e-reader's requests after the first skip scrypt. */
+  verifiedPasswords: VerifiedPasswords;
   /** Covers are the media proxy's signed links (or the images' own with the proxy off). */
   media: MediaSigner;
   epubBuilds?: EpubBuilds | undefined;
@@ -107,7 +110,14 @@ export function registerOpds(app: FastifyInstance, deps: OpdsRouteDeps): void {
     const signedIn =
       basic === null
         ? null
-        : await signInWithPassword(store, basic.user, basic.password, deps.now(), deps.passwordHolds);
+        : await signInWithPassword(
+            store,
+            basic.user,
+            basic.password,
+            deps.now(),
+            deps.passwordHolds,
+            deps.verifiedPasswords,
+          );
     if (signedIn === null) {
       throw new ApiError(
         'key_invalid',
