@@ -14,6 +14,7 @@ import { openStore } from '../src/store/db.js';
 import { migrateToLatest } from '../src/store/migrate.js';
 import { type NewReadingItem, insertReadingItems } from '../src/store/readingList.js';
 import { entryPage } from '../src/store/readingEntries.js';
+import { tagIdsOf } from '../src/store/readingTags.js';
 import type { Database } from '../src/store/schema.js';
 import { createTestDatabase } from '../src/test/databases.js';
 
@@ -43,6 +44,11 @@ for (const engine of (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',')
       });
     await insertReadingItems(store.db, account.id, batch, '2026-11-28T00:00:00.000Z');
   }
+  // The tags numbered, as a client's first look at them does, among 2,000 other labels of the account.
+  await tagIdsOf(store.db, account.id, [
+    ...Array.from({ length: 20 }, (_, i) => `topic${i}`),
+    ...Array.from({ length: 2000 }, (_, i) => `label ${i}`),
+  ]);
   if (engine === 'postgres') await sql`vacuum analyze`.execute(store.db);
   const captured: { sql: string; params: readonly unknown[] }[] = [];
   const log = (e: { level: string; query: { sql: string; parameters: readonly unknown[] } }) => {
@@ -77,7 +83,12 @@ for (const engine of (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',')
   ] as const;
   for (const [name, filter, v] of cases) {
     captured.length = 0;
-    await entryPage(k, account.id, filter, { ...v, limit: 100, content: true });
+    await entryPage(k, account.id, filter, {
+      ...v,
+      limit: 100,
+      content: true,
+      tagNumbers: engine === 'postgres',
+    });
     for (const q of captured) {
       console.log(`\n=== ${engine}: ${name}\n${q.sql}`);
       if (pool !== undefined) {

@@ -97,6 +97,12 @@ export interface EntryView {
   offset: number;
   /** Whether the page's entries carry their readable HTML (their plain text never: a list has no use for it). */
   content: boolean;
+  /**
+   * PostgreSQL: the numbers of the page's tags read in the same statement (each entry's labels split by
+   * string_to_array, looked up in reading_tags' (account_id, label) index). SQLite, whose statements are
+   * no round trip, has no such split: there the numbers are a statement of their own (readingTags.ts).
+   */
+  tagNumbers: boolean;
 }
 
 /**
@@ -117,7 +123,8 @@ function inOrder(q: Filtered, view: EntryView): Filtered {
  * A page of the account's entries and how many match, in one statement (issue 35, point 6: a client
  * walking 10,000 entries pays one round trip a page for them; bench:clients counts them): the page's ids
  * in order (narrow rows, an index walk), their columns and read page for those ids only (the text of no
- * other entry is read), and the count of every match as a subquery run once. A page past the end has no
+ * other entry is read), the count of every match as a subquery run once, and with `tagNumbers` the
+ * numbers its tags have (`tagNumbers`: label to number; null when not asked). A page past the end has no
  * row to carry the count: then, and only then, a second statement counts.
  */
 export async function entryPage(
@@ -125,7 +132,7 @@ export async function entryPage(
   accountId: number,
   filter: EntryFilter,
   view: EntryView,
-): Promise<{ rows: EntryRow[]; total: number }> {
+): Promise<{ rows: EntryRow[]; total: number; tagNumbers: Map<string, number> | null }> {
   const count = () =>
     filtered(db, accountId, filter).select((eb) => eb.fn.countAll<number | string>().as('n'));
   const ids = inOrder(filtered(db, accountId, filter), view)
@@ -135,11 +142,24 @@ export async function entryPage(
   const found = await withColumns(inOrder(filtered(db, accountId, {}), view), view.content ? 'html' : 'none')
     .where('r.id', 'in', ids)
     .select(count().as('total'))
+    .select(
+      view.tagNumbers
+        ? sql<[number, string][] | null>`(select json_agg(json_build_array(t.id, t.label))
+            from reading_tags t
+            where t.account_id = r.account_id and t.label = any(string_to_array(r.tags, ${'\n'})))`.as(
+            'tag_numbers',
+          )
+        : sql<null>`null`.as('tag_numbers'),
+    )
     .execute();
+  const tagNumbers = view.tagNumbers
+    ? new Map(found.flatMap((r) => (r.tag_numbers ?? []).map(([id, label]) => [label, id] as const)))
+    : null;
+  const rows: EntryRow[] = found;
   const first = found[0];
-  if (first !== undefined) return { rows: found, total: Number(first.total) };
-  if (view.offset === 0) return { rows: [], total: 0 };
-  return { rows: [], total: Number((await count().executeTakeFirst())?.n ?? 0) };
+  if (first !== undefined) return { rows, total: Number(first.total), tagNumbers };
+  if (view.offset === 0) return { rows: [], total: 0, tagNumbers };
+  return { rows: [], total: Number((await count().executeTakeFirst())?.n ?? 0), tagNumbers };
 }
 
 /** One entry of the account, its readable text included; null when it has none of that id. */
