@@ -176,4 +176,13 @@ export const messages: Catalogue = {
   "web.refusal.email_taken": (d: { "detail": string }): string => "عنوان البريد هذا مستخدم بالفعل: " + d["detail"],
   "web.refusal.not_found": (d: { "detail": string }): string => "غير موجود: " + d["detail"],
   "web.refusal.source_failed": (d: { "detail": string }): string => "تعذّرت قراءة المصدر: " + d["detail"],
+  "mail.forward.intro": (d: { "from": string }): string => "هذه أول رسالة يتلقاها Tidings من " + d["from"] + " على عنوان نشراتك البريدية. إن طلبت منك تأكيد اشتراكك، فأكّده من هنا. أما الرسائل اللاحقة من هذا المرسل فتنتظر ملخصك.",
+  "mail.forward.readLink": (): string => "اقرأها في Tidings",
+  "mail.forward.readHtml": (d: { "link": string }): string => d["link"] + ".",
+  "mail.forward.readText": (d: { "url": string }): string => "اقرأها في Tidings: " + d["url"],
+  "mail.forward.subject": (d: { "subject": string }): string => "مرسل جديد: " + d["subject"],
+  "mail.forward.noSubject": (): string => "(بلا موضوع)",
+  "mail.ereader.subject": (d: { "date": string }): string => "Tidings — " + d["date"],
+  "mail.ereader.attached": (d: { "date": string; "file": string }): string => "ملخص Tidings ليوم " + d["date"] + "، مرفقًا باسم " + d["file"] + ".",
+  "mail.ereader.tooLarge": (d: { "size": string; "max": string; "url": string }): string => "حجم ملخص اليوم بصيغة EPUB هو " + d["size"] + " م.ب، أكبر من " + d["max"] + " م.ب التي يرفقها Tidings؛ نزّله من هنا: " + d["url"],
 };

@@ -176,4 +176,13 @@ export const messages: Catalogue = {
   "web.refusal.email_taken": (d: { "detail": string }): string => d["detail"],
   "web.refusal.not_found": (d: { "detail": string }): string => d["detail"],
   "web.refusal.source_failed": (d: { "detail": string }): string => d["detail"],
+  "mail.forward.intro": (d: { "from": string }): string => "Ţĥîîš îîš ţĥéé ƒîîŕšţ ɱééššååĝéé Ţîîðîîñĝš ŕééçééîîṽééð ƒŕööɱ " + d["from"] + " ååţ ýööûûŕ ñééŵšļééţţééŕ ååððŕééšš. ÎÎƒ îîţ ååšķš ýööûû ţöö çööñƒîîŕɱ ýööûûŕ šûûƀšçŕîîþţîîööñ, çööñƒîîŕɱ îîţ ƒŕööɱ ĥééŕéé. Ļååţééŕ ɱééššååĝééš ƒŕööɱ ţĥîîš šééñðééŕ ŵååîîţ ƒööŕ ýööûûŕ ðîîĝééšţ.",
+  "mail.forward.readLink": (): string => "Ŕééååð îîţ îîñ Ţîîðîîñĝš",
+  "mail.forward.readHtml": (d: { "link": string }): string => d["link"] + ".",
+  "mail.forward.readText": (d: { "url": string }): string => "Ŕééååð îîţ îîñ Ţîîðîîñĝš: " + d["url"],
+  "mail.forward.subject": (d: { "subject": string }): string => "Ñééŵ šééñðééŕ: " + d["subject"],
+  "mail.forward.noSubject": (): string => "(ñöö šûûƀĵééçţ)",
+  "mail.ereader.subject": (d: { "date": string }): string => "Ţîîðîîñĝš — " + d["date"],
+  "mail.ereader.attached": (d: { "date": string; "file": string }): string => "Ýööûûŕ Ţîîðîîñĝš ðîîĝééšţ ööƒ " + d["date"] + ", ååţţååçĥééð ååš " + d["file"] + ".",
+  "mail.ereader.tooLarge": (d: { "size": string; "max": string; "url": string }): string => "Ţööðååý'š ðîîĝééšţ ååš ååñ ÉÉÞÛÛƁ îîš " + d["size"] + " ṀƁ, ɱööŕéé ţĥååñ ţĥéé " + d["max"] + " ṀƁ Ţîîðîîñĝš ååţţååçĥééš; ðööŵñļööååð îîţ ĥééŕéé: " + d["url"],
 };

@@ -175,6 +175,15 @@ export const messages = {
   "web.refusal.email_taken": (d: { "detail": string }): string => d["detail"],
   "web.refusal.not_found": (d: { "detail": string }): string => d["detail"],
   "web.refusal.source_failed": (d: { "detail": string }): string => d["detail"],
+  "mail.forward.intro": (d: { "from": string }): string => "This is the first message Tidings received from " + d["from"] + " at your newsletter address. If it asks you to confirm your subscription, confirm it from here. Later messages from this sender wait for your digest.",
+  "mail.forward.readLink": (): string => "Read it in Tidings",
+  "mail.forward.readHtml": (d: { "link": string }): string => d["link"] + ".",
+  "mail.forward.readText": (d: { "url": string }): string => "Read it in Tidings: " + d["url"],
+  "mail.forward.subject": (d: { "subject": string }): string => "New sender: " + d["subject"],
+  "mail.forward.noSubject": (): string => "(no subject)",
+  "mail.ereader.subject": (d: { "date": string }): string => "Tidings — " + d["date"],
+  "mail.ereader.attached": (d: { "date": string; "file": string }): string => "Your Tidings digest of " + d["date"] + ", attached as " + d["file"] + ".",
+  "mail.ereader.tooLarge": (d: { "size": string; "max": string; "url": string }): string => "Today's digest as an EPUB is " + d["size"] + " MB, more than the " + d["max"] + " MB Tidings attaches; download it here: " + d["url"],
 };
 
 export type Catalogue = typeof messages;
