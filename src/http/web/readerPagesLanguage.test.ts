@@ -76,6 +76,9 @@ await describeEachEngine('web app: the reader’s pages in the account’s langu
     '/search?q=kestrel',
     '/search?q=%D8%B7%D8%A7%D8%A6%D8%B1',
     '/digests',
+    '/feeds',
+    '/feeds?notice=filtered',
+    '/feeds?notice=imported-2-0-1-3',
   ];
 
   test('en-XA: no English word is left on any of the pages, lists and notices included', async () => {

@@ -11,6 +11,7 @@ import { sentence } from '../errors.js';
 import { type SafeHtml, html, safeHref } from '../html.js';
 import { type Viewer, csrfField } from '../layout.js';
 import { ago, fromNow, localTime, timeElement } from '../time.js';
+import type { Locale } from '../../../i18n/locale.js';
 
 /**
  * One feed of the Feeds page, with its forms (rename, filters, its share of each digest, original pages,
@@ -42,6 +43,7 @@ export interface RowContext {
 }
 
 export function filterFields(
+  locale: Locale,
   id: string,
   include: string,
   exclude: string,
@@ -51,7 +53,7 @@ export function filterFields(
     const error = errors[name];
     const errorId = `${name}-${id}-error`;
     return html`<div>
-      <label for="${name}-${id}">${label} <span class="muted">(optional)</span></label>
+      <label for="${name}-${id}">${label} <span class="muted">${locale.t('web.feeds.optional')}</span></label>
       ${error === undefined ? null : html`<p class="error" id="${errorId}" role="alert">${sentence(error)}</p>`}
       <input
         id="${name}-${id}"
@@ -65,15 +67,12 @@ export function filterFields(
       ${hint}
     </div>`;
   };
-  return html`${field('include', 'Only items matching', include, null)}
+  return html`${field('include', locale.t('web.feeds.filter.include'), include, null)}
   ${field(
     'exclude',
-    'Never items matching',
+    locale.t('web.feeds.filter.exclude'),
     exclude,
-    html`<p class="hint" id="filter-hint-${id}">
-      Words, "exact phrases" or /regular expressions/, separated by commas; matched in the title and summary,
-      ignoring case.
-    </p>`,
+    html`<p class="hint" id="filter-hint-${id}">${locale.t('web.feeds.filter.hint')}</p>`,
   )}`;
 }
 
@@ -143,6 +142,7 @@ function filtersForm(s: SubscriptionView, v: RowContext, refused: FilterForm | u
   return html`<form class="stack" method="post" action="/feeds/${s.id}/filters#feed-${s.id}">
     ${csrfField(v.viewer)} <input type="hidden" name="start" value="${v.start}" />
     ${filterFields(
+      v.viewer.locale,
       String(s.id),
       refused?.include ?? s.includeFilter ?? '',
       refused?.exclude ?? s.excludeFilter ?? '',
