@@ -6,7 +6,9 @@ import { localeOf } from '../../i18n/locale.js';
 import { escapeHtml } from '../../lib/escape.js';
 import { updateAccountSettings } from '../../store/accounts.js';
 import { createDigest } from '../../store/digests.js';
-import { saveUrl } from '../../test/digestPipeline.js';
+import { queueFeedItem, saveUrl } from '../../test/digestPipeline.js';
+import { grantAccount } from '../../accounts/authorize.js';
+import { setDigestShare } from '../../accounts/digestShare.js';
 import { englishWordsOf } from '../../test/englishWords.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { WebClient, webServer } from '../../test/webClient.js';
@@ -31,6 +33,9 @@ await describeEachEngine('web app: the reader’s pages in the account’s langu
     'Kestrel',
     'kestrel',
     'hovering notes',
+    'Osprey Weekly',
+    'Osprey dives',
+    'osprey.example',
   ];
 
   before(async () => {
@@ -39,6 +44,25 @@ await describeEachEngine('web app: the reader’s pages in the account’s langu
     const account = await newAccount(ctx.store());
     accountId = account.id;
     await saveUrl(ctx.store(), account.id, 'https://kestrel.example/notes', 'Kestrel hovering notes');
+    // A feed with a queued item, its share, priority and a mute set: every line of its row renders.
+    const feedId = await queueFeedItem(ctx.store(), account.id, {
+      feedUrl: 'https://osprey.example/feed.xml',
+      feedTitle: 'Osprey Weekly',
+      url: 'https://osprey.example/1',
+      title: 'Osprey dives',
+    });
+    const sub = await ctx
+      .store()
+      .db.selectFrom('subscriptions')
+      .select('id')
+      .where('account_id', '=', account.id)
+      .where('feed_id', '=', feedId)
+      .executeTakeFirstOrThrow();
+    await setDigestShare(ctx.store(), grantAccount(account.id), sub.id, {
+      perDigest: 4,
+      priority: 'high',
+      mutedUntil: new Date(Date.UTC(2099, 0, 1)).toISOString(),
+    });
     for (const [n, delivery] of [
       [1, 'sent'],
       [2, 'failed'],
