@@ -239,4 +239,8 @@ export const messages: Catalogue = {
   "web.feeds.share.priorityName": (d: { "priority": string }, r: Runtime): string => r.select(d["priority"], { "high": () => "عالية", "low": () => "منخفضة", "other": () => "عادية" }),
   "web.feeds.share.hint": (): string => "عدد مدخلات هذه الخلاصة التي يعرضها كل ملخّص؛ وتُعدّ البقية في سطر واحد، «+N أخرى من…»، وتبقى في صفحة الملخّص على الويب. الخلاصات ذات الأولوية العالية تأتي أولًا؛ والمنخفضة تُعدّ فقط ما لم يتّسع المكان.",
   "web.feeds.share.save": (): string => "احفظ",
+  "web.item.notFound": (): string => "لا شيء للقراءة على هذا العنوان، أو أن الرابط لم يعد صالحًا.",
+  "web.item.openOriginalOn": (d: { "on": string; "site": string }, r: Runtime): string => "افتح الأصل" + r.select(d["on"], { "yes": () => " على " + d["site"], "other": () => "" }) + " ↗",
+  "web.item.openOriginal": (): string => "افتح الأصل ↗",
+  "web.item.noText": (): string => "ليس لدى Tidings نص لهذه الصفحة ليعرضه هنا: افتح الأصل لتقرأها.",
 };

@@ -239,4 +239,8 @@ export const messages: Catalogue = {
   "web.feeds.share.priorityName": (d: { "priority": string }, r: Runtime): string => r.select(d["priority"], { "high": () => "ĥîîĝĥ", "low": () => "ļööŵ", "other": () => "ñööŕɱååļ" }),
   "web.feeds.share.hint": (): string => "ÉÉñţŕîîééš ööƒ ţĥîîš ƒééééð ééååçĥ ðîîĝééšţ šĥööŵš; ţĥéé ŕééšţ ååŕéé çööûûñţééð ööñ ööñéé ļîîñéé, “+Ñ ɱööŕéé ƒŕööɱ”, ååñð šţååý ööñ ţĥéé ðîîĝééšţ’š ŵééƀ þååĝéé. Ĥîîĝĥ ƒééééðš çööɱéé ƒîîŕšţ; ļööŵ ööñééš ååŕéé ööñļý çööûûñţééð ûûñļééšš ţĥééŕéé îîš ŕööööɱ.",
   "web.feeds.share.save": (): string => "Šååṽéé",
+  "web.item.notFound": (): string => "Ţĥééŕéé îîš ñööţĥîîñĝ ţöö ŕééååð ååţ ţĥîîš ååððŕééšš, ööŕ ţĥéé ļîîñķ îîš ñöö ļööñĝééŕ ṽååļîîð.",
+  "web.item.openOriginalOn": (d: { "on": string; "site": string }, r: Runtime): string => "ÖÖþééñ ţĥéé ööŕîîĝîîñååļ" + r.select(d["on"], { "yes": () => " ööñ " + d["site"], "other": () => "" }) + " ↗",
+  "web.item.openOriginal": (): string => "ÖÖþééñ ţĥéé ööŕîîĝîîñååļ ↗",
+  "web.item.noText": (): string => "Ţîîðîîñĝš ĥååš ñöö ţééẋţ ööƒ ţĥîîš þååĝéé ţöö šĥööŵ ĥééŕéé: ööþééñ ţĥéé ööŕîîĝîîñååļ ţöö ŕééååð îîţ.",
 };

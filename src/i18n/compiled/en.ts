@@ -238,6 +238,10 @@ export const messages = {
   "web.feeds.share.priorityName": (d: { "priority": string }, r: Runtime): string => r.select(d["priority"], { "high": () => "high", "low": () => "low", "other": () => "normal" }),
   "web.feeds.share.hint": (): string => "Entries of this feed each digest shows; the rest are counted on one line, “+N more from”, and stay on the digest’s web page. High feeds come first; low ones are only counted unless there is room.",
   "web.feeds.share.save": (): string => "Save",
+  "web.item.notFound": (): string => "There is nothing to read at this address, or the link is no longer valid.",
+  "web.item.openOriginalOn": (d: { "on": string; "site": string }, r: Runtime): string => "Open the original" + r.select(d["on"], { "yes": () => " on " + d["site"], "other": () => "" }) + " ↗",
+  "web.item.openOriginal": (): string => "Open the original ↗",
+  "web.item.noText": (): string => "Tidings has no text of this page to show here: open the original to read it.",
 };
 
 export type Catalogue = typeof messages;

@@ -336,6 +336,8 @@ function itemRow(item: QueuedItem, v: QueueView): SafeHtml {
   const title = shownTitle(item.title, item.url, page);
   const where = siteName(page) ?? domainOf(item.url);
   const minutes = locale.minRead(readingMinutes(page));
+  const readLabel = locale.t('web.queue.readLabel', { title });
+  const read = locale.t('web.queue.read');
   const description = page?.description ?? item.summary;
   const excerpt = description === null ? '' : excerptOfText(description);
   const image = leadImage(page, item.image_url, v.account.show_images);
@@ -352,12 +354,7 @@ function itemRow(item: QueuedItem, v: QueueView): SafeHtml {
       ${failureNote(locale, item.page_id === null ? undefined : v.failures.get(item.page_id))}
       ${
         page?.has_text === true && item.page_id !== null
-          ? html`<a
-              class="read"
-              href="/items/${item.page_id}"
-              aria-label="${locale.t('web.queue.readLabel', { title })}"
-              >${locale.t('web.queue.read')}</a
-            >`
+          ? html`<a class="read" href="/items/${item.page_id}" aria-label="${readLabel}">${read}</a>`
           : null
       }
     </div>
