@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { LANGUAGES } from '../../i18n/languages.js';
+import { setOperatorLanguage } from '../../i18n/locale.js';
 import { accountById, updateAccountSettings } from '../../store/accounts.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { englishWordsOf } from '../../test/englishWords.js';
@@ -19,10 +20,13 @@ const NOT_THESE_PAGES = [
   /<form class="stack" method="post" action="\/settings\/reset-unsubscribe">[\s\S]*?<\/form>/g,
 ];
 
+/** Code a page quotes, the same in every language: a command, a setting's name. */
+const CODE = ['tidings key create', 'TIDINGS_BASE_URL'];
+
 function englishLeft(body: string, content: readonly string[] = []): string[] {
   return englishWordsOf(
     NOT_THESE_PAGES.reduce((b, part) => b.replace(part, ' '), body),
-    content,
+    [...CODE, ...content],
   );
 }
 
@@ -123,5 +127,52 @@ await describeEachEngine('web app: Settings in the reader’s language', (ctx) =
     assert.equal(unknown.statusCode, 400);
     assert.match(unknown.body, /Language: &quot;tlh&quot; is not a language Tidings speaks/);
     assert.match(unknown.body, /id="language"[^>]*aria-invalid="true"/);
+  });
+
+  test('en-XA: the sign-in page, its notices and refusals, and the error pages leave no English word', async () => {
+    // A browser never asks for en-XA: the operator's default (TIDINGS_LANGUAGE) reaches the signed-out pages.
+    setOperatorLanguage('en-XA');
+    try {
+      const out = new WebClient(app);
+      for (const notice of ['', 'signed_out', 'ended', 'revoked', 'passkey_deleted', 'deleted']) {
+        const res = await out.get(`/sign-in?notice=${notice}`);
+        assert.match(res.body, /<html lang="en-XA" dir="ltr">/, notice);
+        assert.deepEqual(englishLeft(res.body), [], notice);
+      }
+      for (const [path, fields] of [
+        ['/sign-in', { key: '' }],
+        ['/sign-in', { key: 'tdg_wrong' }],
+        ['/sign-in/password', { identifier: '', password: '' }],
+        ['/sign-in/password', { identifier: 'nobody', password: 'not this one' }],
+        ['/sign-in', { _csrf: 'x'.repeat(43), key: 'tdg_wrong' }],
+      ] as const) {
+        await out.get('/sign-in');
+        const res = await out.post(path, fields);
+        assert.ok(res.statusCode === 401 || res.statusCode === 403, `${path} ${res.statusCode}`);
+        assert.match(res.body, /role="alert"/);
+        assert.deepEqual(englishLeft(res.body), [], `${path} ${JSON.stringify(fields)}`);
+      }
+      const missing = await out.get('/no-such-page');
+      assert.equal(missing.statusCode, 404);
+      assert.deepEqual(englishLeft(missing.body), []);
+    } finally {
+      setOperatorLanguage('en');
+    }
+    await updateAccountSettings(ctx.store().db, account.id, { language: 'en-XA' });
+    const name = [(await accountById(ctx.store().db, account.id))?.name ?? ''];
+    const missing = await client.get('/no-such-page');
+    assert.equal(missing.statusCode, 404);
+    assert.deepEqual(englishLeft(missing.body, name), []);
+    await client.get('/settings');
+    const forged = await client.post('/settings/digest-now', { _csrf: 'x'.repeat(43) });
+    assert.equal(forged.statusCode, 403);
+    assert.deepEqual(englishLeft(forged.body, name), []);
+  });
+
+  test('ar: the sign-in page of an Arabic browser, and its refusal', async () => {
+    const out = new WebClient(app);
+    const page = await out.get('/sign-in', { 'accept-language': 'ar' });
+    assert.match(page.body, /<html lang="ar" dir="rtl">/);
+    assert.match(page.body, /<h1>تسجيل الدخول<\/h1>/);
   });
 });
