@@ -36,3 +36,24 @@ export function localeTimeElement(locale: Locale, iso: string, zone: string, wor
 
 /** A message that takes no values (a label), for tables of labels. */
 export type LabelKey = { [K in MessageKey]: MessageValues<K> extends [] ? K : never }[MessageKey];
+
+const UNITS: readonly [number, 'year' | 'month' | 'week' | 'day' | 'hour' | 'minute'][] = [
+  [365 * 24 * 60, 'year'],
+  [30 * 24 * 60, 'month'],
+  [7 * 24 * 60, 'week'],
+  [24 * 60, 'day'],
+  [60, 'hour'],
+  [1, 'minute'],
+];
+
+/** How long ago, in the reader's words: "just now", "1 minute ago", "3 hours ago" (time.ts `ago`'s rule). */
+export function localeAgo(locale: Locale, iso: string, now: Date): string {
+  const minutes = Math.floor((now.getTime() - Date.parse(iso)) / 60_000);
+  const unit = Number.isFinite(minutes) && minutes >= 1 ? UNITS.find(([size]) => minutes >= size) : undefined;
+  if (unit === undefined) return locale.t('web.settings.justNow');
+  return locale.t('web.settings.ago', { unit: unit[1], n: Math.floor(minutes / unit[0]) });
+}
+
+/** A <time> element saying how long ago, the moment in full on hover. */
+export const localeAgoElement = (locale: Locale, iso: string, zone: string, now: Date): SafeHtml =>
+  localeTimeElement(locale, iso, zone, localeAgo(locale, iso, now));

@@ -70,6 +70,12 @@ await describeEachEngine('web app: Settings in the reader’s language', (ctx) =
       '/settings?notice=empty',
       '/settings/account',
       '/settings/account?notice=renamed',
+      '/settings/sign-in',
+      '/settings/sign-in?notice=password_set',
+      '/settings/sign-in?notice=password_removed',
+      '/settings/sign-in?notice=passkey_added',
+      '/settings/sign-in?notice=passkey_renamed',
+      '/settings/sign-in?notice=passkey_deleted',
     ]) {
       const res = await client.get(url);
       assert.equal(res.statusCode, 200, url);
@@ -82,6 +88,25 @@ await describeEachEngine('web app: Settings in the reader’s language', (ctx) =
     assert.equal(empty.statusCode, 303);
     const emptyPage = await client.get(empty.headers.location ?? '');
     assert.deepEqual(englishLeft(emptyPage.body, content), []);
+    // Sign-in settings: two passwords that differ, then a password set (its age in words).
+    await client.get('/settings/sign-in');
+    const differ = await client.post('/settings/sign-in/password', {
+      password: 'a'.repeat(12),
+      confirm: 'b',
+    });
+    assert.equal(differ.statusCode, 400);
+    assert.deepEqual(englishLeft(differ.body, content), []);
+    const set = await client.post('/settings/sign-in/password', {
+      password: 'correct horse battery',
+      confirm: 'correct horse battery',
+    });
+    assert.equal(set.statusCode, 303, set.body);
+    const withPassword = await client.get('/settings/sign-in');
+    assert.match(withPassword.body, /id="current-password"/);
+    assert.deepEqual(englishLeft(withPassword.body, content), []);
+    const wrong = await client.post('/settings/sign-in/password/remove', { current: 'not it at all' });
+    assert.equal(wrong.statusCode, 403);
+    assert.deepEqual(englishLeft(wrong.body, content), []);
     // A refusal of the page's own: no day chosen.
     const refused = await postSettings({ timezone: 'UTC', time: '07:00', max_items: '10' }, []);
     assert.equal(refused.statusCode, 400);
