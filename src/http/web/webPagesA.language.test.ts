@@ -76,6 +76,8 @@ await describeEachEngine('web app: Settings in the reader’s language', (ctx) =
       '/settings/sign-in?notice=passkey_added',
       '/settings/sign-in?notice=passkey_renamed',
       '/settings/sign-in?notice=passkey_deleted',
+      '/settings/e-reader-catalogue',
+      '/settings/e-reader-catalogue?notice=revoked',
     ]) {
       const res = await client.get(url);
       assert.equal(res.statusCode, 200, url);
@@ -107,6 +109,12 @@ await describeEachEngine('web app: Settings in the reader’s language', (ctx) =
     const wrong = await client.post('/settings/sign-in/password/remove', { current: 'not it at all' });
     assert.equal(wrong.statusCode, 403);
     assert.deepEqual(englishLeft(wrong.body, content), []);
+    // The e-reader catalogue's private link, made: shown once, and its age.
+    await client.get('/settings/e-reader-catalogue');
+    const made = await client.post('/settings/e-reader-catalogue/link');
+    assert.equal(made.statusCode, 200);
+    assert.match(made.body, /aria-label="[^"]+"/);
+    assert.deepEqual(englishLeft(made.body, content), []);
     // A refusal of the page's own: no day chosen.
     const refused = await postSettings({ timezone: 'UTC', time: '07:00', max_items: '10' }, []);
     assert.equal(refused.statusCode, 400);

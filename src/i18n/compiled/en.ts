@@ -254,6 +254,20 @@ export const messages = {
   "web.signIn.settings.error.notSame": (): string => "The two new passwords are not the same. Type them again.",
   "web.signIn.settings.error.notYoursRename": (): string => "That is not one of your passkeys (it may have been deleted).",
   "web.signIn.settings.error.notYoursDelete": (): string => "That is not one of your passkeys (it may already be deleted).",
+  "web.opds.notice.revoked": (): string => "The private link is revoked: the catalogue now opens only with your password.",
+  "web.opds.intro": (): string => "E-reader apps that read OPDS catalogues (KOReader, Foliate, Moon+ Reader, Thorium, PocketBook) can list your digests and your unread reading list here and download each as an EPUB.",
+  "web.opds.address": (d: { "address": string }): string => "Catalogue address: " + d["address"],
+  "web.opds.signIn": (d: { "link": string }): string => "Sign in with your email address or account name and your password (" + d["link"] + "). Wrong passwords count as they do on the sign-in page.",
+  "web.opds.privateLink": (): string => "Private link",
+  "web.opds.privateLinkExplain": (): string => "For an app that cannot send a password: a link that opens the catalogue on its own. Anyone who has it can read your digests and reading list, so keep it to your devices.",
+  "web.opds.yourLink": (): string => "Your catalogue link (shown this once; Tidings keeps only a fingerprint of it):",
+  "web.opds.linkLabel": (): string => "Catalogue link",
+  "web.opds.noLink": (): string => "You have no private link.",
+  "web.opds.madeAt": (d: { "when": string }): string => "You made a private link " + d["when"] + ".",
+  "web.opds.make": (): string => "Make a private link",
+  "web.opds.makeNew": (): string => "Make a new private link",
+  "web.opds.oldStops": (): string => "The link you have now stops working.",
+  "web.opds.revoke": (): string => "Revoke the private link",
 };
 
 export type Catalogue = typeof messages;
