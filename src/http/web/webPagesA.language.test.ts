@@ -130,6 +130,11 @@ await describeEachEngine('web app: Settings in the reader’s language', (ctx) =
     assert.match(settings.body, /<option value="ar" lang="ar"[^>]*selected/);
     const profile = await client.get('/settings/account');
     assert.match(profile.body, /<html lang="ar" dir="rtl">/);
+    const share = await client.get('/share?url=https%3A%2F%2Fexample.com%2Fa');
+    assert.match(share.body, /<h1>احفظ رابطًا مُشارَكًا<\/h1>/);
+    const shareWithout = await client.get('/share?text=nothing');
+    assert.equal(shareWithout.statusCode, 400);
+    assert.match(shareWithout.body, /ليس فيه عنوان ويب/);
   });
 
   test('the Language choice: each language by its own name, no pseudo-locale; Arabic, then the browser’s again', async () => {

@@ -269,4 +269,7 @@ export const messages: Catalogue = {
   "web.opds.makeNew": (): string => "أنشئ رابطًا خاصًا جديدًا",
   "web.opds.oldStops": (): string => "يتوقف الرابط الذي لديك الآن عن العمل.",
   "web.opds.revoke": (): string => "ألغِ الرابط الخاص",
+  "web.share.noAddress": (): string => "ما شُورك ليس فيه عنوان ويب (يبدأ بـ http:// أو https://). الصق العنوان أدناه، أو شارك الصفحة نفسها بدلًا من نصها.",
+  "web.share.title": (): string => "احفظ رابطًا مُشارَكًا",
+  "web.share.check": (): string => "تحقّق من الرابط والعنوان، ثم أضفه إلى قائمة انتظارك.",
 };

@@ -268,6 +268,9 @@ export const messages = {
   "web.opds.makeNew": (): string => "Make a new private link",
   "web.opds.oldStops": (): string => "The link you have now stops working.",
   "web.opds.revoke": (): string => "Revoke the private link",
+  "web.share.noAddress": (): string => "What was shared has no web address (one starting with http:// or https://). Paste the address below, or share the page itself rather than its text.",
+  "web.share.title": (): string => "Save a shared link",
+  "web.share.check": (): string => "Check the address and the title, then add it to your queue.",
 };
 
 export type Catalogue = typeof messages;
