@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { setOperatorLanguage } from '../../i18n/locale.js';
 import { accountById, updateAccountSettings } from '../../store/accounts.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { englishWordsOf } from '../../test/englishWords.js';
@@ -62,6 +63,27 @@ await describeEachEngine('web app: Accounts and invitations in the reader’s la
     const missing = await client.post('/accounts/invitations/999999/revoke');
     assert.equal(missing.statusCode, 404);
     assert.deepEqual(englishWordsOf(missing.body, content), []);
+  });
+
+  test('en-XA: a digest link that opens nothing leaves no English word, signed in or not', async () => {
+    await updateAccountSettings(ctx.store().db, admin.id, { language: 'en-XA' });
+    const res = await client.get('/digests/999999');
+    assert.equal(res.statusCode, 404);
+    assert.match(res.body, /<html lang="en-XA" dir="ltr">/);
+    assert.match(res.body, /href="\/digests"/);
+    assert.deepEqual(
+      englishWordsOf(res.body, [(await accountById(ctx.store().db, admin.id))?.name ?? '']),
+      [],
+    );
+    setOperatorLanguage('en-XA');
+    try {
+      const out = await new WebClient(app).get('/digests/999999');
+      assert.equal(out.statusCode, 404);
+      assert.match(out.body, /href="\/sign-in\?next=/);
+      assert.deepEqual(englishWordsOf(out.body), []);
+    } finally {
+      setOperatorLanguage('en');
+    }
   });
 
   test('ar: Accounts runs right to left, in Arabic', async () => {

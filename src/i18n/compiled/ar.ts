@@ -623,4 +623,10 @@ export const messages: Catalogue = {
   "web.accounts.notice.promoted": (): string => "أصبح الحساب مديرًا.",
   "web.accounts.notice.demoted": (): string => "لم يعد الحساب مديرًا.",
   "web.accounts.notice.revoked": (): string => "سُحبت الدعوة: لم يعد رابطها يعمل.",
+  "web.digestLink.title": (): string => "هذا الرابط لا يفتح خلاصة",
+  "web.digestLink.why": (): string => "انتهت صلاحية هذا الرابط أو أُعيد تعيينه: رابط الخلاصة لا يعمل إلا مع العنوان الخاص الذي أُرسل به، وربما استُبدل ذلك العنوان منذ ذلك الحين.",
+  "web.digestLink.signIn": (d: { "link": string }): string => d["link"] + " لرؤية خلاصاتك.",
+  "web.digestLink.signInLink": (): string => "سجّل الدخول",
+  "web.digestLink.archive": (d: { "link": string }): string => d["link"] + " كلها هناك.",
+  "web.digestLink.archiveLink": (): string => "خلاصاتك",
 };

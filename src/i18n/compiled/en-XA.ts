@@ -623,4 +623,10 @@ export const messages: Catalogue = {
   "web.accounts.notice.promoted": (): string => "Ţĥéé ååççööûûñţ îîš ñööŵ ååñ ååðɱîîñîîšţŕååţööŕ.",
   "web.accounts.notice.demoted": (): string => "Ţĥéé ååççööûûñţ îîš ñöö ļööñĝééŕ ååñ ååðɱîîñîîšţŕååţööŕ.",
   "web.accounts.notice.revoked": (): string => "Ţĥéé îîñṽîîţååţîîööñ îîš ŵîîţĥðŕååŵñ: îîţš ļîîñķ ñöö ļööñĝééŕ ŵööŕķš.",
+  "web.digestLink.title": (): string => "Ţĥîîš ļîîñķ ðööééš ñööţ ööþééñ åå ðîîĝééšţ",
+  "web.digestLink.why": (): string => "Ţĥîîš ļîîñķ ĥååš ééẋþîîŕééð ööŕ ŵååš ŕééšééţ: åå ðîîĝééšţ ļîîñķ ŵööŕķš ööñļý ŵîîţĥ ţĥéé þŕîîṽååţéé ååððŕééšš îîţ ŵååš šééñţ ŵîîţĥ, ååñð ţĥååţ ååððŕééšš ɱååý ĥååṽéé ƀééééñ ŕééþļååçééð šîîñçéé.",
+  "web.digestLink.signIn": (d: { "link": string }): string => d["link"] + " ţöö šéééé ýööûûŕ ðîîĝééšţš.",
+  "web.digestLink.signInLink": (): string => "Šîîĝñ îîñ",
+  "web.digestLink.archive": (d: { "link": string }): string => d["link"] + " ååŕéé ååļļ ţĥééŕéé.",
+  "web.digestLink.archiveLink": (): string => "Ýööûûŕ ðîîĝééšţš",
 };

@@ -622,6 +622,12 @@ export const messages = {
   "web.accounts.notice.promoted": (): string => "The account is now an administrator.",
   "web.accounts.notice.demoted": (): string => "The account is no longer an administrator.",
   "web.accounts.notice.revoked": (): string => "The invitation is withdrawn: its link no longer works.",
+  "web.digestLink.title": (): string => "This link does not open a digest",
+  "web.digestLink.why": (): string => "This link has expired or was reset: a digest link works only with the private address it was sent with, and that address may have been replaced since.",
+  "web.digestLink.signIn": (d: { "link": string }): string => d["link"] + " to see your digests.",
+  "web.digestLink.signInLink": (): string => "Sign in",
+  "web.digestLink.archive": (d: { "link": string }): string => d["link"] + " are all there.",
+  "web.digestLink.archiveLink": (): string => "Your digests",
 };
 
 export type Catalogue = typeof messages;
