@@ -674,6 +674,20 @@ export const messages = {
   "web.digestLink.signInLink": (): string => "Sign in",
   "web.digestLink.archive": (d: { "link": string }): string => d["link"] + " are all there.",
   "web.digestLink.archiveLink": (): string => "Your digests",
+  "web.save.title": (): string => "Save from anywhere",
+  "web.save.intro": (): string => "Links reach your queue from a bookmarklet in your browser, from your phone’s share menu, or from any program through the API. Each of these uses one of your keys.",
+  "web.save.accountGone": (): string => "This account no longer exists.",
+  "web.save.notYourKey": (): string => "That is not one of your active keys. Paste the whole key (it starts with tdg_), or make a new one.",
+  "web.save.madeHeading": (): string => "A new key for the bookmarklet",
+  "web.save.madeText": (d: { "name": string }): string => "It is called “" + d["name"] + "” on the Keys page, and shown only this once:",
+  "web.save.keyLabel": (): string => "Key",
+  "web.save.fillHeading": (): string => "Fill in a key",
+  "web.save.newKeyText": (): string => "Make a new key just for the bookmarklet, so you can revoke it on its own:",
+  "web.save.newKeyButton": (): string => "Make a bookmarklet with a new key",
+  "web.save.pasteLabel": (): string => "Or paste a key you already have",
+  "web.save.fillButton": (): string => "Fill it in",
+  "web.save.carryKey": (d: { "link": string }): string => "The instructions below carry your key. " + d["link"] + ".",
+  "web.save.startAgain": (): string => "Start again",
 };
 
 export type Catalogue = typeof messages;

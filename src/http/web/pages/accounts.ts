@@ -87,7 +87,7 @@ export function registerAccounts(scope: FastifyInstance, deps: WebDeps): void {
 
   /** A refused form: the page again with the reason, or the error rethrown when it is not a refusal. */
   async function refused(reply: FastifyReply, session: WebSession, err: unknown): Promise<FastifyReply> {
-    const refusal = webRefusal(err, deps.config);
+    const refusal = webRefusal(err, deps.config, viewerOf(session)?.locale);
     if (refusal === null) throw err;
     return sendPage(reply, refusal.status, await view(session, { error: refusal.message }));
   }
