@@ -38,7 +38,7 @@ await describeEachEngine('a reading-list upload is read off the thread that answ
   let app: FastifyInstance;
   let origin = '';
   let parsing: () => void = () => undefined;
-  // The time limit is not the subject here (readingListUploadLimits.test tests it): the thread reads at a
+  // The time limit is not the subject here (importThread.test sets it small to test it): the thread reads at a
   // lower priority than requests, and at load 15 (issue 33's loaded run) these 1,500 rows passed 120 s.
   const threads = new ImportThreads(
     { ...IMPORT_THREAD_LIMITS, readMs: 900_000 },
