@@ -2,6 +2,8 @@ import type { Catalogue } from './compiled/en.js';
 import { messages as en } from './compiled/en.js';
 import { messages as enXA } from './compiled/en-XA.js';
 import { messages as ar } from './compiled/ar.js';
+import { messages as ja } from './compiled/ja.js';
+import { messages as zhHans } from './compiled/zh-Hans.js';
 
 /**
  * The languages Tidings speaks: each a catalogue (src/i18n/messages/CODE.json, compiled by `npm run
@@ -18,6 +20,11 @@ export interface Language {
   intl: string;
   /** Thousands separators in numbers. */
   grouping: boolean;
+  /**
+   * Other tags that name this language exactly, as browsers send them ("zh-CN" for "zh-Hans"); matched
+   * case aside, in `languageOf` and in Accept-Language.
+   */
+  also?: readonly string[];
   messages: Catalogue;
   /** en-XA: Intl's output (month and day names) is made pseudo too, so no English word is left. */
   pseudo?: boolean;
@@ -27,8 +34,22 @@ export const LANGUAGES: readonly Language[] = [
   // English's dates are British ("Sunday 22 November"), and its numbers unseparated ("10000 links"),
   // as they were before the catalogues: the contract lines and tests read them byte for byte.
   { code: 'en', name: 'English', dir: 'ltr', intl: 'en-GB', grouping: false, messages: en },
-  // Right to left; Intl writes its digits as the locale asks (Arabic-Indic for "ar").
+  // Right to left; Intl writes its digits as the locale asks: "ar" has Western digits in Node 20's ICU
+  // (CLDR 47: 12,345 and 28 نوفمبر 2026); "ar-EG" or "ar-SA" would write Arabic-Indic ones (١٢٬٣٤٥).
   { code: 'ar', name: 'العربية', dir: 'rtl', intl: 'ar', grouping: true, messages: ar },
+  // Japanese and Chinese: "2026年11月28日土曜日", "11月28日周六 18:05"; numbers 12,345.
+  { code: 'ja', name: '日本語', dir: 'ltr', intl: 'ja', grouping: true, messages: ja },
+  // Simplified Chinese, as mainland China and Singapore write it; Traditional (zh-TW, zh-HK, zh-Hant) is
+  // another language, not offered for it.
+  {
+    code: 'zh-Hans',
+    name: '简体中文',
+    dir: 'ltr',
+    intl: 'zh-Hans',
+    grouping: true,
+    messages: zhHans,
+    also: ['zh', 'zh-CN', 'zh-SG', 'zh-MY', 'zh-Hans-CN', 'zh-Hans-SG', 'zh-Hans-MY'],
+  },
   {
     code: 'en-XA',
     name: 'Ƥŝéûðö (en-XA)',
@@ -46,14 +67,31 @@ export const DEFAULT_LANGUAGE = 'en';
 export const LANGUAGE_CODES: readonly string[] = LANGUAGES.map((l) => l.code);
 
 /**
- * The language a code names: exact (case aside), else its primary language ("de-AT" → "de"); undefined
- * when Tidings does not speak it.
+ * The codes and the other tags (`also`) Tidings answers to, for Accept-Language. A bare "zh" is left out:
+ * Negotiator would match a browser's "zh-TW" to it (a browser's plain "zh" still matches "zh-CN").
+ */
+export const LANGUAGE_TAGS: readonly string[] = LANGUAGES.flatMap((l) => [
+  l.code,
+  ...(l.also ?? []).filter((tag) => tag.includes('-')),
+]);
+
+/**
+ * The language a code names: exact (case aside, its code or one of its `also`), else the code it narrows
+ * ("de-AT" → "de", "zh-Hans-HK" → "zh-Hans"); undefined when Tidings does not speak it ("zh-TW": no
+ * language's code is "zh").
  */
 export function languageOf(code: string): Language | undefined {
   const wanted = code.trim().toLowerCase().replace(/_/g, '-');
   if (wanted === '' || wanted.length > 35) return undefined;
-  const exact = LANGUAGES.find((l) => l.code.toLowerCase() === wanted);
+  const exact = LANGUAGES.find(
+    (l) => l.code.toLowerCase() === wanted || (l.also ?? []).some((a) => a.toLowerCase() === wanted),
+  );
   if (exact !== undefined) return exact;
-  const primary = wanted.split('-')[0];
-  return LANGUAGES.find((l) => l.code.toLowerCase() === primary);
+  const subtags = wanted.split('-');
+  for (let n = subtags.length - 1; n > 0; n--) {
+    const shorter = subtags.slice(0, n).join('-');
+    const language = LANGUAGES.find((l) => l.code.toLowerCase() === shorter);
+    if (language !== undefined) return language;
+  }
+  return undefined;
 }
