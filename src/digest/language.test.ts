@@ -311,6 +311,9 @@ test('Japanese and Chinese: every form in the language, full-width punctuation, 
     const text = renderText(view);
     assert.ok(text.startsWith(`Tidings｜${date}\n`), text);
     assert.ok(text.includes(settings), text);
+    // A heading's underline is as wide as the heading looks: two columns a character.
+    const saved = view.locale.t('digest.section.saved');
+    assert.ok(text.includes(`\n${saved}\n${'='.repeat(saved.length * 2)}\n`), text);
     // The words are the catalogue's: none of English's sentences is left between the feeds' text.
     assert.deepEqual(
       englishWords(text).filter(

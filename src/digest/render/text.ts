@@ -1,3 +1,4 @@
+import { columns } from '../../lib/columns.js';
 import { codePoints } from '../../lib/text.js';
 import type { DigestView } from '../view.js';
 import { countsLine, entriesLine, moreLine, sectionBefore, sourceWord } from './common.js';
@@ -21,9 +22,9 @@ export function renderText(view: DigestView): string {
   if (view.laidOut) out.push(...wrap(entriesLine(view, EMAIL_EXCERPT), TEXT_WIDTH));
   for (const [index, group] of view.groups.entries()) {
     const section = sectionBefore(view, index);
-    if (section !== null) out.push('', section.toUpperCase(), '#'.repeat(section.length));
+    if (section !== null) out.push('', section.toUpperCase(), '#'.repeat(columns(section)));
     const heading = wrap(group.title.toUpperCase(), TEXT_WIDTH);
-    out.push('', ...heading, '='.repeat(Math.min(TEXT_WIDTH, Math.max(...heading.map((l) => l.length)))), '');
+    out.push('', ...heading, '='.repeat(Math.min(TEXT_WIDTH, Math.max(...heading.map(columns)))), '');
     for (const item of group.items) {
       out.push(...wrap(item.title, TEXT_WIDTH, '* ', '  '));
       const meta = [item.siteName ?? item.domain, item.readingTime, item.publishedLabel].filter(
