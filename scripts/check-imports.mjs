@@ -78,7 +78,9 @@ for (const file of files) {
   const text = readFileSync(file, 'utf8');
   const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
   lineCounts.push(lines);
-  if (lines > MAX_LINES) problems.push(`${rel(file)}: ${lines} lines, more than ${MAX_LINES}`);
+  // The compiled catalogues are generated, one line per message (npm run i18n:compile; check:i18n keeps them current).
+  if (lines > MAX_LINES && !rel(file).startsWith('i18n/compiled/'))
+    problems.push(`${rel(file)}: ${lines} lines, more than ${MAX_LINES}`);
   if (!rel(file).startsWith('accounts/authorize.ts') && !isTest(file) && /\bas AccountId\b/.test(text))
     problems.push(`${rel(file)}: casts to AccountId; only src/accounts/authorize.ts makes one`);
   if (isTest(file)) continue;

@@ -164,7 +164,7 @@ function wrapWide(text: string, width: number, first: string, rest: string): str
       last !== undefined &&
       !space &&
       ((!WIDE.test(ch) && !WIDE.test(previous)) || NO_LINE_START.test(ch) || NO_LINE_END.test(previous));
-    if (last !== undefined && (joined || (space && NO_LINE_START.test(ch)))) {
+    if (last !== undefined && (joined || (space && (NO_LINE_START.test(ch) || NO_LINE_END.test(previous))))) {
       last.text += space ? ` ${ch}` : ch;
     } else pieces.push({ text: ch, space });
     space = false;
