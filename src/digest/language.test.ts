@@ -250,6 +250,42 @@ test('Arabic: every form right to left, Arabic words and digits as the locale wr
   assert.deepEqual([report.fatals, report.errors, report.warnings], [0, 0, 0], report.output);
 });
 
+test('Japanese and Chinese: every form in the language, full-width punctuation, Intl’s dates; EPUBCheck', async (t) => {
+  for (const [code, settings, date] of [
+    ['ja', '設定：https://news.example/settings', '2026年11月22日日曜日'],
+    ['zh-Hans', '设置：https://news.example/settings', '2026年11月22日星期日'],
+  ] as const) {
+    const view = fullView(code);
+    assert.equal(view.locale.dir, 'ltr');
+    assert.equal(view.dateLabel, date);
+    assert.match(renderEmailHtml(view), new RegExp(`<html lang="${code}">`));
+    assert.match(renderWebPage(view), new RegExp(`<html lang="${code}">`));
+    const text = renderText(view);
+    assert.ok(text.startsWith(`Tidings｜${date}\n`), text);
+    assert.ok(text.includes(settings), text);
+    // A heading's underline is as wide as the heading looks: two columns a character.
+    const saved = view.locale.t('digest.section.saved');
+    assert.ok(text.includes(`\n${saved}\n${'='.repeat(saved.length * 2)}\n`), text);
+    // The words are the catalogue's: none of English's sentences is left between the feeds' text.
+    assert.deepEqual(
+      englishWords(text).filter(
+        (w) => !['EPUB', 'ZETA', 'WEEKLY', 'ALPHA', 'BLOG', 'MIDDLE', 'FEED'].includes(w),
+      ),
+      [],
+    );
+    const bytes = epubBytes(bookOf(view, new Map()));
+    const opf = epubTexts(bytes).get('EPUB/package.opf') ?? '';
+    assert.match(opf, new RegExp(`<dc:language>${code}</dc:language>`));
+    const skip = epubcheckSkipReason();
+    if (skip !== undefined) {
+      t.skip(skip);
+      continue;
+    }
+    const report = await epubcheck(bytes);
+    assert.deepEqual([report.fatals, report.errors, report.warnings], [0, 0, 0], report.output);
+  }
+});
+
 await describeEachEngine('an account’s language', (ctx) => {
   test('stored by `account set --language`, read by the digest’s loaders, followed by every form', async () => {
     const store = ctx.store();

@@ -6,7 +6,7 @@ import {
   pseudoCatalogue,
   readCatalogues,
 } from '../../scripts/i18n/catalogues.js';
-import { LANGUAGES } from './languages.js';
+import { LANGUAGES, languageOf } from './languages.js';
 import { localeOf } from './locale.js';
 import { acceptedLanguage, chosenLanguage } from './negotiate.js';
 import { pseudoText } from './pseudo.js';
@@ -103,4 +103,26 @@ test('Accept-Language: the best language Tidings speaks by q-value; the account�
   assert.equal(chosenLanguage({ account: null, acceptLanguage: 'sv', operatorDefault: 'en-XA' }), 'en-XA');
   assert.equal(chosenLanguage({ account: null, acceptLanguage: 'fr', operatorDefault: 'en-XA' }), 'fr');
   assert.equal(chosenLanguage({}), 'en');
+});
+
+test('Chinese: a browser’s zh-CN, zh-SG or plain zh is Simplified Chinese; Traditional is not offered it', () => {
+  assert.equal(acceptedLanguage('zh-CN,zh;q=0.9,en;q=0.8'), 'zh-Hans');
+  assert.equal(acceptedLanguage('zh-SG'), 'zh-Hans');
+  assert.equal(acceptedLanguage('zh'), 'zh-Hans');
+  assert.equal(acceptedLanguage('zh-Hans-CN'), 'zh-Hans');
+  assert.equal(acceptedLanguage('zh-TW,en;q=0.5'), 'en');
+  assert.equal(acceptedLanguage('zh-HK'), null);
+  assert.equal(acceptedLanguage('zh-Hant-TW'), null);
+  assert.equal(acceptedLanguage('ja-JP,ja;q=0.9'), 'ja');
+  assert.equal(languageOf('zh')?.code, 'zh-Hans');
+  assert.equal(languageOf('zh_cn')?.code, 'zh-Hans');
+  assert.equal(languageOf('zh-Hans-HK')?.code, 'zh-Hans');
+  assert.equal(languageOf('zh-TW'), undefined);
+  assert.equal(languageOf('zh-Hant'), undefined);
+});
+
+test('lists in the language’s own way: Japanese 、, Chinese 、 and 和, Arabic و', () => {
+  assert.equal(localeOf('ja').list(['A', 'B', 'C']), 'A、B、C');
+  assert.equal(localeOf('zh-Hans').list(['A', 'B', 'C']), 'A、B和C');
+  assert.equal(localeOf('ar').list(['A', 'B', 'C']), 'A وB وC');
 });

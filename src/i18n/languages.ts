@@ -6,6 +6,8 @@ import { messages as de } from './compiled/de.js';
 import { messages as es } from './compiled/es.js';
 import { messages as fr } from './compiled/fr.js';
 import { messages as it } from './compiled/it.js';
+import { messages as ja } from './compiled/ja.js';
+import { messages as zhHans } from './compiled/zh-Hans.js';
 
 /**
  * The languages Tidings speaks: each a catalogue (src/i18n/messages/CODE.json, compiled by `npm run
@@ -22,6 +24,11 @@ export interface Language {
   intl: string;
   /** Thousands separators in numbers, where the locale puts them (Spanish from five digits on). */
   grouping: boolean;
+  /**
+   * Other tags that name this language exactly, as browsers send them ("zh-CN" for "zh-Hans"); matched
+   * case aside, in `languageOf` and in Accept-Language.
+   */
+  also?: readonly string[];
   messages: Catalogue;
   /** en-XA: Intl's output (month and day names) is made pseudo too, so no English word is left. */
   pseudo?: boolean;
@@ -31,7 +38,8 @@ export const LANGUAGES: readonly Language[] = [
   // English's dates are British ("Sunday 22 November"), and its numbers unseparated ("10000 links"),
   // as they were before the catalogues: the contract lines and tests read them byte for byte.
   { code: 'en', name: 'English', dir: 'ltr', intl: 'en-GB', grouping: false, messages: en },
-  // Right to left; Intl writes its digits as the locale asks (Arabic-Indic for "ar").
+  // Right to left; Intl writes its digits as the locale asks: "ar" has Western digits in Node 20's ICU
+  // (CLDR 47: 12,345 and 28 نوفمبر 2026); "ar-EG" or "ar-SA" would write Arabic-Indic ones (١٢٬٣٤٥).
   { code: 'ar', name: 'العربية', dir: 'rtl', intl: 'ar', grouping: true, messages: ar },
   // "Sonntag, 22. November 2026", "12.345 Links".
   { code: 'de', name: 'Deutsch', dir: 'ltr', intl: 'de', grouping: true, messages: de },
@@ -41,6 +49,19 @@ export const LANGUAGES: readonly Language[] = [
   { code: 'fr', name: 'Français', dir: 'ltr', intl: 'fr', grouping: true, messages: fr },
   // "domenica 22 novembre 2026", "12.345 link" (and "1234": ICU's Italian groups from five digits).
   { code: 'it', name: 'Italiano', dir: 'ltr', intl: 'it', grouping: true, messages: it },
+  // Japanese and Chinese: "2026年11月28日土曜日", "11月28日周六 18:05"; numbers 12,345.
+  { code: 'ja', name: '日本語', dir: 'ltr', intl: 'ja', grouping: true, messages: ja },
+  // Simplified Chinese, as mainland China and Singapore write it; Traditional (zh-TW, zh-HK, zh-Hant) is
+  // another language, not offered for it.
+  {
+    code: 'zh-Hans',
+    name: '简体中文',
+    dir: 'ltr',
+    intl: 'zh-Hans',
+    grouping: true,
+    messages: zhHans,
+    also: ['zh', 'zh-CN', 'zh-SG', 'zh-MY', 'zh-Hans-CN', 'zh-Hans-SG', 'zh-Hans-MY'],
+  },
   {
     code: 'en-XA',
     name: 'Ƥŝéûðö (en-XA)',
@@ -58,14 +79,31 @@ export const DEFAULT_LANGUAGE = 'en';
 export const LANGUAGE_CODES: readonly string[] = LANGUAGES.map((l) => l.code);
 
 /**
- * The language a code names: exact (case aside), else its primary language ("de-AT" → "de"); undefined
- * when Tidings does not speak it.
+ * The codes and the other tags (`also`) Tidings answers to, for Accept-Language. A bare "zh" is left out:
+ * Negotiator would match a browser's "zh-TW" to it (a browser's plain "zh" still matches "zh-CN").
+ */
+export const LANGUAGE_TAGS: readonly string[] = LANGUAGES.flatMap((l) => [
+  l.code,
+  ...(l.also ?? []).filter((tag) => tag.includes('-')),
+]);
+
+/**
+ * The language a code names: exact (case aside, its code or one of its `also`), else the code it narrows
+ * ("de-AT" → "de", "zh-Hans-HK" → "zh-Hans"); undefined when Tidings does not speak it ("zh-TW": no
+ * language's code is "zh").
  */
 export function languageOf(code: string): Language | undefined {
   const wanted = code.trim().toLowerCase().replace(/_/g, '-');
   if (wanted === '' || wanted.length > 35) return undefined;
-  const exact = LANGUAGES.find((l) => l.code.toLowerCase() === wanted);
+  const exact = LANGUAGES.find(
+    (l) => l.code.toLowerCase() === wanted || (l.also ?? []).some((a) => a.toLowerCase() === wanted),
+  );
   if (exact !== undefined) return exact;
-  const primary = wanted.split('-')[0];
-  return LANGUAGES.find((l) => l.code.toLowerCase() === primary);
+  const subtags = wanted.split('-');
+  for (let n = subtags.length - 1; n > 0; n--) {
+    const shorter = subtags.slice(0, n).join('-');
+    const language = LANGUAGES.find((l) => l.code.toLowerCase() === shorter);
+    if (language !== undefined) return language;
+  }
+  return undefined;
 }

@@ -64,10 +64,14 @@ export class Locale {
     return this.#runtime.number(n);
   }
 
-  /** "a, b, c" in the language's way (English: commas, no "and": the contract lines read it). */
+  /**
+   * "a, b, c" in the language's way (English and its pseudo-locale: commas, no "and": the contract lines
+   * read it). A conjunction list ("a、b和c", "a وb وc"): Intl's "unit" lists are for measures, and run
+   * Chinese names together.
+   */
   list(items: readonly string[]): string {
-    if (this.#language.code === DEFAULT_LANGUAGE) return items.join(', ');
-    this.#list ??= new Intl.ListFormat(this.#language.intl, { type: 'unit', style: 'short' });
+    if (this.#language.code === DEFAULT_LANGUAGE || this.#language.pseudo === true) return items.join(', ');
+    this.#list ??= new Intl.ListFormat(this.#language.intl, { type: 'conjunction', style: 'long' });
     return this.#list.format(items);
   }
 

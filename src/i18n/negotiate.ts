@@ -1,5 +1,5 @@
 import Negotiator from 'negotiator';
-import { LANGUAGE_CODES, languageOf } from './languages.js';
+import { LANGUAGE_TAGS, languageOf } from './languages.js';
 
 /** Accept-Language headers longer than this are not read (a browser's is a few dozen characters). */
 const HEADER_LIMIT = 1024;
@@ -10,7 +10,9 @@ const HEADER_LIMIT = 1024;
  */
 export function acceptedLanguage(header: string | undefined): string | null {
   if (header === undefined || header === '' || header.length > HEADER_LIMIT) return null;
-  const offered = LANGUAGE_CODES.filter((c) => c !== 'en-XA');
+  // A browser's "zh-CN" is offered as itself (Negotiator matches "zh-CN" only to "zh-CN" or "zh"), and
+  // languageOf maps it to its language.
+  const offered = LANGUAGE_TAGS.filter((c) => c !== 'en-XA');
   const best = new Negotiator({ headers: { 'accept-language': header } }).languages([...offered])[0];
   return best === undefined ? null : (languageOf(best)?.code ?? null);
 }

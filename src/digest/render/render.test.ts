@@ -176,6 +176,53 @@ test('wrap, any text: words kept in order, lines within the width unless one wor
   );
 });
 
+test('wrap, Chinese and Japanese: lines break between characters, in columns, never before 。、」 nor after 「', () => {
+  assert.deepEqual(
+    wrap('新着リンクは6件（ご自身で保存したものが2件）。ほかに5件が次回を待っています。', 30),
+    ['新着リンクは6件（ご自身で保存', 'したものが2件）。ほかに5件が次', '回を待っています。'],
+  );
+  // Latin names stay whole, and keep their spaces.
+  assert.deepEqual(wrap('时间均按Europe/Berlin时区显示。Tidings账户“Ada Lovelace”。', 24, '* ', '  '), [
+    '* 时间均按Europe/Berlin',
+    '  时区显示。Tidings账户',
+    '  “Ada Lovelace”。',
+  ]);
+  const piece = fc.constantFrom(
+    '字',
+    '読',
+    'か',
+    '。',
+    '、',
+    '「',
+    '」',
+    '（',
+    '）',
+    'ー',
+    'Zeta',
+    'x',
+    ' ',
+    '12',
+  );
+  fc.assert(
+    fc.property(
+      fc.array(piece, { minLength: 1, maxLength: 80 }),
+      fc.integer({ min: 6, max: 40 }),
+      (parts, width) => {
+        const text = parts.join('').replace(/ +/g, ' ').trim();
+        if (!/[字読か。、「」（）ー]/.test(text)) return;
+        const lines = wrap(text, width, '* ', '  ').map((l) => l.slice(2));
+        // Nothing lost or reordered: the lines joined again (a space where a line broke at one) are the text.
+        const joined = lines.reduce((all, l) => (text.startsWith(`${all} ${l}`) ? `${all} ${l}` : all + l));
+        assert.equal(joined, text);
+        for (const l of lines.slice(1))
+          assert.ok(!/^[、。」）ー]/.test(l), `a line starts with a closing mark: ${l}`);
+        for (const l of lines.slice(0, -1))
+          assert.ok(!/[「（]$/.test(l), `a line ends with an opening mark: ${l}`);
+      },
+    ),
+  );
+});
+
 test('subject, counts and preheader wording', () => {
   assert.equal(digestSubject(view), 'Tidings — Sunday 22 November: 6 new links');
   const one = digestView(sampleDigest({ items: [savedItem({ url: 'https://a.example/' })] }));

@@ -1,4 +1,5 @@
 import type { ResurfacedItemView } from '../resurfacedView.js';
+import { columns } from '../../lib/columns.js';
 import { excerptOfText } from '../excerpt.js';
 import type { Locale } from '../../i18n/locale.js';
 import type { DigestView } from '../view.js';
@@ -77,7 +78,7 @@ export function resurfacedText(
   const t = view.locale;
   const title = t.t('digest.section.resurfaced');
   const linkLine = (label: string, href: string): string => `  ${t.t('digest.text.link', { label, href })}`;
-  const out = ['', title.toUpperCase(), '='.repeat(title.length), ''];
+  const out = ['', title.toUpperCase(), '='.repeat(columns(title)), ''];
   for (const r of view.resurfaced) {
     out.push(...wrap(r.title, '* ', '  '));
     out.push(...wrap(resurfacedMeta(r, t).join(' · '), '  ', '  '));

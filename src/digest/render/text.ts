@@ -1,3 +1,4 @@
+import { columns } from '../../lib/columns.js';
 import { codePoints } from '../../lib/text.js';
 import type { DigestView } from '../view.js';
 import { countsLine, entriesLine, moreLine, sectionBefore, sourceWord } from './common.js';
@@ -21,9 +22,9 @@ export function renderText(view: DigestView): string {
   if (view.laidOut) out.push(...wrap(entriesLine(view, EMAIL_EXCERPT), TEXT_WIDTH));
   for (const [index, group] of view.groups.entries()) {
     const section = sectionBefore(view, index);
-    if (section !== null) out.push('', section.toUpperCase(), '#'.repeat(section.length));
+    if (section !== null) out.push('', section.toUpperCase(), '#'.repeat(columns(section)));
     const heading = wrap(group.title.toUpperCase(), TEXT_WIDTH);
-    out.push('', ...heading, '='.repeat(Math.min(TEXT_WIDTH, Math.max(...heading.map((l) => l.length)))), '');
+    out.push('', ...heading, '='.repeat(Math.min(TEXT_WIDTH, Math.max(...heading.map(columns)))), '');
     for (const item of group.items) {
       out.push(...wrap(item.title, TEXT_WIDTH, '* ', '  '));
       const meta = [item.siteName ?? item.domain, item.readingTime, item.publishedLabel].filter(
@@ -98,6 +99,7 @@ export function wrap(text: string, width: number, first = '', rest = first): str
         .join(' ')
     : text;
   if (folded === '') return [];
+  if (WIDE.test(folded)) return wrapWide(folded, width, first, rest);
   if (SURROGATE.test(folded) || SURROGATE.test(first) || SURROGATE.test(rest)) {
     return wrapWords(folded.split(' '), width, first, rest);
   }
@@ -140,6 +142,64 @@ function wrapWords(words: string[], width: number, first: string, rest: string):
   if (!empty) lines.push(line);
   return lines;
 }
+
+/**
+ * The same for text with Chinese or Japanese in it, which has no spaces between words: a line may break
+ * between two characters where one is wide, except before a mark that closes (、。」) or after one that
+ * opens (「（), as Japanese and Chinese typesetting do; lines are measured in columns (two for a wide
+ * character). Runs of other characters (a Latin name, a number, a URL) stay whole.
+ */
+function wrapWide(text: string, width: number, first: string, rest: string): string[] {
+  // Pieces that a line never breaks inside, each with whether a space comes before it.
+  const pieces: { text: string; space: boolean }[] = [];
+  let space = false;
+  let previous = '';
+  for (const ch of text) {
+    if (ch === ' ') {
+      space = true;
+      continue;
+    }
+    const last = pieces.at(-1);
+    const joined =
+      last !== undefined &&
+      !space &&
+      ((!WIDE.test(ch) && !WIDE.test(previous)) || NO_LINE_START.test(ch) || NO_LINE_END.test(previous));
+    if (last !== undefined && (joined || (space && (NO_LINE_START.test(ch) || NO_LINE_END.test(previous))))) {
+      last.text += space ? ` ${ch}` : ch;
+    } else pieces.push({ text: ch, space });
+    space = false;
+    previous = ch;
+  }
+  const lines: string[] = [];
+  let line = first;
+  let length = columns(first);
+  let empty = true;
+  for (const piece of pieces) {
+    const gap = piece.space && !empty ? 1 : 0;
+    const size = columns(piece.text);
+    if (!empty && length + gap + size > width) {
+      lines.push(line);
+      line = rest;
+      length = columns(rest);
+      empty = true;
+    }
+    const sep = piece.space && !empty ? ' ' : '';
+    line += sep + piece.text;
+    length += sep.length + size;
+    empty = false;
+  }
+  if (!empty) lines.push(line);
+  return lines;
+}
+
+/** Wide characters: Chinese, Japanese and Korean, and full-width forms (as lib/columns.ts counts them). */
+const WIDE =
+  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/;
+/** Marks a line does not start with (closing brackets, stops, small kana, the long-vowel mark) … */
+const NO_LINE_START =
+  /^[、。，．・：；？！）」』】〕〉》”’ー〜…‥ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ%,.:;?!)\]}]$/;
+/** … and does not end with (opening brackets and quotes). */
+const NO_LINE_END = /^[（「『【〔〈《“‘([{]$/;
 
 /**
  * Whitespace other than single spaces between words. A narrow no-break space (U+202F) is none: French puts
