@@ -2,6 +2,9 @@ import type { Catalogue } from './compiled/en.js';
 import { messages as en } from './compiled/en.js';
 import { messages as enXA } from './compiled/en-XA.js';
 import { messages as ar } from './compiled/ar.js';
+import { messages as nl } from './compiled/nl.js';
+import { messages as pl } from './compiled/pl.js';
+import { messages as ptBR } from './compiled/pt-BR.js';
 
 /**
  * The languages Tidings speaks: each a catalogue (src/i18n/messages/CODE.json, compiled by `npm run
@@ -16,7 +19,7 @@ export interface Language {
   dir: 'ltr' | 'rtl';
   /** The locale Intl formats its dates, numbers and plurals with. */
   intl: string;
-  /** Thousands separators in numbers. */
+  /** Thousands separators in numbers, where the locale puts them (Polish leaves "1000" whole). */
   grouping: boolean;
   messages: Catalogue;
   /** en-XA: Intl's output (month and day names) is made pseudo too, so no English word is left. */
@@ -29,6 +32,12 @@ export const LANGUAGES: readonly Language[] = [
   { code: 'en', name: 'English', dir: 'ltr', intl: 'en-GB', grouping: false, messages: en },
   // Right to left; Intl writes its digits as the locale asks (Arabic-Indic for "ar").
   { code: 'ar', name: 'العربية', dir: 'rtl', intl: 'ar', grouping: true, messages: ar },
+  // "10.000 links", "domingo, 22 de novembro de 2026"; 0 and 1 are both singular in CLDR's pt.
+  { code: 'pt-BR', name: 'Português (Brasil)', dir: 'ltr', intl: 'pt-BR', grouping: true, messages: ptBR },
+  // "10.000 links", "zondag 22 november 2026".
+  { code: 'nl', name: 'Nederlands', dir: 'ltr', intl: 'nl', grouping: true, messages: nl },
+  // "10 000 linków" (a no-break space, and none in four digits: "1000"), "niedziela, 22 listopada 2026".
+  { code: 'pl', name: 'Polski', dir: 'ltr', intl: 'pl', grouping: true, messages: pl },
   {
     code: 'en-XA',
     name: 'Ƥŝéûðö (en-XA)',
@@ -46,8 +55,9 @@ export const DEFAULT_LANGUAGE = 'en';
 export const LANGUAGE_CODES: readonly string[] = LANGUAGES.map((l) => l.code);
 
 /**
- * The language a code names: exact (case aside), else its primary language ("de-AT" → "de"); undefined
- * when Tidings does not speak it.
+ * The language a code names: exact (case aside), else its primary language ("de-AT" → "de"), else a
+ * regional variant Tidings speaks of that language ("pt" and "pt-PT" → "pt-BR"); undefined when Tidings
+ * does not speak it.
  */
 export function languageOf(code: string): Language | undefined {
   const wanted = code.trim().toLowerCase().replace(/_/g, '-');
@@ -55,5 +65,8 @@ export function languageOf(code: string): Language | undefined {
   const exact = LANGUAGES.find((l) => l.code.toLowerCase() === wanted);
   if (exact !== undefined) return exact;
   const primary = wanted.split('-')[0];
-  return LANGUAGES.find((l) => l.code.toLowerCase() === primary);
+  return (
+    LANGUAGES.find((l) => l.code.toLowerCase() === primary) ??
+    LANGUAGES.find((l) => l.pseudo !== true && l.code.toLowerCase().split('-')[0] === primary)
+  );
 }

@@ -22,7 +22,8 @@ export function runtimeFor(intlLocale: string, grouping: boolean): Runtime {
   let ordinals: Intl.PluralRules | undefined;
   const number = (n: number): string =>
     (numbers ??= new Intl.NumberFormat(intlLocale, {
-      useGrouping: grouping,
+      // 'auto': the locale's own rule, which leaves four digits whole where it asks (Polish "1000", "10 000").
+      useGrouping: grouping ? 'auto' : false,
       maximumFractionDigits: 2,
     })).format(n);
   return {
