@@ -19,7 +19,7 @@ export interface Language {
   dir: 'ltr' | 'rtl';
   /** The locale Intl formats its dates, numbers and plurals with. */
   intl: string;
-  /** Thousands separators in numbers, where the locale puts them (Polish leaves "1000" whole). */
+  /** Thousands separators in numbers. */
   grouping: boolean;
   messages: Catalogue;
   /** en-XA: Intl's output (month and day names) is made pseudo too, so no English word is left. */
@@ -55,9 +55,8 @@ export const DEFAULT_LANGUAGE = 'en';
 export const LANGUAGE_CODES: readonly string[] = LANGUAGES.map((l) => l.code);
 
 /**
- * The language a code names: exact (case aside), else its primary language ("de-AT" → "de"), else a
- * regional variant Tidings speaks of that language ("pt" and "pt-PT" → "pt-BR"); undefined when Tidings
- * does not speak it.
+ * The language a code names: exact (case aside), else its primary language ("de-AT" → "de"); undefined
+ * when Tidings does not speak it.
  */
 export function languageOf(code: string): Language | undefined {
   const wanted = code.trim().toLowerCase().replace(/_/g, '-');
@@ -65,8 +64,5 @@ export function languageOf(code: string): Language | undefined {
   const exact = LANGUAGES.find((l) => l.code.toLowerCase() === wanted);
   if (exact !== undefined) return exact;
   const primary = wanted.split('-')[0];
-  return (
-    LANGUAGES.find((l) => l.code.toLowerCase() === primary) ??
-    LANGUAGES.find((l) => l.pseudo !== true && l.code.toLowerCase().split('-')[0] === primary)
-  );
+  return LANGUAGES.find((l) => l.code.toLowerCase() === primary);
 }

@@ -22,7 +22,7 @@ export function runtimeFor(intlLocale: string, grouping: boolean): Runtime {
   let ordinals: Intl.PluralRules | undefined;
   const number = (n: number): string =>
     (numbers ??= new Intl.NumberFormat(intlLocale, {
-      // 'auto': the locale's own rule, which leaves four digits whole where it asks (Polish "1000", "10 000").
+      // 'auto': as the locale groups, so Spanish and Polish leave four digits whole ("1234", "12.345").
       useGrouping: grouping ? 'auto' : false,
       maximumFractionDigits: 2,
     })).format(n);
