@@ -15,6 +15,7 @@ import { accountById } from '../store/accounts.js';
 import { sampleDigest } from '../test/digestFixtures.js';
 import { digestsOf, saveUrl, testDigestDeps } from '../test/digestPipeline.js';
 import { epubcheck, epubcheckSkipReason } from '../test/epubcheck.js';
+import { englishWordsOf } from '../test/englishWords.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { buildDigestNow } from './build.js';
 import { bookOf } from './epub/book.js';
@@ -22,7 +23,7 @@ import { digestEpub } from './epub/load.js';
 import { epubBytes } from './epub/package.js';
 import { loadDigest } from './load.js';
 import { renderAtom } from './render/atom.js';
-import { digestSubject, esc } from './render/common.js';
+import { digestSubject } from './render/common.js';
 import { renderEmailHtml, renderWebPage } from './render/html.js';
 import { renderText } from './render/text.js';
 import { type DigestView, type DigestViewInput, digestView } from './view.js';
@@ -138,56 +139,7 @@ const CONTENT = [
   'Second & last, with a link.',
 ];
 
-const decode = (s: string): string =>
-  s
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&nbsp;/g, ' ')
-    .replace(/&#847;|&zwnj;/g, '')
-    .replace(/&amp;/g, '&');
-
-/** The words of a rendering a reader reads, the feeds' text and links taken out: ASCII words left. */
-function englishWords(rendered: string): string[] {
-  // Links first (a domain of CONTENT would break one), and lines joined (the text part wraps names).
-  let text = withoutContent(
-    rendered
-      .replace(/\b(?:https?|mailto):[^\s<>"]+/g, ' ')
-      // Identifiers and codes, not words: the book's uuid, Atom's tag: ids, the book's language code.
-      .replace(/urn:uuid:[0-9a-f-]+|tag:[^\s<]+|<dc:language>[^<]*<\/dc:language>/g, ' ')
-      .replace(/\s+/g, ' '),
-  );
-  for (let i = 0; i < 2; i++) {
-    text = withoutContent(
-      decode(
-        text
-          .replace(/<style[\s\S]*?<\/style>/g, ' ')
-          .replace(/<!--[\s\S]*?-->/g, ' ')
-          .replace(/<\?xml[^>]*>|<!DOCTYPE[^>]*>/g, ' ')
-          // What a reader hears or sees of attributes: labels, titles, alt texts.
-          .replace(/<[^>]*>/g, (tag) =>
-            [...tag.matchAll(/\s(?:aria-label|title|alt)="([^"]*)"/g)].map((m) => ` ${m[1] ?? ''} `).join(''),
-          ),
-      ),
-    );
-  }
-  text = withoutContent(
-    text.replace(/\b(?:https?|mailto):[^\s<>"]+/g, ' ').replace(/urn:uuid:[0-9a-f-]+/g, ' '),
-  );
-  // Product and format names are names, not English: Tidings, EPUB in a link's label is pseudo anyway.
-  return (text.match(/[A-Za-z]{2,}/g) ?? []).filter(
-    (w) => w !== 'Tidings' && w !== 'TIDINGS' && w !== 'lorem',
-  );
-}
-
-function withoutContent(rendered: string): string {
-  let text = rendered;
-  for (const c of [...CONTENT].sort((a, b) => b.length - a.length)) {
-    for (const form of [c, esc(c), c.toUpperCase(), esc(c.toUpperCase())]) text = text.split(form).join(' ');
-  }
-  return text;
-}
+const englishWords = (rendered: string): string[] => englishWordsOf(rendered, CONTENT);
 
 function epubTexts(bytes: Uint8Array): Map<string, string> {
   const files = unzipSync(bytes);

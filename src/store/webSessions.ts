@@ -14,6 +14,8 @@ export interface WebSession {
   passkeyId: number | null;
   /** The account is an administrator (the web shows it the Accounts page). */
   isAdmin: boolean;
+  /** The account's language (src/i18n/languages.ts); null: it chose none. */
+  language: string | null;
   csrfToken: string;
   expiresAt: Timestamp;
 }
@@ -67,6 +69,7 @@ export async function liveWebSession(
       's.account_id as accountId',
       'a.name as accountName',
       'a.is_admin as isAdmin',
+      'a.language',
       's.key_id as keyId',
       's.method',
       's.passkey_id as passkeyId',

@@ -14,6 +14,8 @@ import type { PasswordHolds } from '../../accounts/passwordHolds.js';
 import type { SafeHtml } from './html.js';
 import type { Viewer } from './layout.js';
 import { tokensMatch } from './session.js';
+import { type Locale, localeOf } from '../../i18n/locale.js';
+import { acceptedLanguage } from '../../i18n/negotiate.js';
 
 export interface WebDeps {
   store: Store;
@@ -86,8 +88,15 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 
 const sessions = new WeakMap<FastifyRequest, WebSession>();
 
+const sessionLocales = new WeakMap<WebSession, Locale>();
+
+/** The request's session, and the language its pages are written in (`localeFor`). */
 export const rememberSession = (request: FastifyRequest, session: WebSession): void => {
   sessions.set(request, session);
+  sessionLocales.set(
+    session,
+    localeOf(session.language ?? acceptedLanguage(request.headers['accept-language'])),
+  );
 };
 
 export const sessionOf = (request: FastifyRequest): WebSession | null => sessions.get(request) ?? null;
@@ -98,10 +107,29 @@ export function requireSession(request: FastifyRequest): WebSession {
   return session;
 }
 
+/**
+ * The language a request's pages are written in (docs/languages.md): the signed-in account's own, else the
+ * browser's Accept-Language, else the operator's TIDINGS_LANGUAGE. Read after the session is loaded.
+ */
+export function localeFor(request: FastifyRequest): Locale {
+  const session = sessionOf(request);
+  if (session !== null) return sessionLocaleOf(session);
+  return localeOf(acceptedLanguage(request.headers['accept-language']));
+}
+
+const sessionLocaleOf = (session: WebSession): Locale =>
+  sessionLocales.get(session) ?? localeOf(session.language);
+
+/** The signed-in reader as the layout shows them, in their language; null when signed out. */
 export const viewerOf = (session: WebSession | null): Viewer | null =>
   session === null
     ? null
-    : { accountName: session.accountName, csrfToken: session.csrfToken, isAdmin: session.isAdmin };
+    : {
+        accountName: session.accountName,
+        csrfToken: session.csrfToken,
+        isAdmin: session.isAdmin,
+        locale: sessionLocaleOf(session),
+      };
 
 /** A multipart form as the web app reads it: its fields, and its file parts by field name. */
 export class MultipartForm {

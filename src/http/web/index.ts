@@ -18,6 +18,7 @@ import {
   seeOther,
   sessionOf,
   viewerOf,
+  localeFor,
 } from './context.js';
 import { sentence } from './errors.js';
 import { errorPage } from './layout.js';
@@ -194,7 +195,11 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
       }
       const viewer = viewerOf(sessionOf(request));
       if (err instanceof WebError) {
-        return sendPage(reply.headers(err.headers), err.status, errorPage(err.status, err.message, viewer));
+        return sendPage(
+          reply.headers(err.headers),
+          err.status,
+          errorPage(err.status, err.message, viewer, localeFor(request)),
+        );
       }
       const res = toErrorResponse(err, request.log); // logs what is unexpected
       const message =
@@ -203,7 +208,11 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
           : res.status >= 500
             ? 'Something went wrong on our side; the details are in the server log. Try again, or go back.'
             : sentence(res.body.message);
-      return sendPage(reply.headers(res.headers), res.status, errorPage(res.status, message, viewer));
+      return sendPage(
+        reply.headers(res.headers),
+        res.status,
+        errorPage(res.status, message, viewer, localeFor(request)),
+      );
     });
 
     scope.get('/', (request, reply) => {
@@ -238,7 +247,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     notFound: async (request, reply) => {
       await loadSession(request, reply);
       const message = 'There is no page at this address. It may have moved, or the link may be mistyped.';
-      return sendPage(reply, 404, errorPage(404, message, viewerOf(sessionOf(request))));
+      return sendPage(reply, 404, errorPage(404, message, viewerOf(sessionOf(request)), localeFor(request)));
     },
     digestLinkRefused: async (request, reply, digestId, page) => {
       await loadSession(request, reply);
@@ -246,7 +255,11 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
     },
     errorPage: async (request, reply, status, message) => {
       await loadSession(request, reply);
-      return sendPage(reply, status, errorPage(status, message, viewerOf(sessionOf(request))));
+      return sendPage(
+        reply,
+        status,
+        errorPage(status, message, viewerOf(sessionOf(request)), localeFor(request)),
+      );
     },
   };
 }

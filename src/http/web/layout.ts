@@ -1,3 +1,4 @@
+import type { Locale, MessageKey } from '../../i18n/locale.js';
 import { type Interpolation, type SafeHtml, html } from './html.js';
 import { PNG_ICONS, SVG_ICON_PATH } from './icons.js';
 import { MANIFEST_PATH, THEME_COLOR, THEME_COLOR_DARK } from './manifest.js';
@@ -5,16 +6,16 @@ import { STYLESHEET_PATH } from './stylesheet.js';
 
 /** The pages in the navigation, in order. */
 export const NAV = [
-  { id: 'queue', href: '/queue', label: 'Queue' },
-  { id: 'reading-list', href: '/reading-list', label: 'Reading list' },
-  { id: 'feeds', href: '/feeds', label: 'Feeds' },
-  { id: 'newsletters', href: '/newsletters', label: 'Newsletters' },
-  { id: 'digests', href: '/digests', label: 'Digests' },
-  { id: 'settings', href: '/settings', label: 'Settings' },
-  { id: 'keys', href: '/keys', label: 'Keys' },
-  { id: 'save', href: '/save', label: 'Save from anywhere' },
-  { id: 'accounts', href: '/accounts', label: 'Accounts' },
-] as const;
+  { id: 'queue', href: '/queue', label: 'web.nav.queue' },
+  { id: 'reading-list', href: '/reading-list', label: 'web.nav.readingList' },
+  { id: 'feeds', href: '/feeds', label: 'web.nav.feeds' },
+  { id: 'newsletters', href: '/newsletters', label: 'web.nav.newsletters' },
+  { id: 'digests', href: '/digests', label: 'web.nav.digests' },
+  { id: 'settings', href: '/settings', label: 'web.nav.settings' },
+  { id: 'keys', href: '/keys', label: 'web.nav.keys' },
+  { id: 'save', href: '/save', label: 'web.nav.save' },
+  { id: 'accounts', href: '/accounts', label: 'web.nav.accounts' },
+] as const satisfies readonly { id: string; href: string; label: MessageKey }[];
 
 /** Pages only administrators see in the navigation (and may open). */
 const ADMIN_ONLY: ReadonlySet<NavId> = new Set(['accounts']);
@@ -27,9 +28,13 @@ export interface Viewer {
   csrfToken: string;
   /** An administrator: the navigation shows Accounts. */
   isAdmin?: boolean;
+  /** The language the reader's pages are written in (context.ts `localeFor`). */
+  locale: Locale;
 }
 
 export interface PageOptions {
+  /** The page's language: its `lang`, `dir` and words (a signed-in reader's is `viewer.locale`). */
+  locale: Locale;
   title: string;
   /** The signed-in reader; null on the sign-in and error pages of a signed-out browser. */
   viewer: Viewer | null;
@@ -46,17 +51,17 @@ export const csrfField = (viewer: Viewer): SafeHtml =>
   html`<input type="hidden" name="_csrf" value="${viewer.csrfToken}" />`;
 
 export function page(opts: PageOptions): SafeHtml {
-  const { viewer } = opts;
+  const { viewer, locale } = opts;
   const nav =
     viewer === null
       ? null
-      : html`<nav aria-label="Main">
+      : html`<nav aria-label="${locale.t('web.nav.label')}">
             <ul>
               ${NAV.filter((item) => viewer.isAdmin === true || !ADMIN_ONLY.has(item.id)).map(
                 (item) =>
                   html`<li>
                     <a href="${item.href}" ${item.id === opts.current ? html` aria-current="page"` : ''}
-                      >${item.label}</a
+                      >${locale.t(item.label)}</a
                     >
                   </li>`,
               )}
@@ -65,11 +70,11 @@ export function page(opts: PageOptions): SafeHtml {
           <div class="account">
             <span>${viewer.accountName}</span>
             <form class="inline" method="post" action="/sign-out">
-              ${csrfField(viewer)}<button class="link" type="submit">Sign out</button>
+              ${csrfField(viewer)}<button class="link" type="submit">${locale.t('web.signOut')}</button>
             </form>
           </div>`;
   return html`<!doctype html>
-    <html lang="en">
+    <html lang="${locale.lang}" dir="${locale.dir}">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -84,7 +89,7 @@ export function page(opts: PageOptions): SafeHtml {
         ${(opts.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`)}
       </head>
       <body>
-        <a class="skip" href="#main">Skip to content</a>
+        <a class="skip" href="#main">${locale.t('web.skipToContent')}</a>
         <header class="site">
           <div class="bar">
             <a class="brand" href="/">Tidings</a>
@@ -97,9 +102,10 @@ export function page(opts: PageOptions): SafeHtml {
 }
 
 /** A page that only says what went wrong, with a way on. */
-export function errorPage(status: number, message: string, viewer: Viewer | null): SafeHtml {
+export function errorPage(status: number, message: string, viewer: Viewer | null, locale: Locale): SafeHtml {
   const heading = ERROR_HEADINGS[status] ?? (status >= 500 ? 'Something went wrong' : 'That did not work');
   return page({
+    locale,
     title: heading,
     viewer,
     body: html`<h1>${heading}</h1>

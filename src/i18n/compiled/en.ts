@@ -72,6 +72,18 @@ export const messages = {
   "epub.by": (d: { "author": string }): string => "By " + d["author"],
   "epub.notRead": (): string => "Not read yet: the article on its site",
   "epub.original": (): string => "The article on its site",
+  "web.nav.label": (): string => "Main",
+  "web.nav.queue": (): string => "Queue",
+  "web.nav.readingList": (): string => "Reading list",
+  "web.nav.feeds": (): string => "Feeds",
+  "web.nav.newsletters": (): string => "Newsletters",
+  "web.nav.digests": (): string => "Digests",
+  "web.nav.settings": (): string => "Settings",
+  "web.nav.keys": (): string => "Keys",
+  "web.nav.save": (): string => "Save from anywhere",
+  "web.nav.accounts": (): string => "Accounts",
+  "web.signOut": (): string => "Sign out",
+  "web.skipToContent": (): string => "Skip to content",
 };
 
 export type Catalogue = typeof messages;

@@ -23,6 +23,7 @@ export interface AccountsView {
 export function accountsPage(v: AccountsView): SafeHtml {
   return page({
     title: 'Accounts',
+    locale: v.viewer.locale,
     viewer: v.viewer,
     current: 'accounts',
     body: html`<h1>Accounts</h1>

@@ -1,3 +1,4 @@
+import type { Locale } from '../../../i18n/locale.js';
 import { z } from 'zod';
 import { type SafeHtml, html } from '../html.js';
 import { page } from '../layout.js';
@@ -33,12 +34,14 @@ const FEEDS_HINT = html`How many entries each feed gets, its priority and mutes 
 
 /** The page of an action: its title, a notice, what it says, and a hint of where the same is done signed in. */
 export function actionPage(
+  locale: Locale,
   title: string,
   notice: SafeHtml | null,
   body: SafeHtml,
   hint: SafeHtml = FEEDS_HINT,
 ): SafeHtml {
   return page({
+    locale,
     title,
     viewer: null,
     body: html`<div class="wrap">

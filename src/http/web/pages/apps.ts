@@ -110,6 +110,7 @@ export function registerApps(scope: FastifyInstance, deps: WebDeps): void {
 function appsPage(v: AppsView): SafeHtml {
   return page({
     title: 'Apps',
+    locale: v.viewer.locale,
     viewer: v.viewer,
     current: 'settings',
     body: html`<h1>Apps</h1>

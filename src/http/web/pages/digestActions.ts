@@ -1,3 +1,4 @@
+import type { Locale } from '../../../i18n/locale.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
@@ -20,7 +21,7 @@ import {
   parsePerDigestChoice,
   perDigestWords,
 } from '../../../lib/digestShare.js';
-import { type WebDeps, WebError, field, formOf, sendPage } from '../context.js';
+import { type WebDeps, WebError, field, formOf, localeFor, sendPage } from '../context.js';
 import { webRefusal } from '../errors.js';
 import { type SafeHtml, html } from '../html.js';
 import { BODY_LIMIT, NOT_FOUND, actionPage, button, id } from './actionPage.js';
@@ -69,7 +70,7 @@ export function registerDigestActions(scope: FastifyInstance, deps: WebDeps): vo
     const token = (request.params as { token?: string }).token ?? '';
     const reader = await digestActionReader(deps.store, token, deps.now());
     if (reader === null) throw new WebError(404, NOT_FOUND);
-    return readingActionResponse(deps, reader, query.data, token, form, request.log);
+    return readingActionResponse(deps, reader, query.data, token, form, request.log, localeFor(request));
   };
 
   const previewPage = async (
@@ -77,18 +78,19 @@ export function registerDigestActions(scope: FastifyInstance, deps: WebDeps): vo
     action: DigestAction,
     path: string,
     notice: SafeHtml | null,
+    locale: Locale,
   ) => {
     const preview = await describeAction(deps.store, reader, action, deps.now());
     if (preview === null) throw new WebError(404, NOT_FOUND);
     const zone = await readerZone(deps.store, reader);
-    return actionPage(titleOf(preview), notice, previewBody(preview, path, zone));
+    return actionPage(locale, titleOf(preview), notice, previewBody(preview, path, zone));
   };
 
   scope.get('/digest-actions/:token', async (request, reply) => {
     const readingPage = await reading(request, null);
     if (readingPage !== null) return sendPage(reply, 200, readingPage);
     const { reader, action, path } = await opened(request);
-    return sendPage(reply, 200, await previewPage(reader, action, path, null));
+    return sendPage(reply, 200, await previewPage(reader, action, path, null, localeFor(request)));
   });
 
   scope.post('/digest-actions/:token', { bodyLimit: BODY_LIMIT }, async (request, reply) => {
@@ -111,7 +113,12 @@ export function registerDigestActions(scope: FastifyInstance, deps: WebDeps): vo
       return sendPage(
         reply,
         200,
-        actionPage(titleOf(result.preview), notice, previewBody(result.preview, path, zone)),
+        actionPage(
+          localeFor(request),
+          titleOf(result.preview),
+          notice,
+          previewBody(result.preview, path, zone),
+        ),
       );
     }
     let done: ActionDone | null;
@@ -131,7 +138,11 @@ export function registerDigestActions(scope: FastifyInstance, deps: WebDeps): vo
     if (done === null) throw new WebError(404, NOT_FOUND);
     request.log.info({ action: action.kind }, 'digest action done through an email link');
     const zone = await readerZone(deps.store, reader);
-    return sendPage(reply, 200, actionPage(doneTitle(done), null, doneBody(done, path, zone)));
+    return sendPage(
+      reply,
+      200,
+      actionPage(localeFor(request), doneTitle(done), null, doneBody(done, path, zone)),
+    );
   });
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { archivedDigest } from '../../../accounts/digests.js';
-import { type WebDeps, sendPage, seeOther, sessionOf, viewerOf } from '../context.js';
+import { type WebDeps, sendPage, seeOther, sessionOf, viewerOf, localeFor } from '../context.js';
 import { html } from '../html.js';
 import { page } from '../layout.js';
 
@@ -39,6 +39,7 @@ export async function digestLinkPage(
     reply,
     404,
     page({
+      locale: localeFor(request),
       title: 'This link does not open a digest',
       viewer,
       body: html`<h1>This link does not open a digest</h1>

@@ -52,6 +52,7 @@ export function registerDigests(scope: FastifyInstance, deps: WebDeps): void {
       200,
       page({
         title: 'Digests',
+        locale: viewer.locale,
         viewer,
         current: 'digests',
         body: html`<h1>Digests</h1>

@@ -33,6 +33,7 @@ export function choicePage(
 ): SafeHtml {
   return page({
     title: 'Choose a feed',
+    locale: viewer.locale,
     viewer,
     current: 'feeds',
     body: html`<h1>Choose a feed</h1>
@@ -109,6 +110,7 @@ export function feedsPage(v: FeedsView): SafeHtml {
   const invalid = v.form.error !== undefined;
   return page({
     title: 'Feeds',
+    locale: v.viewer.locale,
     viewer: v.viewer,
     current: 'feeds',
     body: html`<h1>Feeds</h1>

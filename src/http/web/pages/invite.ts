@@ -1,3 +1,4 @@
+import type { Locale } from '../../../i18n/locale.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   CLOSED_INVITATION,
@@ -10,7 +11,17 @@ import { setAccountPassword } from '../../../accounts/passwords.js';
 import type { CreatedAccount } from '../../../accounts/service.js';
 import { closeSession, findSession, openSession } from '../../../accounts/sessions.js';
 import { isTidingsError } from '../../../errors.js';
-import { type WebDeps, WebError, field, formOf, sendPage, sessionOf, viewerOf } from '../context.js';
+import {
+  type WebDeps,
+  WebError,
+  field,
+  formOf,
+  rememberSession,
+  sendPage,
+  sessionOf,
+  viewerOf,
+  localeFor,
+} from '../context.js';
 import { sentence } from '../errors.js';
 import { type SafeHtml, html } from '../html.js';
 import { type Viewer, page } from '../layout.js';
@@ -102,7 +113,7 @@ export function registerInvite(scope: FastifyInstance, deps: WebDeps): void {
   ): FastifyReply {
     const csrf = issueFormToken(request, reply, secure(), inviteCookieName(secure()), FORM_TOKEN_SECONDS);
     const signedInAs = sessionOf(request)?.accountName ?? null;
-    return sendPage(reply, status, acceptPage(tokenOf(request), csrf, form, signedInAs));
+    return sendPage(reply, status, acceptPage(localeFor(request), tokenOf(request), csrf, form, signedInAs));
   }
 
   scope.get('/invite/:token', async (request, reply) => {
@@ -158,6 +169,7 @@ export function registerInvite(scope: FastifyInstance, deps: WebDeps): void {
     setCookie(reply, secure(), sessionCookieName(secure()), opened.token, opened.maxAgeSeconds);
     clearCookie(reply, secure(), inviteCookieName(secure()));
     const session = await findSession(deps.store, opened.token, deps.now());
+    if (session !== null) rememberSession(request, session.session);
     const viewer = viewerOf(session?.session ?? null);
     if (viewer === null)
       throw new WebError(503, 'Your account is made, but signing in failed. Sign in with its key.');
@@ -166,8 +178,15 @@ export function registerInvite(scope: FastifyInstance, deps: WebDeps): void {
   });
 }
 
-function acceptPage(token: string, csrf: string, form: AcceptForm, signedInAs: string | null): SafeHtml {
+function acceptPage(
+  locale: Locale,
+  token: string,
+  csrf: string,
+  form: AcceptForm,
+  signedInAs: string | null,
+): SafeHtml {
   return page({
+    locale,
     title: 'Join Tidings',
     viewer: null,
     body: html`<h1>Join Tidings</h1>
@@ -235,6 +254,7 @@ function acceptPage(token: string, csrf: string, form: AcceptForm, signedInAs: s
 function welcomePage(viewer: Viewer, created: CreatedAccount): SafeHtml {
   return page({
     title: 'Welcome',
+    locale: viewer.locale,
     viewer,
     body: html`<h1>Welcome, ${created.account.name}</h1>
       <p class="notice" role="status">Your account is made, and this browser is signed in.</p>

@@ -1,3 +1,4 @@
+import type { Locale } from '../../../i18n/locale.js';
 import type { FastifyInstance } from 'fastify';
 import { digestReader } from '../../../accounts/digestToken.js';
 import { type ReadableItem, readableItem } from '../../../accounts/items.js';
@@ -21,6 +22,7 @@ import {
   requireSession,
   sendPage,
   viewerOf,
+  localeFor,
 } from '../context.js';
 import { SafeHtml, html, safeHref } from '../html.js';
 import { type Viewer, page } from '../layout.js';
@@ -68,7 +70,7 @@ export function registerItem(scope: FastifyInstance, deps: WebDeps): void {
     if (found === null) throw new WebError(404, NOT_FOUND);
     const { readerHtml } = await readerSanitizer();
     const media = await deps.media.links();
-    return sendPage(reply, 200, readingPage(found, viewer, media, readerHtml), {
+    return sendPage(reply, 200, readingPage(localeFor(request), found, viewer, media, readerHtml), {
       'content-security-policy': readerCsp(media, viewer !== null),
     });
   });
@@ -78,6 +80,7 @@ export function registerItem(scope: FastifyInstance, deps: WebDeps): void {
 const LEAD_WIDTH = 640;
 
 function readingPage(
+  locale: Locale,
   found: ReadableItem,
   viewer: Viewer | null,
   media: MediaLinks,
@@ -106,6 +109,7 @@ function readingPage(
   // to left); otherwise each block's first strong letter decides.
   const dir = p.direction === 'rtl' || p.direction === 'ltr' ? p.direction : 'auto';
   return page({
+    locale,
     title,
     viewer,
     body: html`<article class="reader" dir="${dir}" ${lang === null ? null : html`lang="${lang}"`}>

@@ -148,6 +148,7 @@ function keysPage(v: KeysView): SafeHtml {
   const revoked = v.keys.filter((k) => k.revoked_at !== null);
   return page({
     title: 'Keys',
+    locale: v.viewer.locale,
     viewer: v.viewer,
     current: 'keys',
     body: html`<h1>Keys</h1>

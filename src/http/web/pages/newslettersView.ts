@@ -38,6 +38,7 @@ export function newslettersPage(p: NewslettersPage): SafeHtml {
   const { view, viewer } = p;
   return page({
     title: 'Newsletters',
+    locale: viewer.locale,
     viewer,
     current: 'newsletters',
     scripts: view.address === null ? [] : [COPY_SCRIPT_PATH],

@@ -38,6 +38,7 @@ export function registerOpdsSettings(scope: FastifyInstance, deps: WebDeps): voi
     const now = deps.now();
     return page({
       title: 'E-reader catalogue',
+      locale: viewer.locale,
       viewer,
       body: html`<h1>E-reader catalogue</h1>
         ${extra.notice === undefined ? null : html`<p class="notice" role="status">${extra.notice}</p>`}

@@ -96,6 +96,7 @@ function profilePage(v: ProfileView): SafeHtml {
   const { account } = v;
   return page({
     title: 'Your account',
+    locale: v.viewer.locale,
     viewer: v.viewer,
     current: 'settings',
     body: html`<h1>Your account</h1>

@@ -210,6 +210,7 @@ function queuePage(v: QueueView): SafeHtml {
   const end = start + v.items.length;
   return page({
     title: 'Queue',
+    locale: v.viewer.locale,
     viewer: v.viewer,
     current: 'queue',
     body: html`<h1>Queue</h1>

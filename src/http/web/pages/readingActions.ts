@@ -1,3 +1,4 @@
+import type { Locale } from '../../../i18n/locale.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { z } from 'zod';
 import type { ActionReader } from '../../../accounts/digestActions.js';
@@ -40,13 +41,14 @@ export async function readingActionResponse(
   token: string,
   form: URLSearchParams | null,
   log: FastifyBaseLogger,
+  locale: Locale,
 ): Promise<SafeHtml> {
   const action: ReadingAction = { kind: query.do, readingId: query.reading };
   const path = `/digest-actions/${token}?do=${query.do}&reading=${query.reading}`;
   if (form === null) {
     const preview = await describeReadingAction(deps.store, reader, action);
     if (preview === null) throw new WebError(404, NOT_FOUND);
-    return actionPage(titleOf(action), null, previewBody(preview, path), HINT);
+    return actionPage(locale, titleOf(action), null, previewBody(preview, path), HINT);
   }
   if (form.has('undo')) {
     const undo = undoOf(form, action);
@@ -59,12 +61,12 @@ export async function readingActionResponse(
     const notice = result.undone
       ? html`Undone.`
       : html`Nothing to undo: a digest has offered it since, or it was changed since.`;
-    return actionPage(titleOf(action), notice, previewBody(result.preview, path), HINT);
+    return actionPage(locale, titleOf(action), notice, previewBody(result.preview, path), HINT);
   }
   const done = await performReadingAction(deps.store, reader, action, deps.now());
   if (done === null) throw new WebError(404, NOT_FOUND);
   log.info({ action: `reading_${action.kind}` }, 'digest action done through an email link');
-  return actionPage(titleOf(action), null, doneBody(done, path), HINT);
+  return actionPage(locale, titleOf(action), null, doneBody(done, path), HINT);
 }
 
 function undoOf(form: URLSearchParams, action: ReadingAction): ReadingUndo | null {

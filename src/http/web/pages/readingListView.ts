@@ -50,6 +50,7 @@ export function readingListPage(v: ReadingListPageView): SafeHtml {
   const end = start + view.items.length;
   return page({
     title: 'Reading list',
+    locale: v.viewer.locale,
     viewer: v.viewer,
     current: 'reading-list',
     body: html`<h1>Reading list</h1>

@@ -71,6 +71,7 @@ function savePage(
       : null;
   return page({
     title: 'Save from anywhere',
+    locale: viewer.locale,
     viewer,
     current: 'save',
     body: html`<h1>Save from anywhere</h1>

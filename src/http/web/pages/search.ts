@@ -64,6 +64,7 @@ export function registerSearch(scope: FastifyInstance, deps: WebDeps): void {
       status,
       page({
         title: isBlankSearch(q) ? 'Search' : `Search: ${q}`,
+        locale: viewer.locale,
         viewer,
         body: html`<h1>Search</h1>
           ${searchForm(q, invalid)} ${body} ${syntaxHelp()}`,

@@ -257,6 +257,7 @@ function settingsPage(v: SettingsView): SafeHtml {
   const due = html`Your next digest ${dueWords(v.next, account.timezone)}.`;
   return page({
     title: 'Settings',
+    locale: v.viewer.locale,
     viewer: v.viewer,
     current: 'settings',
     body: html`<h1>Settings</h1>

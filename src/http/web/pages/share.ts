@@ -41,6 +41,7 @@ export function registerShare(scope: FastifyInstance): void {
       shared.url === null ? 400 : 200,
       page({
         title: 'Save a shared link',
+        locale: viewer.locale,
         viewer,
         body: html`<h1>Save a shared link</h1>
           <p>Check the address and the title, then add it to your queue.</p>

@@ -18,6 +18,7 @@ import {
   sendPage,
   seeOther,
   sessionOf,
+  localeFor,
 } from '../context.js';
 import { InvalidKeyLimiter } from '../../invalidKeyLimiter.js';
 import { PASSKEY_PAGE_HEADERS } from '../passkeyScript.js';
@@ -77,7 +78,10 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
   ): FastifyReply {
     const token = issueFormToken(request, reply, secure(), signInCookieName(secure()), FORM_TOKEN_SECONDS);
     const { baseUrl } = deps.config;
-    const body = signInPage(token, form, { baseUrl, passkeyProblem: passkeyProblem(baseUrl) });
+    const body = signInPage(localeFor(request), token, form, {
+      baseUrl,
+      passkeyProblem: passkeyProblem(baseUrl),
+    });
     return sendPage(reply, status, body, PASSKEY_PAGE_HEADERS);
   }
 

@@ -1,3 +1,4 @@
+import type { Locale } from '../../../i18n/locale.js';
 import { SESSION_DAYS } from '../../../accounts/sessions.js';
 import { IDENTIFIER_MAX } from '../../../accounts/passwords.js';
 import { PASSWORD_MAX_BYTES } from '../../../accounts/passwordHash.js';
@@ -36,6 +37,7 @@ function passkeysUnavailable(problem: 'ip_address' | 'plain_http', baseUrl: stri
  * token.
  */
 export function signInPage(
+  locale: Locale,
   token: string,
   form: SignInForm,
   where: { baseUrl: string; passkeyProblem: 'ip_address' | 'plain_http' | null },
@@ -44,6 +46,7 @@ export function signInPage(
   const next = form.next === null ? null : html`<input type="hidden" name="next" value="${form.next}" />`;
   const described = (hint: string): string => `${hint}${form.error === undefined ? '' : ' sign-in-error'}`;
   return page({
+    locale,
     title: 'Sign in',
     viewer: null,
     scripts: [PASSKEY_SCRIPT_PATH],

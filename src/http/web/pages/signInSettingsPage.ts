@@ -25,6 +25,7 @@ export function signInSettingsPage(v: SignInSettingsView): SafeHtml {
   const has = v.passwordSetAt !== null;
   return page({
     title: 'Sign-in',
+    locale: v.viewer.locale,
     viewer: v.viewer,
     current: 'settings',
     scripts: [PASSKEY_SCRIPT_PATH],

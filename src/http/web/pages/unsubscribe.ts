@@ -1,3 +1,4 @@
+import type { Locale } from '../../../i18n/locale.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   type EmailAction,
@@ -16,6 +17,7 @@ import {
   requireSession,
   sendPage,
   seeOther,
+  localeFor,
 } from '../context.js';
 import { emailPaused } from '../../../digest/unsubscribe.js';
 import type { Account } from '../../../store/accounts.js';
@@ -53,7 +55,7 @@ export function registerUnsubscribe(scope: FastifyInstance, deps: WebDeps): void
     const { accountId, action } = await reader(request);
     const state = await emailStateOf(deps.store, accountId, deps.now());
     if (state === null) throw new WebError(404, NOT_FOUND);
-    return sendPage(reply, 200, unsubscribePage(action, state, null));
+    return sendPage(reply, 200, unsubscribePage(localeFor(request), action, state, null));
   });
 
   scope.post('/unsubscribe/:token', { bodyLimit: BODY_LIMIT }, async (request, reply) => {
@@ -65,7 +67,7 @@ export function registerUnsubscribe(scope: FastifyInstance, deps: WebDeps): void
     const state = await changeEmailDelivery(deps.store, accountId, chosen, deps.now());
     if (state === null) throw new WebError(404, NOT_FOUND);
     request.log.info({ action: chosen }, 'digest email changed through an unsubscribe link');
-    return sendPage(reply, 200, unsubscribePage(action, state, chosen));
+    return sendPage(reply, 200, unsubscribePage(localeFor(request), action, state, chosen));
   });
 
   // Settings' "Resume emails now" and "Reset unsubscribe links": signed-in forms like any other.
@@ -98,7 +100,12 @@ const DONE: Record<EmailAction, string> = {
   resume: 'Done: your digest emails are on again.',
 };
 
-function unsubscribePage(action: string, state: EmailState, done: EmailAction | null): SafeHtml {
+function unsubscribePage(
+  locale: Locale,
+  action: string,
+  state: EmailState,
+  done: EmailAction | null,
+): SafeHtml {
   const now =
     state.status === 'off'
       ? html`Your Tidings digest emails are <strong>off</strong>.`
@@ -113,6 +120,7 @@ function unsubscribePage(action: string, state: EmailState, done: EmailAction | 
       <button type="submit" ${kind === null ? null : html`class="${kind}"`}>${label}</button>
     </form>`;
   return page({
+    locale,
     title: 'Digest emails',
     viewer: null,
     body: html`<h1>Digest emails</h1>
