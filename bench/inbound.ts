@@ -3,27 +3,36 @@
  * `tidings serve` (workers on, for the IMAP watcher), on SQLite and (when reachable) PostgreSQL:
  *
  * 1. SMTP: BENCH_MESSAGES newsletters of about 100 KB, BENCH_CLIENTS nodemailer clients at once (each a
- *    connection kept open, as a mail server delivers), to TIDINGS_INBOUND_SMTP_PORT; meanwhile one client
- *    asks /healthz over and over: its p99.
+ *    connection kept open, as a mail server delivers), to TIDINGS_INBOUND_SMTP_PORT; meanwhile a client in
+ *    a process of its own asks /healthz every 20 ms: its p99.
  * 2. HTTP: as many, POST /inbound/email, BENCH_CLIENTS at once.
  * 3. IMAP: as many, APPENDed to a mailbox of a real Dovecot (src/test/dovecot.ts) beside the watched one,
  *    then MOVEd into it at once; the time until the last is stored.
+ * 4. SMTP again, as in 1: 1 is serve's first messages (its parse threads start and compile as they read:
+ *    about 350 ms of CPU a thread), this one what a serve that has been taking mail in does.
  *
  * Messages a second are the messages over the time until the last was committed (each way acknowledges
- * only then; for IMAP the count in the database). Peak VmRSS of serve, sampled every 50 ms, per phase.
- * Env: BENCH_MESSAGES (500), BENCH_CLIENTS (8), BENCH_ENGINES (sqlite,postgres), BENCH_PG_URL.
+ * only then; for IMAP the count in the database). Peak VmRSS of serve, sampled every 50 ms, per phase. CPU a
+ * message, per phase: serve's CPU time (all its threads, /proc/PID/stat) and its main thread's alone (the
+ * one that answers /healthz), over the messages; on a loaded machine the wall-clock rate falls with the
+ * load, the CPU a message does not, so 1000 ÷ (ms a message ÷ cores) is what an idle machine would allow.
+ * Env: BENCH_MESSAGES (500), BENCH_CLIENTS (8), BENCH_ENGINES (sqlite,postgres), BENCH_PG_URL,
+ * BENCH_CPU_PROF=DIR (serve under node --cpu-prof: a profile of each of its threads written to DIR when it
+ * stops).
  * Run: npm run bench:inbound (builds first; needs /usr/sbin/dovecot, as the tests do).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createTransport } from 'nodemailer';
 import { openStore } from '../src/store/db.js';
 import { Dovecot } from '../src/test/dovecot.js';
 import { alternative } from '../src/test/newsletterFixtures.js';
 import { tryConnect } from '../src/test/process.js';
+import { procStat, threadCpuMs } from '../src/test/threadCpu.js';
 import { envInt } from './env.js';
 import { type Cleanup, freePort, freshDatabase, runBench, runCommand, waitUntilReady } from './processes.js';
 import { fmt, load, log, mb } from './report.js';
@@ -35,6 +44,7 @@ const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as (
 const PG_ADMIN = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECRET = 'bench-inbound-secret-0123456789';
 const DOMAIN = 'inbound.example';
+const CPU_PROF = process.env.BENCH_CPU_PROF;
 
 /** A newsletter of about 100 KB: 38 paragraphs with links and a picture each, and its text part. */
 function newsletter(to: string, n: number, way: string): Buffer {
@@ -71,18 +81,104 @@ function rssOf(pid: number | undefined): number {
   }
 }
 
-/** Peak VmRSS of `pid` while `fn` runs. */
-async function withPeak<T>(
-  pid: number | undefined,
-  fn: () => Promise<T>,
-): Promise<{ value: T; peak: number }> {
+/**
+ * CPU time of the threads of `pid` in three groups: `main` (the thread that answers requests), `lowered`
+ * (threads that lowered their priority: the parse threads, lib/threads.ts lowerThreadPriority) and `other`
+ * (V8's garbage collector helpers, libuv's pool, threads at the process's priority). Every thread is named
+ * "node" here, so the nice value (field 19 of /proc/PID/task/TID/stat) tells them apart. Keyed by thread
+ * id: a thread that ended between two reads takes its CPU with it (a parse thread is replaced after 2,000 messages).
+ */
+function cpuByThread(pid: number): Map<number, { group: ThreadGroup; ms: number }> {
+  const threads = new Map<number, { group: ThreadGroup; ms: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`).map(Number)) {
+    try {
+      const { cpuMs: ms, nice } = procStat(`/proc/${pid}/task/${tid}/stat`);
+      threads.set(tid, { group: tid === pid ? 'main' : nice > 0 ? 'lowered' : 'other', ms });
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return threads;
+}
+
+type ThreadGroup = 'main' | 'lowered' | 'other';
+
+interface Phase<T> {
+  value: T;
+  peak: number;
+  /** serve's CPU in the phase, all threads and the main thread's, in ms. */
+  cpuMs: number;
+  mainMs: number;
+  /** The CPU of serve's threads in the phase by group (cpuByThread), of those running at its end (ms). */
+  byGroup: Map<ThreadGroup, number>;
+}
+
+/** Peak VmRSS and CPU time of `pid` while `fn` runs. */
+async function withPeak<T>(pid: number | undefined, fn: () => Promise<T>): Promise<Phase<T>> {
+  const id = pid ?? 0;
   let peak = rssOf(pid);
+  const cpu0 = procStat(`/proc/${id}/stat`).cpuMs;
+  const main0 = threadCpuMs(id);
+  const threads0 = cpuByThread(id);
   const timer = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 50);
   try {
-    return { value: await fn(), peak };
+    const value = await fn();
+    const byGroup = new Map<ThreadGroup, number>();
+    for (const [tid, { group, ms }] of cpuByThread(id)) {
+      byGroup.set(group, (byGroup.get(group) ?? 0) + ms - (threads0.get(tid)?.ms ?? 0));
+    }
+    return {
+      value,
+      peak,
+      cpuMs: procStat(`/proc/${id}/stat`).cpuMs - cpu0,
+      mainMs: threadCpuMs(id) - main0,
+      byGroup,
+    };
   } finally {
     clearInterval(timer);
   }
+}
+
+/** "CPU 10.1 ms a message (main thread 2.7, parse threads 4.0, others 3.4)". */
+const cpuLine = (phase: Phase<unknown>, messages: number): string => {
+  const per = (group: ThreadGroup): string => fmt((phase.byGroup.get(group) ?? 0) / messages, 1);
+  return (
+    `CPU ${fmt(phase.cpuMs / messages, 1)} ms a message (main thread ${fmt(phase.mainMs / messages, 1)}, ` +
+    `parse threads ${per('lowered')}, others ${per('other')})`
+  );
+};
+
+/**
+ * Asks `url` every 20 ms from a process of its own until stop(), which answers the latencies, sorted:
+ * the bench's own event loop, busy writing messages to eight connections, would otherwise add its own
+ * waits to serve's answer times.
+ */
+function startProbe(cleanup: Cleanup, url: string): { stop: () => Promise<number[]> } {
+  const script = `
+    const latencies = [];
+    let on = true;
+    process.stdin.on('end', () => (on = false)).resume();
+    while (on) {
+      const t0 = performance.now();
+      const res = await fetch(${JSON.stringify(url)});
+      await res.arrayBuffer();
+      latencies.push(performance.now() - t0);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    process.stdout.write(JSON.stringify(latencies));`;
+  const child = cleanup.track(
+    spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] }),
+  );
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = once(child, 'exit');
+  return {
+    stop: async () => {
+      child.stdin?.end();
+      await exited;
+      return (JSON.parse(out) as number[]).sort((a, b) => a - b);
+    },
+  };
 }
 
 const percentile = (sorted: number[], p: number): number =>
@@ -122,8 +218,9 @@ async function engineRun(engine: 'sqlite' | 'postgres', cleanup: Cleanup, dir: s
     await runCommand(cleanup, [CLI, 'newsletters', 'address', '--account', String(created.id)], env)
   ).trim();
   const port = await freePort();
+  const prof = CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${resolve(CPU_PROF, engine)}`];
   const child = cleanup.track(
-    spawn(process.execPath, [CLI, 'serve'], {
+    spawn(process.execPath, [...prof, CLI, 'serve'], {
       env: { ...env, PORT: String(port) },
       stdio: 'ignore',
       cwd: dir,
@@ -150,58 +247,51 @@ async function engineRun(engine: 'sqlite' | 'postgres', cleanup: Cleanup, dir: s
   log(`[${engine}] ${MESSAGES} newsletters of ${fmt(size / 1024)} KB each way, ${CLIENTS} clients at once`);
   let ok = true;
 
-  // 1. SMTP, with /healthz asked throughout.
-  const transports = Array.from({ length: CLIENTS }, () =>
-    createTransport({
-      host: '127.0.0.1',
-      port: smtpPort,
-      secure: false,
-      ignoreTLS: true,
-      pool: true,
-      maxConnections: 1,
-      maxMessages: Infinity,
-    }),
-  );
-  const health = { on: true };
-  const latencies: number[] = [];
-  const healthLoop = (async () => {
-    while (health.on) {
-      const t0 = performance.now();
-      const res = await fetch(`${base}/healthz`);
-      await res.arrayBuffer();
-      latencies.push(performance.now() - t0);
-      await sleep(20);
-    }
-  })();
-  let refused = 0;
-  const reasons = new Map<string, number>();
-  const smtpStart = performance.now();
-  const smtp = await withPeak(child.pid, () =>
-    inParallel(MESSAGES, CLIENTS, async (client, n) => {
-      await transports[client]
-        ?.sendMail({
-          envelope: { from: 'letter@bench.example', to: address },
-          raw: newsletter(address, n, 'smtp'),
-        })
-        .catch((err: unknown) => {
-          refused++;
-          const e = err as { responseCode?: number; code?: string };
-          const why = String(e.responseCode ?? e.code ?? 'error');
-          reasons.set(why, (reasons.get(why) ?? 0) + 1);
-        });
-    }),
-  );
-  const smtpSeconds = (performance.now() - smtpStart) / 1000;
-  health.on = false;
-  await healthLoop;
-  for (const t of transports) t.close();
-  latencies.sort((a, b) => a - b);
-  const smtpStored = await stored('smtp');
-  ok &&= smtpStored === MESSAGES && refused === 0;
-  log(
-    `  SMTP: ${fmt(MESSAGES / smtpSeconds, 1)} msg/s (${smtpStored} stored, ${refused} refused ${JSON.stringify([...reasons])}, ${fmt(smtpSeconds, 1)} s); ` +
-      `/healthz p50 ${fmt(percentile(latencies, 50), 1)} ms, p99 ${fmt(percentile(latencies, 99), 1)} ms over ${latencies.length}; peak VmRSS ${mb(smtp.peak)}`,
-  );
+  // 1. SMTP, with /healthz asked throughout: first cold (serve's first messages: its parse threads start
+  // and compile as they read), again warm at the end.
+  const smtpPhase = async (label: string, way: string): Promise<boolean> => {
+    const before = await stored('smtp');
+    const transports = Array.from({ length: CLIENTS }, () =>
+      createTransport({
+        host: '127.0.0.1',
+        port: smtpPort,
+        secure: false,
+        ignoreTLS: true,
+        pool: true,
+        maxConnections: 1,
+        maxMessages: Infinity,
+      }),
+    );
+    const probe = startProbe(cleanup, `${base}/healthz`);
+    let refused = 0;
+    const reasons = new Map<string, number>();
+    const start = performance.now();
+    const phase = await withPeak(child.pid, () =>
+      inParallel(MESSAGES, CLIENTS, async (client, n) => {
+        await transports[client]
+          ?.sendMail({
+            envelope: { from: 'letter@bench.example', to: address },
+            raw: newsletter(address, n, way),
+          })
+          .catch((err: unknown) => {
+            refused++;
+            const e = err as { responseCode?: number; code?: string };
+            const why = String(e.responseCode ?? e.code ?? 'error');
+            reasons.set(why, (reasons.get(why) ?? 0) + 1);
+          });
+      }),
+    );
+    const seconds = (performance.now() - start) / 1000;
+    const latencies = await probe.stop();
+    for (const t of transports) t.close();
+    const count = (await stored('smtp')) - before;
+    log(
+      `  ${label}: ${fmt(MESSAGES / seconds, 1)} msg/s (${count} stored, ${refused} refused ${JSON.stringify([...reasons])}, ${fmt(seconds, 1)} s); ` +
+        `/healthz p50 ${fmt(percentile(latencies, 50), 1)} ms, p99 ${fmt(percentile(latencies, 99), 1)} ms over ${latencies.length}; peak VmRSS ${mb(phase.peak)}; ${cpuLine(phase, MESSAGES)}`,
+    );
+    return count === MESSAGES && refused === 0;
+  };
+  ok &&= await smtpPhase('SMTP (cold)', 'smtp');
 
   // 2. HTTP.
   let failed = 0;
@@ -220,7 +310,7 @@ async function engineRun(engine: 'sqlite' | 'postgres', cleanup: Cleanup, dir: s
   const httpSeconds = (performance.now() - httpStart) / 1000;
   ok &&= failed === 0;
   log(
-    `  HTTP: ${fmt(MESSAGES / httpSeconds, 1)} msg/s (${await stored('http')} stored, ${failed} failed); peak VmRSS ${mb(http.peak)}`,
+    `  HTTP: ${fmt(MESSAGES / httpSeconds, 1)} msg/s (${await stored('http')} stored, ${failed} failed); peak VmRSS ${mb(http.peak)}; ${cpuLine(http, MESSAGES)}`,
   );
 
   // 3. IMAP: appended beside the watched mailbox, then moved into it at once.
@@ -244,8 +334,11 @@ async function engineRun(engine: 'sqlite' | 'postgres', cleanup: Cleanup, dir: s
   const imapStored = await stored('imap');
   ok &&= imapStored === MESSAGES;
   log(
-    `  IMAP: ${fmt(imapStored / imapSeconds, 1)} msg/s (${imapStored} stored, ${fmt(imapSeconds, 1)} s); peak VmRSS ${mb(imap.peak)}`,
+    `  IMAP: ${fmt(imapStored / imapSeconds, 1)} msg/s (${imapStored} stored, ${fmt(imapSeconds, 1)} s); peak VmRSS ${mb(imap.peak)}; ${cpuLine(imap, MESSAGES)}`,
   );
+
+  // 4. SMTP again, warm.
+  ok &&= await smtpPhase('SMTP (warm)', 'smtp-warm');
   return ok;
 }
 

@@ -57,6 +57,28 @@ test('the summary skips boilerplate and short lines, and keeps whole sentences',
   assert.equal(summaryOf(['Unsubscribe from this list and update your preferences at any time.']), null);
 });
 
+test("a body's summary is the whole body's, read only as far as it needs", () => {
+  const real = (n: number): string =>
+    `Paragraph ${n} tells what happened in the town this week, at some length.`;
+  // Real paragraphs at once: the first few are read.
+  const early = newsletterBody({
+    html: Array.from({ length: 200 }, (_, n) => `<p>${real(n)}</p>`).join(''),
+    text: null,
+  });
+  assert.equal(early.summary, summaryOf(Array.from({ length: 200 }, (_, n) => real(n))));
+  assert.match(early.summary ?? '', /^Paragraph 0 tells .* Paragraph 3 tells/);
+  // Past 4,096 characters of headings and boilerplate, the rest is read as far as the text's cap.
+  const headings = Array.from({ length: 300 }, (_, n) => `<h3>Short heading ${n}</h3>`).join('');
+  const late = newsletterBody({
+    html: `<p><a href="https://l.example/v">View this email in your browser</a></p>${headings}<p>${real(1)}</p>`,
+    text: null,
+  });
+  assert.equal(late.summary, real(1));
+  assert.equal(late.webVersion, 'https://l.example/v');
+  // Only boilerplate and headings: none.
+  assert.equal(newsletterBody({ html: headings, text: null }).summary, null);
+});
+
 test('addresses: 160-bit lowercase tokens; only the configured domain matches', () => {
   const token = newToken();
   assert.match(token, /^[a-z2-7]{32}$/);

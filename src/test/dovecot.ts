@@ -1,18 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ImapFlow } from 'imapflow';
 import type { InboundImapConfig } from '../config.js';
 import { freePort, tryConnect } from './process.js';
+import { selfSigned } from './tlsProxy.js';
 
 /**
  * A real IMAP server for the tests: Debian's Dovecot (`dovecot-imapd`, installed by .ci/run), started in
  * the foreground in a temporary folder of its own on a free loopback port, one mailbox user, plain IMAP
- * (loopback only). `idle: false` takes IDLE out of its capabilities, for the polling path. Mail goes in
- * with APPEND, as a mail server's delivery would appear. /work/shared/notes/imap.md has the why of each line.
+ * (loopback only). `idle: false` takes IDLE out of its capabilities, for the polling path; `tls: true`
+ * makes it an imaps:// server (implicit TLS, `ssl = required`) with a self-signed certificate made here by
+ * openssl (test/tlsProxy.ts selfSigned), whose PEM file is `caFile`. Mail goes in with APPEND, as a mail
+ * server's delivery would appear. /work/shared/notes/imap.md has the why of each line.
  */
 
 const NOBODY = 65534;
@@ -25,12 +28,23 @@ export class Dovecot {
   private constructor(
     readonly dir: string,
     readonly port: number,
+    /** The certificate's PEM file (its own CA) of an imaps:// server; null: plain imap://. */
+    readonly caFile: string | null,
   ) {}
 
-  static async start(options: { idle?: boolean } = {}): Promise<Dovecot> {
+  static async start(options: { idle?: boolean; tls?: boolean } = {}): Promise<Dovecot> {
     const dir = mkdtempSync(join(tmpdir(), 'tidings-dovecot-'));
     chmodSync(dir, 0o755);
     const port = await freePort();
+    const tls = options.tls === true ? selfSigned(dir, 'IP:127.0.0.1') : null;
+    // Plain IMAP on the port; or implicit TLS there (imaps), and plain IMAP on none.
+    const on = `address = 127.0.0.1\n    port = ${port}`;
+    const listen =
+      tls === null ? { imap: on, imaps: 'port = 0' } : { imap: 'port = 0', imaps: `${on}\n    ssl = yes` };
+    const ssl =
+      tls === null
+        ? 'ssl = no'
+        : `ssl = required\nssl_cert = <${tls.certFile}\nssl_key = <${join(dir, 'server.key')}`;
     const capability =
       options.idle === false
         ? 'imap_capability = IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE LITERAL+ UIDPLUS\n'
@@ -40,7 +54,7 @@ listen = 127.0.0.1
 base_dir = ${dir}/run
 state_dir = ${dir}/state
 instance_name = test-${port}
-ssl = no
+${ssl}
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 default_login_user = dovenull
@@ -58,11 +72,10 @@ userdb {
 }
 service imap-login {
   inet_listener imap {
-    address = 127.0.0.1
-    port = ${port}
+    ${listen.imap}
   }
   inet_listener imaps {
-    port = 0
+    ${listen.imaps}
   }
   chroot =
 }
@@ -81,7 +94,7 @@ service stats {
     mkdirSync(join(dir, 'mail', 'inbox'), { recursive: true });
     chownSync(join(dir, 'mail'), NOBODY, NOBODY);
     chownSync(join(dir, 'mail', 'inbox'), NOBODY, NOBODY);
-    const d = new Dovecot(dir, port);
+    const d = new Dovecot(dir, port, tls?.certFile ?? null);
     await d.run();
     return d;
   }
@@ -89,7 +102,7 @@ service stats {
   /** What TIDINGS_INBOUND_IMAP_URL says, parsed. */
   config(mailbox = 'INBOX'): InboundImapConfig {
     return {
-      secure: false,
+      secure: this.caFile !== null,
       host: '127.0.0.1',
       port: this.port,
       user: DOVECOT_USER,
@@ -99,7 +112,8 @@ service stats {
   }
 
   url(): string {
-    return `imap://${encodeURIComponent(DOVECOT_USER)}:${DOVECOT_PASS}@127.0.0.1:${this.port}/INBOX`;
+    const scheme = this.caFile === null ? 'imap' : 'imaps';
+    return `${scheme}://${encodeURIComponent(DOVECOT_USER)}:${DOVECOT_PASS}@127.0.0.1:${this.port}/INBOX`;
   }
 
   /** Starts the server (again, after stop()) and waits for its port. */
@@ -138,7 +152,8 @@ service stats {
     const client = new ImapFlow({
       host: '127.0.0.1',
       port: this.port,
-      secure: false,
+      secure: this.caFile !== null,
+      ...(this.caFile === null ? {} : { tls: { ca: readFileSync(this.caFile) } }),
       auth: { user: DOVECOT_USER, pass: DOVECOT_PASS },
       logger: false,
     });

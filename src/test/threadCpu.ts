@@ -8,12 +8,23 @@ import { readFileSync } from 'node:fs';
 /** USER_HZ: the unit of /proc's CPU times on Linux. */
 const TICKS_PER_SECOND = 100;
 
+/**
+ * CPU time (user + system, in ms) and nice value from a /proc stat file: `/proc/PID/stat` for a whole
+ * process (its ended threads included), `/proc/PID/task/TID/stat` for one thread.
+ */
+export function procStat(path: string): { cpuMs: number; nice: number } {
+  const stat = readFileSync(path, 'utf8');
+  // After the command name in parentheses: state is field 3, utime 14, stime 15, nice 19.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND,
+    nice: Number(fields[16]),
+  };
+}
+
 /** CPU time (user + system) one thread of a process has used so far, in ms; the main thread's id is the pid. */
 export function threadCpuMs(pid: number = process.pid, tid: number = pid): number {
-  const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-  // After the command name in parentheses: state is field 3, utime 14, stime 15.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  return procStat(`/proc/${pid}/task/${tid}/stat`).cpuMs;
 }
 
 /**
