@@ -150,10 +150,12 @@ export function compileCatalogue(code: string, messages: Catalogue, sourceFile: 
     const body = expression(tokens, null);
     const params: string[] = [];
     const fields = [...types].map(([name, type]) => `${JSON.stringify(name)}: ${type}`);
-    if (fields.length > 0 || body.includes('r.')) {
+    // The runtime's calls, not a sentence's "r." ("…must appear.").
+    const usesRuntime = /\br\.(?:number|plural|select)\(d\[/.test(body);
+    if (fields.length > 0 || usesRuntime) {
       params.push(`${body.includes('d[') ? 'd' : '_d'}: { ${fields.join('; ')} }`);
     }
-    if (body.includes('r.')) params.push('r: Runtime');
+    if (usesRuntime) params.push('r: Runtime');
     lines.push(`  ${JSON.stringify(key)}: (${params.join(', ')}): string => ${body},`);
   }
   lines.push('};', '');

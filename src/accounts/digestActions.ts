@@ -47,10 +47,17 @@ export async function digestActionReader(
   return found === null ? null : { accountId: grantAccount(found.accountId), digestId: found.digestId };
 }
 
-/** The zone the account reads times in (its digests' and its e-mails'), for the action's page. */
-export async function readerZone(store: Store, reader: ActionReader): Promise<string> {
-  const account = await accountById(store.db, reader.accountId);
-  return zoneOrUtc(account?.timezone ?? 'UTC');
+/**
+ * The zone the account reads times in (its digests' and its e-mails') and the language it reads in (null:
+ * the operator's default), for the action's page: the token names the account, so the page is in its
+ * language whatever browser opens the link.
+ */
+export async function readerSettings(
+  store: Store,
+  accountId: AccountId,
+): Promise<{ zone: string; language: string | null }> {
+  const account = await accountById(store.db, accountId);
+  return { zone: zoneOrUtc(account?.timezone ?? 'UTC'), language: account?.language ?? null };
 }
 
 /**

@@ -11,6 +11,7 @@ import { deletePasswordSessions } from '../store/webSessions.js';
 import { type AccountId, grantAccount } from './authorize.js';
 import { type PasswordHolds, accountHoldKey, identifierHoldKey } from './passwordHolds.js';
 import { dummyHash, hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwordHash.js';
+import type { VerifiedPasswords } from './verifiedPasswords.js';
 
 /**
  * Passwords: setting, changing and removing an account's password, and signing in with one. The
@@ -39,7 +40,9 @@ export interface PasswordHeld {
  * exactly one scrypt verification whether or not it exists, has a password or matches: the answer's time
  * does not tell which addresses exist. A name shared by several accounts is tried against each. With
  * `holds`, the attempt is first counted against the accounts the identifier names (or the identifier
- * itself when it names none) and refused unchecked while they are held (passwordHolds.ts).
+ * itself when it names none) and refused unchecked while they are held (passwordHolds.ts). With
+ * `verified`, credentials verified a moment ago against the hash still stored skip scrypt
+ * (verifiedPasswords.ts: a client that sends its password with every request, OPDS's Basic).
  */
 export async function signInWithPassword(
   store: Store,
@@ -47,6 +50,7 @@ export async function signInWithPassword(
   password: string,
   now: Date,
   holds?: PasswordHolds,
+  verified?: VerifiedPasswords,
 ): Promise<PasswordSignIn | PasswordHeld | null> {
   const id = identifier.trim();
   const tooBig = id === '' || id.length > IDENTIFIER_MAX || passwordTooBig(password);
@@ -60,11 +64,19 @@ export async function signInWithPassword(
     if (heldSeconds > 0) return { heldSeconds };
   }
   const hashes = hashesToTry(candidates);
+  const recalled = verified?.recall(id, password, hashes) ?? null;
+  if (recalled !== null) {
+    holds?.succeeded(accountHoldKey(recalled));
+    return { accountId: grantAccount(recalled), method: 'password' };
+  }
   for (const c of hashes) {
     if (await verifyPassword(password, c.passwordHash)) {
-      if (needsRehash(c.passwordHash)) {
-        await savePasswordHash(store.db, c.accountId, await hashPassword(password), now.toISOString());
+      let stored = c.passwordHash;
+      if (needsRehash(stored)) {
+        stored = await hashPassword(password);
+        await savePasswordHash(store.db, c.accountId, stored, now.toISOString());
       }
+      verified?.remember(id, password, c.accountId, stored);
       holds?.succeeded(accountHoldKey(c.accountId));
       return { accountId: grantAccount(c.accountId), method: 'password' };
     }

@@ -7,7 +7,7 @@ import type { Store } from '../store/db.js';
 import {
   type EntryFilter,
   type EntryRow,
-  type EntrySort,
+  type EntryView,
   changeEntry,
   deleteEntry,
   entryById,
@@ -21,7 +21,7 @@ import { tagIdsOf, tagLabelOf } from '../store/readingTags.js';
 import { noteToRead } from '../store/toRead.js';
 import type { AccountId } from './authorize.js';
 
-export type { EntryFilter, EntryRow, EntrySort } from '../store/readingEntries.js';
+export type { EntryFilter, EntryRow, EntrySort, EntryView } from '../store/readingEntries.js';
 
 /*
  * The reading list as the wallabag API's entries (issue 35, point 3): read, saved, changed and deleted by
@@ -41,16 +41,21 @@ export interface Entry {
   tags: EntryTag[];
 }
 
+/** Entries with their tags' numbers, from a map of label to number. */
+const numbered = (rows: readonly EntryRow[], ids: ReadonlyMap<string, number>): Entry[] =>
+  rows.map((row) => ({
+    row,
+    tags: tagList(row.tags).map((label) => ({ id: ids.get(label) ?? 0, label })),
+  }));
+
+/** Entries with their tags' numbers, read (and given to labels that have none yet): one statement. */
 async function withTags(store: Store, accountId: AccountId, rows: readonly EntryRow[]): Promise<Entry[]> {
   const ids = await tagIdsOf(
     store.db,
     accountId,
     rows.flatMap((r) => tagList(r.tags)),
   );
-  return rows.map((row) => ({
-    row,
-    tags: tagList(row.tags).map((label) => ({ id: ids.get(label) ?? 0, label })),
-  }));
+  return numbered(rows, ids);
 }
 
 /** Every tag of the account's entries, most used first, with its number. */
@@ -64,15 +69,26 @@ export async function accountTags(store: Store, accountId: AccountId): Promise<E
   return counts.map((c) => ({ id: ids.get(c.tag) ?? 0, label: c.tag }));
 }
 
-/** A page of the account's entries and how many match the filter. */
+/**
+ * A page of the account's entries and how many match the filter. On PostgreSQL the tags' numbers come
+ * with the page (one round trip); a label that has no number yet, or SQLite, asks readingTags.ts.
+ */
 export async function listEntries(
   store: Store,
   accountId: AccountId,
   filter: EntryFilter,
-  view: { sort: EntrySort; order: 'asc' | 'desc'; limit: number; offset: number; content: boolean },
+  view: Omit<EntryView, 'tagNumbers'>,
 ): Promise<{ entries: Entry[]; total: number }> {
-  const { rows, total } = await entryPage(store.db, accountId, filter, view);
-  return { entries: await withTags(store, accountId, rows), total };
+  const { rows, total, tagNumbers } = await entryPage(store.db, accountId, filter, {
+    ...view,
+    tagNumbers: store.engine === 'postgres',
+  });
+  const known =
+    tagNumbers !== null && rows.every((r) => tagList(r.tags).every((label) => tagNumbers.has(label)));
+  return {
+    entries: known ? numbered(rows, tagNumbers) : await withTags(store, accountId, rows),
+    total,
+  };
 }
 
 /** One of the account's entries; `not_found` when it has none of that id. */

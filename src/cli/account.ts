@@ -5,6 +5,7 @@ import { changeAccountSettings } from '../accounts/changeSettings.js';
 import { createAccountWithKey, listAccounts, showAccount } from '../accounts/service.js';
 import { parseSettings } from '../accounts/settings.js';
 import { describeDays } from '../digest/days.js';
+import { type Locale, localeOf } from '../i18n/locale.js';
 import type { Account } from '../store/accounts.js';
 import { type Io, UsageError, curlLines, orGone, parseId, withStore } from './context.js';
 import { accountAdminCommands, accountJson } from './accountAdmin.js';
@@ -35,11 +36,17 @@ export function accountCommands(program: Command, io: Io): void {
             io.out(JSON.stringify({ id: account.id, apiKey }));
             return;
           }
+          // The operator's language (TIDINGS_LANGUAGE); --json stays as it is.
+          const locale = localeOf(null);
           io.out(
-            `Created account ${account.id} (${account.name})${account.is_admin ? ', an administrator' : ''}.`,
+            locale.t('cli.account.created', {
+              id: String(account.id),
+              name: account.name,
+              admin: account.is_admin ? 'yes' : 'no',
+            }),
           );
-          io.out(`API key, shown only this once: ${apiKey}`);
-          io.out('Save a link with either variant of the API:');
+          io.out(locale.t('cli.key.shownOnce', { key: apiKey }));
+          io.out(locale.t('cli.account.saveWith'));
           for (const line of curlLines(config.baseUrl, apiKey)) io.out(line);
         });
       },
@@ -56,26 +63,12 @@ export function accountCommands(program: Command, io: Io): void {
           for (const a of accounts) io.out(accountJson(a));
           return;
         }
+        const locale = localeOf(null);
         if (accounts.length === 0) {
-          io.out('No accounts yet: tidings account create --name NAME');
+          io.out(locale.t('cli.account.none', { command: 'tidings account create --name NAME' }));
           return;
         }
-        io.out(
-          [
-            'ID',
-            'NAME',
-            'EMAIL',
-            'TIMEZONE',
-            'CREATED',
-            'SEND',
-            'DAYS',
-            'MAX',
-            'EMAILED',
-            'NEXT DIGEST',
-            'ADMIN',
-            'DISABLED',
-          ].join('\t'),
-        );
+        io.out(locale.t('cli.account.list.header'));
         for (const a of accounts) {
           io.out(
             [
@@ -87,9 +80,9 @@ export function accountCommands(program: Command, io: Io): void {
               a.digest_time,
               describeDays(a.digest_days),
               a.digest_max_items,
-              emailed(a),
+              emailed(locale, a),
               localTime(a.digest_due_at, a.timezone),
-              a.is_admin ? 'yes' : 'no',
+              yesNo(locale, a.is_admin),
               a.disabled_at ?? '-',
             ].join('\t'),
           );
@@ -187,15 +180,16 @@ interface SetOptions {
 }
 
 /** "3 a digest, oldest saved first", "5 a digest, in random order", "off". */
-function resurfaceWords(a: Account): string {
-  if (a.resurface_count === 0) return 'off';
-  const order = a.resurface_order === 'random' ? 'in random order' : 'oldest saved first';
-  return `${a.resurface_count} a digest, ${order}`;
+function resurfaceWords(locale: Locale, a: Account): string {
+  if (a.resurface_count === 0) return locale.t('cli.account.resurface.off');
+  return locale.t('cli.account.resurface.on', { count: a.resurface_count, order: a.resurface_order });
 }
 
-function emailed(a: Account): string {
-  if (a.email === null) return 'no (no address)';
-  return a.email_enabled ? 'yes' : 'no (turned off)';
+const yesNo = (locale: Locale, value: boolean): string => locale.t(value ? 'cli.yes' : 'cli.no');
+
+function emailed(locale: Locale, a: Account): string {
+  if (a.email === null) return locale.t('cli.account.emailed.noAddress');
+  return a.email_enabled ? locale.t('cli.yes') : locale.t('cli.account.emailed.turnedOff');
 }
 
 /** An instant in the reader's zone: "2026-11-24 07:00 Europe/Berlin"; "-" when there is none. */
@@ -210,30 +204,33 @@ function printAccount(io: Io, a: Account, json: boolean): void {
     io.out(accountJson(a));
     return;
   }
-  io.out(`Account ${a.id} (${a.name})`);
+  const locale = localeOf(null);
+  io.out(locale.t('cli.account.show.title', { id: String(a.id), name: a.name }));
   const rows: [string, string][] = [
-    ['time zone', a.timezone],
-    ['send time', a.digest_time],
-    ['days', describeDays(a.digest_days)],
-    ['max items', String(a.digest_max_items)],
-    ['skip empty', a.digest_skip_empty ? 'yes' : 'no'],
-    ['email', a.email ?? '-'],
-    ['email enabled', a.email_enabled ? 'yes' : 'no'],
-    ['emailed', emailed(a)],
-    ['e-reader', a.ereader_email ?? '-'],
-    ['resurface', resurfaceWords(a)],
-    ['images', a.show_images ? 'yes' : 'no'],
-    ['clean links', a.clean_links ? 'yes' : 'no'],
-    ['language', a.language ?? 'default'],
-    ['administrator', a.is_admin ? 'yes' : 'no'],
-    ['disabled', a.disabled_at ?? 'no'],
+    [locale.t('cli.account.show.timezone'), a.timezone],
+    [locale.t('cli.account.show.sendTime'), a.digest_time],
+    [locale.t('cli.account.show.days'), describeDays(a.digest_days)],
+    [locale.t('cli.account.show.maxItems'), String(a.digest_max_items)],
+    [locale.t('cli.account.show.skipEmpty'), yesNo(locale, a.digest_skip_empty)],
+    [locale.t('cli.account.show.email'), a.email ?? '-'],
+    [locale.t('cli.account.show.emailEnabled'), yesNo(locale, a.email_enabled)],
+    [locale.t('cli.account.show.emailed'), emailed(locale, a)],
+    [locale.t('cli.account.show.ereader'), a.ereader_email ?? '-'],
+    [locale.t('cli.account.show.resurface'), resurfaceWords(locale, a)],
+    [locale.t('cli.account.show.images'), yesNo(locale, a.show_images)],
+    [locale.t('cli.account.show.cleanLinks'), yesNo(locale, a.clean_links)],
+    [locale.t('cli.account.show.language'), a.language ?? locale.t('cli.account.show.languageDefault')],
+    [locale.t('cli.account.show.admin'), yesNo(locale, a.is_admin)],
+    [locale.t('cli.account.show.disabled'), a.disabled_at ?? locale.t('cli.no')],
     [
-      'next digest',
+      locale.t('cli.account.show.nextDigest'),
       a.digest_due_at === null
-        ? 'not scheduled yet'
+        ? locale.t('cli.account.show.notScheduled')
         : `${localTime(a.digest_due_at, a.timezone)} (${a.digest_due_at})`,
     ],
-    ['last digest', a.last_digest_date ?? '-'],
+    [locale.t('cli.account.show.lastDigest'), a.last_digest_date ?? '-'],
   ];
-  for (const [k, v] of rows) io.out(`  ${k.padEnd(14)}${v}`);
+  // English's column as it always was (14); a language with longer labels gets a wider one.
+  const width = Math.max(14, ...rows.map(([k]) => k.length + 1));
+  for (const [k, v] of rows) io.out(`  ${k.padEnd(width)}${v}`);
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { displayPrefix } from '../accounts/keys.js';
 import { issueKey, listKeys, revokeAnyKey } from '../accounts/apiKeys.js';
 import { operatorAccount } from '../accounts/authorize.js';
+import { localeOf } from '../i18n/locale.js';
 import { type Io, UsageError, curlLines, orGone, parseId, withStore } from './context.js';
 
 export function keyCommands(program: Command, io: Io): void {
@@ -24,8 +25,16 @@ export function keyCommands(program: Command, io: Io): void {
           io.out(JSON.stringify({ id: issued.keyInfo.id, apiKey: issued.apiKey }));
           return;
         }
-        io.out(`Created key ${issued.keyInfo.id} (${issued.keyInfo.name}) for account ${accountId}.`);
-        io.out(`API key, shown only this once: ${issued.apiKey}`);
+        // The operator's language (TIDINGS_LANGUAGE); --json stays as it is.
+        const locale = localeOf(null);
+        io.out(
+          locale.t('cli.key.created', {
+            id: String(issued.keyInfo.id),
+            name: issued.keyInfo.name,
+            account: String(accountId),
+          }),
+        );
+        io.out(locale.t('cli.key.shownOnce', { key: issued.apiKey }));
         for (const line of curlLines(config.baseUrl, issued.apiKey)) io.out(line);
       });
     });
@@ -43,14 +52,15 @@ export function keyCommands(program: Command, io: Io): void {
           for (const k of keys) io.out(JSON.stringify({ ...k, prefix: displayPrefix(k.prefix) }));
           return;
         }
-        io.out(['ID', 'NAME', 'KEY', 'CREATED', 'LAST USED', 'STATUS'].join('\t'));
+        const locale = localeOf(null);
+        io.out(locale.t('cli.key.list.header'));
         for (const k of keys) {
-          const status = k.revoked_at === null ? 'active' : `revoked ${k.revoked_at}`;
-          io.out(
-            [k.id, k.name, displayPrefix(k.prefix), k.created_at, k.last_used_at ?? 'never', status].join(
-              '\t',
-            ),
-          );
+          const status =
+            k.revoked_at === null
+              ? locale.t('cli.key.active')
+              : locale.t('cli.key.revokedAt', { at: k.revoked_at });
+          const lastUsed = k.last_used_at ?? locale.t('cli.key.never');
+          io.out([k.id, k.name, displayPrefix(k.prefix), k.created_at, lastUsed, status].join('\t'));
         }
       });
     });
@@ -62,15 +72,21 @@ export function keyCommands(program: Command, io: Io): void {
     .action(async (keyIdArg: string) => {
       const keyId = parseId(keyIdArg, 'KEY_ID');
       await withStore(io, async (store) => {
+        const locale = localeOf(null);
         const result = await revokeAnyKey(store, keyId);
-        if (result === null) throw new UsageError(`no key ${keyId}`);
+        if (result === null) throw new UsageError(locale.t('cli.key.noKey', { id: String(keyId) }));
         const info = result.key;
         if (!result.revoked) {
-          io.out(`Key ${keyId} was already revoked (${info.revoked_at ?? ''}).`);
+          io.out(locale.t('cli.key.alreadyRevoked', { id: String(keyId), at: info.revoked_at ?? '' }));
           return;
         }
         io.out(
-          `Revoked key ${keyId} (${info.name}, ${displayPrefix(info.prefix)}) of account ${info.account_id}.`,
+          locale.t('cli.key.revoked', {
+            id: String(keyId),
+            name: info.name,
+            prefix: displayPrefix(info.prefix),
+            account: String(info.account_id),
+          }),
         );
       });
     });

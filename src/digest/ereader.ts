@@ -1,3 +1,4 @@
+import { type Locale, localeOf } from '../i18n/locale.js';
 import { workerId } from '../lib/workers.js';
 import { accountById } from '../store/accounts.js';
 import type { Digest } from '../store/digests.js';
@@ -74,7 +75,8 @@ async function sendOne(
       : { status: 'lease_lost', ...ids };
 
   // The address as it is now: one removed since the build stops the copy.
-  const to = (await accountById(deps.store.db, digest.account_id))?.ereader_email ?? null;
+  const account = await accountById(deps.store.db, digest.account_id);
+  const to = account?.ereader_email ?? null;
   let epub: DigestEpub | null = null;
   try {
     // Made in the process's EPUB thread (epub/builds.ts), waiting for its turn behind downloads.
@@ -95,7 +97,13 @@ async function sendOne(
     const error = 'the e-reader address was removed before the digest was sent';
     return record({ state: 'not_emailed', error }, { status: 'not_emailed', ...ids });
   }
-  const message = ereaderMessage(epub, to, digest.message_id, deps.ereaderMaxBytes ?? EREADER_MAX_BYTES);
+  const message = ereaderMessage(
+    epub,
+    to,
+    digest.message_id,
+    deps.ereaderMaxBytes ?? EREADER_MAX_BYTES,
+    localeOf(account?.language),
+  );
   try {
     await mailer.send(message);
   } catch (err) {
@@ -144,25 +152,24 @@ function retryOrFail(
  * large and its download link. Its Message-ID is the email's with `ereader.` in front of the local part.
  */
 export function ereaderMessage(
-  epub: DigestEpub,
+  epub: Pick<DigestEpub, 'fileName' | 'bytes' | 'link' | 'dateShort'>,
   to: string,
   emailMessageId: string,
   maxBytes: number,
+  locale: Locale,
 ): MailMessage {
-  const subject = `Tidings — ${epub.dateShort}`;
+  const subject = locale.t('mail.ereader.subject', { date: epub.dateShort });
   const messageId = emailMessageId.replace(/^<?/, '<ereader.');
   if (epub.bytes.length > maxBytes) {
-    const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(1)} MB`;
-    const text =
-      `Today's digest as an EPUB is ${mb(epub.bytes.length)}, more than the ${mb(maxBytes)} Tidings attaches; ` +
-      `download it here: ${epub.link}\n`;
+    const mb = (n: number) => (n / (1024 * 1024)).toFixed(1);
+    const text = `${locale.t('mail.ereader.tooLarge', { size: mb(epub.bytes.length), max: mb(maxBytes), url: epub.link })}\n`;
     return { to, subject, html: '', text, messageId };
   }
   return {
     to,
     subject,
     html: '',
-    text: `Your Tidings digest of ${epub.dateShort}, attached as ${epub.fileName}.\n`,
+    text: `${locale.t('mail.ereader.attached', { date: epub.dateShort, file: epub.fileName })}\n`,
     messageId,
     attachments: [{ filename: epub.fileName, content: epub.bytes, contentType: EPUB_MEDIA_TYPE }],
   };

@@ -3,12 +3,17 @@
  * (100 chapters of 128 KB of HTML) is being made, /healthz and an API save are answered
  * first; the file is the one package.ts makes of the same book. A request that finds the one build's turn
  * taken and no waiting place gets 503 with Retry-After (JSON, or a page for a browser); a build whose
- * thread passes its limit gets a 500 that says so, and the server goes on. Both engines.
+ * thread passes its limit gets a 500 that says so, and the server goes on. The OPDS catalogue's and the
+ * wallabag API's EPUBs are refused by the same rule (http/errors.ts), each in its transport's shape. Both
+ * engines.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { unzipSync } from 'fflate';
+import { createApiClient } from '../accounts/apiClients.js';
+import { newOpdsLink } from '../accounts/opds.js';
+import { operatorSetPassword } from '../accounts/passwords.js';
 import { BUILDS, EpubBuilds } from '../digest/epub/builds.js';
 import { digestEpub } from '../digest/epub/load.js';
 import { epubBytes } from '../digest/epub/package.js';
@@ -18,6 +23,7 @@ import { MAX_HTML_CHARS } from '../articles/html.js';
 import { insertLargeDigest } from '../test/bigDigest.js';
 import { describeEachEngine, newAccount, testServer } from '../test/harness.js';
 import { insertPage } from '../test/pages.js';
+import { addReadingItems } from '../test/readingFixtures.js';
 
 /**
  * A quarter of MAX_HTML_CHARS of article HTML (paragraphs, a list, a table, a quote): 12.8 MB for the
@@ -35,6 +41,9 @@ await describeEachEngine('a digest’s EPUB made in a thread', (ctx) => {
   const apps: FastifyInstance[] = [];
   const builds: EpubBuilds[] = [];
   let path = '';
+  let opdsPath = '';
+  let entryId = 0;
+  let clientCredentials = { client_id: '', client_secret: '', username: '', password: 'a long password' };
   let apiKey = '';
   let accountId = 0;
   let digestId = 0;
@@ -55,6 +64,24 @@ await describeEachEngine('a digest’s EPUB made in a thread', (ctx) => {
       await store.db.updateTable('digest_items').set({ page_id: pageId }).where('id', '=', item.id).execute();
     }
     path = `/digests/${digestId}/epub?token=${(await ensureDigestToken(store.db, account.id)) ?? ''}`;
+    const catalogue = new URL((await newOpdsLink(store, account.id, 'http://127.0.0.1:8080')) ?? '');
+    opdsPath = `/opds/digests/${digestId}.epub${catalogue.search}`;
+    [entryId = 0] = await addReadingItems(store, account.id, [
+      { url: 'https://example.org/long-read', savedAt: '2026-11-01T08:00:00.000Z', html: articleHtml(0) },
+    ]);
+    await operatorSetPassword(store, account.id, clientCredentials.password, new Date());
+    const made = await createApiClient(store, account.id, 'e-reader', new Date());
+    const name = await store.db
+      .selectFrom('accounts')
+      .select('name')
+      .where('id', '=', account.id)
+      .executeTakeFirstOrThrow();
+    clientCredentials = {
+      ...clientCredentials,
+      client_id: made?.client.client_id ?? '',
+      client_secret: made?.clientSecret ?? '',
+      username: name.name,
+    };
   });
   after(async () => {
     await Promise.all(apps.map((a) => a.close()));
@@ -136,5 +163,55 @@ await describeEachEngine('a digest’s EPUB made in a thread', (ctx) => {
     assert.equal(page.statusCode, 500);
     assert.match(page.body, /EPUB could not be made/);
     assert.equal((await app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200);
+  });
+
+  test('the OPDS catalogue and wallabag’s export.epub refused by the same rule, each in its own shape', async () => {
+    const { app, epubs } = serverWith({ size: 1, waiting: 0, retryAfterSeconds: 9 });
+    const grant = await app.inject({
+      method: 'POST',
+      url: '/oauth/v2/token',
+      payload: { grant_type: 'password', ...clientCredentials },
+    });
+    assert.equal(grant.statusCode, 200, grant.body);
+    const bearer = `Bearer ${grant.json<{ access_token: string }>().access_token}`;
+    const first = app.inject({ method: 'GET', url: path });
+    await until(() => epubs.building === 1);
+
+    const opds = await app.inject({ method: 'GET', url: opdsPath });
+    assert.equal(opds.statusCode, 503);
+    assert.equal(opds.headers['retry-after'], '9');
+    const opdsBody = opds.json<{ code: number; message: string }>();
+    assert.equal(opdsBody.code, 50301);
+    assert.match(opdsBody.message, /making other EPUBs right now; try again in 9 seconds/);
+
+    const wallabag = await app.inject({
+      method: 'GET',
+      url: `/api/entries/${entryId}/export.epub`,
+      headers: { authorization: bearer },
+    });
+    assert.equal(wallabag.statusCode, 503);
+    assert.equal(wallabag.headers['retry-after'], '9');
+    const { error } = wallabag.json<{ error: { code: number; message: string } }>();
+    assert.equal(error.code, 503, 'wallabag’s shape: the HTTP status as the code');
+    assert.match(error.message, /making other EPUBs right now; try again in 9 seconds/);
+
+    assert.equal((await first).statusCode, 200);
+    // With the turn free, the entry's book is made (the digest's again would take as long as the first).
+    const book = await app.inject({
+      method: 'GET',
+      url: `/api/entries/${entryId}/export.epub`,
+      headers: { authorization: bearer },
+    });
+    assert.equal(book.statusCode, 200);
+    assert.equal(book.headers['content-type'], 'application/epub+zip');
+  });
+
+  test('a build past its limit in the OPDS catalogue: the same 500 as the digest’s download', async () => {
+    const { app } = serverWith({ limits: { ...BUILDS.limits, timeMs: 20 } });
+    const res = await app.inject({ method: 'GET', url: opdsPath });
+    assert.equal(res.statusCode, 500);
+    const body = res.json<{ code: number; message: string }>();
+    assert.equal(body.code, 50001);
+    assert.match(body.message, /EPUB could not be made \(making the EPUB took more than 0\.02 s\)/);
   });
 });

@@ -13,7 +13,7 @@ import type { MediaSigner } from '../fetch/mediaKey.js';
 import { digestFeedUrl } from '../digest/token.js';
 import { lazy } from '../lib/lazy.js';
 import { renderWebPage } from '../digest/render/html.js';
-import { ApiError } from './errors.js';
+import { ApiError, toErrorResponse } from './errors.js';
 import type { Store } from '../store/db.js';
 import { sendConditional } from './conditional.js';
 import { type WebFallbacks, wantsPage } from './web/index.js';
@@ -179,28 +179,18 @@ export function registerDigestRoutes(app: FastifyInstance, deps: DigestRoutesDep
 }
 
 /**
- * An EPUB that could not be made: busy (every build's turn taken; 503 with Retry-After, the reader tries
- * again in a moment) or failed (its thread crashed or passed a limit: 500, logged). A browser gets a page
- * saying so, others the JSON {code, message}.
+ * A digest's EPUB that was not made: http/errors.ts maps it (busy 503 with Retry-After, failed 500, as for
+ * every EPUB); a browser gets that answer as a page, others as the JSON {code, message}.
  */
-async function epubNotMade(
+function epubNotMade(
   request: FastifyRequest,
   reply: FastifyReply,
   err: EpubBuildError,
   browserError: WebFallbacks['errorPage'] | undefined,
 ): Promise<FastifyReply> {
-  const busy = err.kind === 'busy';
-  const retryAfter = { 'retry-after': String(err.retryAfterSeconds) };
-  if (busy) {
-    request.log.info({ reason: err.message }, 'digest EPUB refused: builds busy');
-  } else request.log.error({ err }, 'digest EPUB not made');
-  const message = busy
-    ? `Tidings is making other EPUBs right now; try again in ${err.retryAfterSeconds} seconds.`
-    : `This digest's EPUB could not be made (${err.message}); the details are in the server log.`;
-  if (browserError !== undefined && wantsPage(request)) {
-    return browserError(request, busy ? reply.headers(retryAfter) : reply, busy ? 503 : 500, message);
-  }
-  throw new ApiError(busy ? 'unavailable' : 'internal', message, busy ? retryAfter : {});
+  if (browserError === undefined || !wantsPage(request)) throw err;
+  const res = toErrorResponse(err, request.log);
+  return browserError(request, reply.headers(res.headers), res.status, res.body.message);
 }
 
 /** A query parameter given once; null otherwise. */

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import { type EpubBuildError, isEpubBuildError } from '../digest/epub/builds.js';
 import { type ErrorKind, TidingsError } from '../errors.js';
 import { isDatabaseUnavailable, isDiskFull, noteDatabaseFailure } from '../store/db.js';
 import { API_ERRORS } from './errorCodes.js';
@@ -66,6 +67,7 @@ const errorCode = (err: unknown): string | undefined =>
 export function toErrorResponse(err: unknown, log: FastifyBaseLogger): ErrorResponse {
   if (err instanceof ApiError) return { ...fromKind(err.kind, err.message), headers: err.headers };
   if (err instanceof TidingsError) return fromKind(FROM_DOMAIN[err.kind], err.message);
+  if (isEpubBuildError(err)) return epubNotMade(err, log);
   const code = errorCode(err);
   const known = code === undefined ? undefined : FASTIFY_ERRORS[code];
   if (known !== undefined) return fromKind(known[0], known[1]);
@@ -102,6 +104,27 @@ export function toErrorResponse(err: unknown, log: FastifyBaseLogger): ErrorResp
   }
   log.error({ err }, 'unexpected error');
   return fromKind('internal', 'internal error; the details are in the server log');
+}
+
+/**
+ * An EPUB that was not made (digest/epub/builds.ts), whoever asked for it (a digest's download, the OPDS
+ * catalogue, wallabag's export.epub): the builds busy is 503 with Retry-After (try again in a moment, logged
+ * at info), a build that failed (its thread crashed or passed a limit) is 500 saying why, logged in full.
+ */
+function epubNotMade(err: EpubBuildError, log: FastifyBaseLogger): ErrorResponse {
+  if (err.kind === 'busy') {
+    const after = String(err.retryAfterSeconds);
+    log.info({ reason: err.message }, 'EPUB refused: builds busy');
+    return {
+      ...fromKind('unavailable', `Tidings is making other EPUBs right now; try again in ${after} seconds`),
+      headers: { 'retry-after': after },
+    };
+  }
+  log.error({ err }, 'EPUB not made');
+  return fromKind(
+    'internal',
+    `the EPUB could not be made (${err.message}); the details are in the server log`,
+  );
 }
 
 export function fromKind(kind: ApiErrorKind, message: string): ErrorResponse {

@@ -299,4 +299,27 @@ await describeEachEngine('the OPDS catalogue', (ctx) => {
     clockMs += 16 * 60_000;
     assert.equal((await koreader(`${base}/opds`)).status, 200);
   });
+
+  test('Basic verified a moment ago is remembered, yet a changed or removed password is refused at once', async () => {
+    const reader = await newAccount(ctx.store());
+    const name = (
+      await ctx
+        .store()
+        .db.selectFrom('accounts')
+        .select('name')
+        .where('id', '=', reader.id)
+        .executeTakeFirstOrThrow()
+    ).name;
+    const first = 'the first e-reader password';
+    const second = 'the second e-reader password';
+    await operatorSetPassword(ctx.store(), reader.id, first, new Date(clockMs));
+    for (let i = 0; i < 3; i++) assert.equal((await koreader(`${base}/opds`, name, first)).status, 200);
+    // Changed as the CLI changes it (another process): the old password's next request is refused.
+    await operatorSetPassword(ctx.store(), reader.id, second, new Date(clockMs));
+    assert.equal((await koreader(`${base}/opds`, name, first)).status, 401, 'the old password, at once');
+    assert.equal((await koreader(`${base}/opds`, name, second)).status, 200);
+    assert.equal((await koreader(`${base}/opds/reading`, name, second)).status, 200);
+    await operatorSetPassword(ctx.store(), reader.id, null, new Date(clockMs));
+    assert.equal((await koreader(`${base}/opds`, name, second)).status, 401, 'no password any more');
+  });
 });

@@ -3,10 +3,11 @@ import type { AccountId } from '../accounts/authorize.js';
 import { digestAsEpub } from '../accounts/digests.js';
 import { opdsDigests, opdsReader, opdsReadingList, opdsUrl } from '../accounts/opds.js';
 import type { PasswordHolds } from '../accounts/passwordHolds.js';
+import type { VerifiedPasswords } from '../accounts/verifiedPasswords.js';
 import { signInWithPassword } from '../accounts/passwords.js';
 import { readingEntryEpub } from '../accounts/readingEpub.js';
 import { EPUB_MEDIA_TYPE } from '../digest/epub/book.js';
-import { type EpubBuildError, type EpubBuilds, isEpubBuildError } from '../digest/epub/builds.js';
+import type { EpubBuilds } from '../digest/epub/builds.js';
 import type { EpubImageSource } from '../digest/epub/images.js';
 import type { MediaSigner } from '../fetch/mediaKey.js';
 import type { Store } from '../store/db.js';
@@ -53,6 +54,8 @@ export interface OpdsRouteDeps {
   /** The web sign-in's limiter (failed attempts per client address) and holds (per account). */
   signInLimiter: InvalidKeyLimiter;
   passwordHolds: PasswordHolds;
+  /** Basic credentials verified a moment ago: an e-reader's requests after the first skip scrypt. */
+  verifiedPasswords: VerifiedPasswords;
   /** Covers are the media proxy's signed links (or the images' own with the proxy off). */
   media: MediaSigner;
   epubBuilds?: EpubBuilds | undefined;
@@ -107,7 +110,14 @@ export function registerOpds(app: FastifyInstance, deps: OpdsRouteDeps): void {
     const signedIn =
       basic === null
         ? null
-        : await signInWithPassword(store, basic.user, basic.password, deps.now(), deps.passwordHolds);
+        : await signInWithPassword(
+            store,
+            basic.user,
+            basic.password,
+            deps.now(),
+            deps.passwordHolds,
+            deps.verifiedPasswords,
+          );
     if (signedIn === null) {
       throw new ApiError(
         'key_invalid',
@@ -219,12 +229,11 @@ export function registerOpds(app: FastifyInstance, deps: OpdsRouteDeps): void {
     scope.get('/opds/digests/:file', async (request, reply) => {
       const reader = await signIn(request);
       const id = fileId(request);
-      const epub = await made(request, () =>
-        digestAsEpub(store, reader.accountId, id, base(), {
-          ...(deps.epubBuilds === undefined ? {} : { builds: deps.epubBuilds }),
-          images: deps.epubImages,
-        }),
-      );
+      // Not made (builds busy, or failed): the error goes to http/errors.ts, as every EPUB's.
+      const epub = await digestAsEpub(store, reader.accountId, id, base(), {
+        ...(deps.epubBuilds === undefined ? {} : { builds: deps.epubBuilds }),
+        images: deps.epubImages,
+      });
       if (epub === null) throw new ApiError('not_found', 'no such digest');
       return sendEpub(request, reply, epub.fileName, epub.bytes, epub.book.modified);
     });
@@ -232,42 +241,16 @@ export function registerOpds(app: FastifyInstance, deps: OpdsRouteDeps): void {
     scope.get('/opds/reading/:file', async (request, reply) => {
       const reader = await signIn(request);
       const id = fileId(request);
-      const epub = await made(request, () =>
-        readingEntryEpub(
-          { store, images: deps.epubImages, epubBuilds: deps.epubBuilds },
-          reader.accountId,
-          id,
-        ),
+      const epub = await readingEntryEpub(
+        { store, images: deps.epubImages, epubBuilds: deps.epubBuilds },
+        reader.accountId,
+        id,
       );
       if (epub === null) throw new ApiError('not_found', 'no such entry in your reading list');
       return sendEpub(request, reply, epub.fileName, epub.bytes, epub.book.modified);
     });
     done();
   });
-}
-
-/** An EPUB build's refusal as the API's error: busy → 503 with Retry-After, failed → 500 (logged). */
-async function made<T>(request: FastifyRequest, build: () => Promise<T>): Promise<T> {
-  try {
-    return await build();
-  } catch (err) {
-    if (!isEpubBuildError(err)) throw err;
-    throw epubError(request, err);
-  }
-}
-
-function epubError(request: FastifyRequest, err: EpubBuildError): ApiError {
-  if (err.kind === 'busy') {
-    return new ApiError(
-      'unavailable',
-      `Tidings is making other EPUBs right now; try again in ${err.retryAfterSeconds} seconds`,
-      {
-        'retry-after': String(err.retryAfterSeconds),
-      },
-    );
-  }
-  request.log.error({ err }, 'OPDS EPUB not made');
-  return new ApiError('internal', `the EPUB could not be made (${err.message})`);
 }
 
 function sendEpub(

@@ -34,6 +34,7 @@ import { SIGN_IN_FAILURES, SIGN_IN_WINDOW_MS, registerWeb, wantsPage } from './w
 import { registerOpds } from './opds.js';
 import { registerWallabag } from './wallabag/index.js';
 import { PasswordHolds } from '../accounts/passwordHolds.js';
+import { VerifiedPasswords } from '../accounts/verifiedPasswords.js';
 
 export const BODY_LIMIT = 64 * 1024;
 
@@ -236,6 +237,7 @@ export function buildServer(deps: ServerDeps): FastifyInstance {
     now,
     signInLimiter,
     passwordHolds,
+    verifiedPasswords: new VerifiedPasswords(() => now().getTime()),
     media,
     epubBuilds: deps.epubBuilds,
     epubImages,

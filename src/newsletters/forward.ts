@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { localeOf } from '../i18n/locale.js';
 import { escapeHtml } from '../lib/escape.js';
 import { lazy } from '../lib/lazy.js';
 import { type Worker, startLoop } from '../lib/workers.js';
@@ -68,29 +69,37 @@ export async function forwardConfirmations(deps: ForwardDeps): Promise<number> {
   return sent;
 }
 
-/** The forward: who sent it and why it comes at once, then the newsletter (links kept, images not). */
+/**
+ * The forward: who sent it and why it comes at once, then the newsletter (links kept, images not). Its own
+ * words are in the account's language; the newsletter is as its sender wrote it.
+ */
 export async function forwardMail(
   m: DueForward,
   deps: Pick<ForwardDeps, 'baseUrl' | 'mailFrom'>,
 ): Promise<{ to: string; subject: string; html: string; text: string; messageId: string }> {
-  const from = `${m.senderName} <${m.senderAddress}>`;
-  const intro =
-    `This is the first message Tidings received from ${from} at your newsletter address. If it asks ` +
-    'you to confirm your subscription, confirm it from here. Later messages from this sender wait for ' +
-    'your digest.';
+  const locale = localeOf(m.language);
+  const intro = locale.t('mail.forward.intro', { from: `${m.senderName} <${m.senderAddress}>` });
   const link = m.pageId === null ? null : `${deps.baseUrl.replace(/\/+$/, '')}/items/${m.pageId}`;
   const body = m.html === null ? '' : await withoutImages(m.html);
   const html =
     `<p style="color:#555">${escapeHtml(intro)}` +
-    (link === null ? '' : ` <a href="${escapeHtml(link)}">Read it in Tidings</a>.`) +
+    (link === null
+      ? ''
+      : ` ${locale.html('mail.forward.readHtml', { link: `<a href="${escapeHtml(link)}">${escapeHtml(locale.t('mail.forward.readLink'))}</a>` }, ['link'])}`) +
     `</p><hr>${body}`;
-  const text = [intro, link === null ? null : `Read it in Tidings: ${link}`, '', m.text ?? '']
+  const text = [
+    intro,
+    link === null ? null : locale.t('mail.forward.readText', { url: link }),
+    '',
+    m.text ?? '',
+  ]
     .filter((l) => l !== null)
     .join('\n');
   const stamp = Date.parse(m.receivedAt);
+  const subject = m.subject === '' ? locale.t('mail.forward.noSubject') : m.subject;
   return {
     to: m.email,
-    subject: `New sender: ${m.subject === '' ? '(no subject)' : m.subject}`.slice(0, 300),
+    subject: locale.t('mail.forward.subject', { subject }).slice(0, 300),
     html,
     text,
     // The same for every attempt at this message, so that a mail system can tell a retry.

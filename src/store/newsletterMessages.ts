@@ -148,6 +148,8 @@ export interface DueForward {
   html: string | null;
   text: string | null;
   pageId: number | null;
+  /** The account's language (null: the operator's default): the forward's own words are in it. */
+  language: string | null;
 }
 
 /**
@@ -169,6 +171,7 @@ export async function dueForwards(
       'm.id',
       'm.account_id as accountId',
       'a.email',
+      'a.language',
       'm.subject',
       'm.received_at as receivedAt',
       'n.name',

@@ -71,7 +71,7 @@ function filtered(db: Kysely<Database>, accountId: number, f: EntryFilter) {
 
 type Filtered = ReturnType<typeof filtered>;
 
-function withColumns(filteredRows: Filtered, content: boolean) {
+function withColumns(filteredRows: Filtered, content: 'none' | 'html' | 'html and text') {
   return filteredRows
     .leftJoin('pages as p', (j) => j.onRef('p.id', '=', 'r.page_id').on('p.state', '=', 'read'))
     .select(['r.id', 'r.url', 'r.title', 'r.state', 'r.tags', 'r.saved_at', 'r.updated_at'])
@@ -79,51 +79,87 @@ function withColumns(filteredRows: Filtered, content: boolean) {
     .select(['p.title as page_title', 'p.author as page_author', 'p.published_at as page_published_at'])
     .select(['p.language', 'p.image_url', 'p.media_type', 'p.reading_minutes'])
     .select(
-      content
-        ? [
-            sql<string | null>`coalesce(r.html, p.html)`.as('content'),
-            sql<string | null>`coalesce(r.text, p.text)`.as('text'),
-          ]
-        : [sql<null>`null`.as('content'), sql<null>`null`.as('text')],
+      content === 'none'
+        ? sql<null>`null`.as('content')
+        : sql<string | null>`coalesce(r.html, p.html)`.as('content'),
+    )
+    .select(
+      content === 'html and text'
+        ? sql<string | null>`coalesce(r.text, p.text)`.as('text')
+        : sql<null>`null`.as('text'),
     );
 }
 
-/** A page of the account's entries and how many match. */
+export interface EntryView {
+  sort: EntrySort;
+  order: 'asc' | 'desc';
+  limit: number;
+  offset: number;
+  /** Whether the page's entries carry their readable HTML (their plain text never: a list has no use for it). */
+  content: boolean;
+  /**
+   * PostgreSQL: the numbers of the page's tags read in the same statement (each entry's labels split by
+   * string_to_array, looked up in reading_tags' (account_id, label) index). SQLite, whose statements are
+   * no round trip, has no such split: there the numbers are a statement of their own (readingTags.ts).
+   */
+  tagNumbers: boolean;
+}
+
+/**
+ * The account's entries in the view's order, the id last so that a page never changes between two
+ * requests. `created` and `updated` have their indexes, the id at their end (migrations 0051 and 0075; 0075's
+ * for `created` under a state filter): a page reads its ids in index order, sorting nothing. `archived`
+ * (entries never archived last) sorts the matching ids, a top-N sort.
+ */
+function inOrder(q: Filtered, view: EntryView): Filtered {
+  const sorted =
+    view.sort === 'archived'
+      ? q.orderBy(sql`case when r.archived_at is null then 1 else 0 end`).orderBy('r.archived_at', view.order)
+      : q.orderBy(view.sort === 'updated' ? 'r.updated_at' : 'r.saved_at', view.order);
+  return sorted.orderBy('r.id', view.order);
+}
+
+/**
+ * A page of the account's entries and how many match, in one statement (issue 35, point 6: a client
+ * walking 10,000 entries pays one round trip a page for them; bench:clients counts them): the page's ids
+ * in order (narrow rows, an index walk), their columns and read page for those ids only (the text of no
+ * other entry is read), the count of every match as a subquery run once, and with `tagNumbers` the
+ * numbers its tags have (`tagNumbers`: label to number; null when not asked). A page past the end has no
+ * row to carry the count: then, and only then, a second statement counts.
+ */
 export async function entryPage(
   db: Kysely<Database>,
   accountId: number,
   filter: EntryFilter,
-  view: { sort: EntrySort; order: 'asc' | 'desc'; limit: number; offset: number; content: boolean },
-): Promise<{ rows: EntryRow[]; total: number }> {
-  const counted = await filtered(db, accountId, filter)
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirst();
-  const total = Number(counted?.n ?? 0);
-  if (total <= view.offset) return { rows: [], total };
-  // The page's ids first, in order (narrow rows: an index walk), then their columns: the text is read
-  // for the page's entries only, never sorted with the rest.
-  let q = filtered(db, accountId, filter).select('r.id');
-  if (view.sort === 'archived') {
-    // Entries never archived last, in both orders.
-    q = q
-      .orderBy(sql`case when r.archived_at is null then 1 else 0 end`)
-      .orderBy('r.archived_at', view.order);
-  } else {
-    q = q.orderBy(view.sort === 'updated' ? 'r.updated_at' : 'r.saved_at', view.order);
-  }
-  const ids = (await q.orderBy('r.id', view.order).limit(view.limit).offset(view.offset).execute()).map(
-    (r) => r.id,
-  );
-  if (ids.length === 0) return { rows: [], total };
-  const byId = new Map(
-    (
-      await withColumns(filtered(db, accountId, {}), view.content)
-        .where('r.id', 'in', ids)
-        .execute()
-    ).map((r) => [r.id, r]),
-  );
-  const rows = ids.map((id) => byId.get(id)).filter((r): r is EntryRow => r !== undefined);
-  return { rows, total };
+  view: EntryView,
+): Promise<{ rows: EntryRow[]; total: number; tagNumbers: Map<string, number> | null }> {
+  const count = () =>
+    filtered(db, accountId, filter).select((eb) => eb.fn.countAll<number | string>().as('n'));
+  const ids = inOrder(filtered(db, accountId, filter), view)
+    .select('r.id')
+    .limit(view.limit)
+    .offset(view.offset);
+  const found = await withColumns(inOrder(filtered(db, accountId, {}), view), view.content ? 'html' : 'none')
+    .where('r.id', 'in', ids)
+    .select(count().as('total'))
+    .select(
+      view.tagNumbers
+        ? sql<[number, string][] | null>`(select json_agg(json_build_array(t.id, t.label))
+            from reading_tags t
+            where t.account_id = r.account_id and t.label = any(string_to_array(r.tags, ${'\n'})))`.as(
+            'tag_numbers',
+          )
+        : sql<null>`null`.as('tag_numbers'),
+    )
+    .execute();
+  const tagNumbers = view.tagNumbers
+    ? new Map(found.flatMap((r) => (r.tag_numbers ?? []).map(([id, label]) => [label, id] as const)))
+    : null;
+  const rows: EntryRow[] = found;
+  const first = found[0];
+  if (first !== undefined) return { rows, total: Number(first.total), tagNumbers };
+  if (view.offset === 0) return { rows: [], total: 0, tagNumbers };
+  return { rows: [], total: Number((await count().executeTakeFirst())?.n ?? 0), tagNumbers };
 }
 
 /** One entry of the account, its readable text included; null when it has none of that id. */
@@ -132,7 +168,7 @@ export async function entryById(
   accountId: number,
   id: number,
 ): Promise<EntryRow | null> {
-  const row = await withColumns(filtered(db, accountId, {}), true)
+  const row = await withColumns(filtered(db, accountId, {}), 'html and text')
     .where('r.id', '=', id)
     .executeTakeFirst();
   return row ?? null;

@@ -27,3 +27,27 @@ export function countStatements(store: Store, text: string): { count: number; st
   store.db = db.withPlugin(plugin);
   return counter;
 }
+
+/**
+ * Counts every statement run through store.db from now on (once each, when its result comes back: a
+ * subquery built on the same Kysely is not one), transactions begun on it included; stop() gives store.db
+ * back as it was.
+ */
+export function countAllStatements(store: Store): { count: number; stop(): void } {
+  const db = store.db;
+  const counter = {
+    count: 0,
+    stop: () => {
+      store.db = db;
+    },
+  };
+  const plugin: KyselyPlugin = {
+    transformQuery: ({ node }) => node,
+    transformResult: ({ result }) => {
+      counter.count++;
+      return Promise.resolve(result);
+    },
+  };
+  store.db = db.withPlugin(plugin);
+  return counter;
+}

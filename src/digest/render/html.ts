@@ -241,7 +241,7 @@ function item(view: DigestView, i: DigestItemView, variant: BodyVariant): string
   const anchor = variant === 'web' && i.number > 0 ? ` id="item-${i.number}"` : '';
   return `<tr${anchor}><td class="td-pad" style="padding:12px 32px;">
 <div class="td-rule" style="border-top:1px solid ${COLORS.rule};padding-top:12px;word-wrap:break-word;overflow-wrap:anywhere;">
-${i.image === null ? text : withThumbnail(i, i.image, text)}
+${i.image === null ? text : withThumbnail(i, i.image, text, view.locale.dir)}
 </div>
 </td></tr>`;
 }
@@ -272,16 +272,17 @@ function metaParts(i: DigestItemView): string[] {
  * The text with the thumbnail beside it, in a cell of fixed width: while a mail client blocks remote
  * images, the cell keeps its size and the alt text, and the text does not move.
  */
-function withThumbnail(i: DigestItemView, image: LeadImage, text: string): string {
+function withThumbnail(i: DigestItemView, image: LeadImage, text: string, dir: 'ltr' | 'rtl'): string {
   const { width, height } = thumbnailSize(image, THUMBNAIL_BOX);
   const img = `<img src="${esc(image.url)}" width="${width}" height="${height}" alt="${esc(image.alt)}" style="display:block;border:0;width:${width}px;height:${height}px;border-radius:4px;font-size:11px;line-height:14px;color:${COLORS.muted};">`;
   const linked = i.href === null ? img : `<a href="${esc(i.href)}" style="text-decoration:none;">${img}</a>`;
   const cell = THUMBNAIL_BOX + 16;
+  // Mail clients read few logical properties: the gap is on the side the text is, by the digest's direction.
   return `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" style="width:100%;"><tr>
 <td valign="top" style="vertical-align:top;">
 ${text}
 </td>
-<td class="td-thumb" valign="top" width="${cell}" style="width:${cell}px;min-width:${cell}px;padding-left:16px;vertical-align:top;">${linked}</td>
+<td class="td-thumb" valign="top" width="${cell}" style="width:${cell}px;min-width:${cell}px;${dir === 'rtl' ? 'padding-right' : 'padding-left'}:16px;vertical-align:top;">${linked}</td>
 </tr></table>`;
 }
 

@@ -3,7 +3,7 @@ import type { AccountId } from '../../accounts/authorize.js';
 import { entryOf } from '../../accounts/readingEntries.js';
 import { escapeHtml } from '../../lib/escape.js';
 import { htmlToText } from '../../lib/text.js';
-import { isEpubBuildError, readingEntryEpub } from '../../accounts/readingEpub.js';
+import { readingEntryEpub } from '../../accounts/readingEpub.js';
 import { entryJson } from './entryJson.js';
 import { WallabagError } from './errors.js';
 import type { WallabagDeps } from './index.js';
@@ -81,26 +81,15 @@ async function sendEpub(
   accountId: AccountId,
   id: number,
 ): Promise<FastifyReply> {
-  try {
-    const epub = await readingEntryEpub(
-      { store: deps.store, images: deps.epubImages, epubBuilds: deps.epubBuilds },
-      accountId,
-      id,
-    );
-    if (epub === null) throw new WallabagError(404, 'Entry not found');
-    return await reply
-      .header('content-type', 'application/epub+zip')
-      .header('content-disposition', disposition(epub.fileName))
-      .send(Buffer.from(epub.bytes));
-  } catch (err) {
-    if (!isEpubBuildError(err)) throw err;
-    if (err.kind === 'busy') {
-      const after = String(err.retryAfterSeconds);
-      throw new WallabagError(503, `Tidings is making other EPUBs right now; try again in ${after} seconds`, {
-        'retry-after': after,
-      });
-    }
-    reply.log.error({ err }, 'wallabag export.epub not made');
-    throw new WallabagError(500, `the EPUB could not be made (${err.message})`);
-  }
+  // Not made (builds busy, or failed): http/errors.ts decides the status, sendWallabagError the shape.
+  const epub = await readingEntryEpub(
+    { store: deps.store, images: deps.epubImages, epubBuilds: deps.epubBuilds },
+    accountId,
+    id,
+  );
+  if (epub === null) throw new WallabagError(404, 'Entry not found');
+  return reply
+    .header('content-type', 'application/epub+zip')
+    .header('content-disposition', disposition(epub.fileName))
+    .send(Buffer.from(epub.bytes));
 }

@@ -152,13 +152,12 @@ export function field(form: URLSearchParams, name: string): string | undefined {
   return values.length === 1 ? values[0] : undefined;
 }
 
-const EXPIRED =
-  'The form was sent without this session’s security token (it may come from an older page). Go back, reload the page and try again.';
-
 /** The synchroniser-token check every POST of a session makes before it changes anything. */
 export function checkCsrf(request: FastifyRequest, session: WebSession): void {
   const presented = field(formOf(request), '_csrf');
-  if (presented === undefined || !tokensMatch(presented, session.csrfToken)) throw new WebError(403, EXPIRED);
+  if (presented === undefined || !tokensMatch(presented, session.csrfToken)) {
+    throw new WebError(403, localeFor(request).t('web.error.expired'));
+  }
 }
 
 /**

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TidingsError } from '../../errors.js';
+import { localeOf } from '../../i18n/locale.js';
+import { englishWordsOf } from '../../test/englishWords.js';
 import { sentence, webRefusal } from './errors.js';
 
 test('a message is made a sentence: a capital first letter and a full stop', () => {
@@ -22,4 +24,25 @@ test('a message that starts with an address or a host name keeps it as written (
     queueLimit: 10,
   });
   assert.equal(refusal?.message, 'https://example.com/feed is gone.');
+});
+
+test('a refusal is in the reader’s language, by the error’s kind (issue 36); English as it was', () => {
+  const pseudo = localeOf('en-XA');
+  for (const kind of ['url_missing', 'url_invalid', 'url_too_long', 'title_invalid', 'queue_full'] as const) {
+    const refusal = webRefusal(new TidingsError(kind, 'a developer’s words'), { queueLimit: 10 }, pseudo);
+    assert.ok(refusal !== null);
+    assert.deepEqual(englishWordsOf(refusal.message), [], `${kind}: ${refusal.message}`);
+  }
+  const full = new TidingsError('queue_full', 'queue full');
+  assert.equal(
+    webRefusal(full, { queueLimit: 5 })?.message,
+    'Your queue is full: it holds 5 links, the most it may. It empties when your next digest is built; removing links makes room now.',
+  );
+  assert.match(webRefusal(full, { queueLimit: 5 }, localeOf('ar'))?.message ?? '', /^قائمة انتظارك ممتلئة/);
+  // A kind whose words come from below the transports: the detail, in the language's frame.
+  const gone = new TidingsError('source_failed', 'https://example.com/feed is gone');
+  assert.equal(
+    webRefusal(gone, { queueLimit: 5 }, localeOf('ar'))?.message,
+    'تعذّرت قراءة المصدر: https://example.com/feed is gone.',
+  );
 });

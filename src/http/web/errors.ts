@@ -1,4 +1,5 @@
 import { type ErrorKind, TidingsError } from '../../errors.js';
+import { type Locale, localeOf } from '../../i18n/locale.js';
 
 /** What the web app tells a reader when a form is refused: the HTTP status and the words on the page. */
 export interface WebRefusal {
@@ -21,29 +22,45 @@ const STATUS: Record<ErrorKind, number> = {
 };
 
 /**
- * The one place where a domain error becomes the web page's message; null for anything else (a bug, the
- * database), which the caller rethrows. Kinds whose service message is written for a developer get plain
- * words; the others keep the service's message, made a sentence.
+ * The one place where a domain error becomes the web page's message, in the reader's language (the
+ * request's locale; the operator's default when a caller gives none); null for anything else (a bug, the
+ * database), which the caller rethrows. Each kind is a message of the catalogue (`web.refusal.KIND`): the
+ * kinds whose service message is written for a developer get plain words; the others say the service's
+ * message (English: it comes from below the transports), made a sentence, in the language's frame.
  */
-export function webRefusal(err: unknown, context: { queueLimit: number }): WebRefusal | null {
+export function webRefusal(
+  err: unknown,
+  context: { queueLimit: number },
+  locale: Locale = localeOf(null),
+): WebRefusal | null {
   if (!(err instanceof TidingsError)) return null;
-  return { status: STATUS[err.kind], message: plainWords(err, context) };
+  return { status: STATUS[err.kind], message: plainWords(err, context, locale) };
 }
 
-function plainWords(err: TidingsError, { queueLimit }: { queueLimit: number }): string {
+function plainWords(err: TidingsError, { queueLimit }: { queueLimit: number }, locale: Locale): string {
   switch (err.kind) {
     case 'url_missing':
-      return 'Enter the address of the page to save.';
+      return locale.t('web.refusal.url_missing');
     case 'url_invalid':
-      return 'That is not the address of a web page. It must start with http:// or https://, like https://example.com/article.';
+      return locale.t('web.refusal.url_invalid');
     case 'url_too_long':
-      return 'That address is too long: at most 2,048 characters.';
+      return locale.t('web.refusal.url_too_long');
     case 'title_invalid':
-      return 'That title is too long: at most 1,000 characters.';
+      return locale.t('web.refusal.title_invalid');
     case 'queue_full':
-      return `Your queue is full: it holds ${queueLimit.toLocaleString('en')} links, the most it may. It empties when your next digest is built; removing links makes room now.`;
-    default:
-      return sentence(err.message);
+      return locale.t('web.refusal.queue_full', { limit: queueLimit });
+    case 'limit_reached':
+      return locale.t('web.refusal.limit_reached', { detail: sentence(err.message) });
+    case 'account_gone':
+      return locale.t('web.refusal.account_gone', { detail: sentence(err.message) });
+    case 'invalid_input':
+      return locale.t('web.refusal.invalid_input', { detail: sentence(err.message) });
+    case 'email_taken':
+      return locale.t('web.refusal.email_taken', { detail: sentence(err.message) });
+    case 'not_found':
+      return locale.t('web.refusal.not_found', { detail: sentence(err.message) });
+    case 'source_failed':
+      return locale.t('web.refusal.source_failed', { detail: sentence(err.message) });
   }
 }
 

@@ -202,17 +202,14 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
         );
       }
       const res = toErrorResponse(err, request.log); // logs what is unexpected
+      const locale = localeFor(request);
       const message =
         res.status === 503
-          ? 'The database cannot be reached right now. Try again in a moment.'
+          ? locale.t('web.error.database')
           : res.status >= 500
-            ? 'Something went wrong on our side; the details are in the server log. Try again, or go back.'
+            ? locale.t('web.error.server')
             : sentence(res.body.message);
-      return sendPage(
-        reply.headers(res.headers),
-        res.status,
-        errorPage(res.status, message, viewer, localeFor(request)),
-      );
+      return sendPage(reply.headers(res.headers), res.status, errorPage(res.status, message, viewer, locale));
     });
 
     scope.get('/', (request, reply) => {
@@ -246,8 +243,9 @@ export function registerWeb(app: FastifyInstance, options: WebOptions): WebFallb
   return {
     notFound: async (request, reply) => {
       await loadSession(request, reply);
-      const message = 'There is no page at this address. It may have moved, or the link may be mistyped.';
-      return sendPage(reply, 404, errorPage(404, message, viewerOf(sessionOf(request)), localeFor(request)));
+      const locale = localeFor(request);
+      const message = locale.t('web.error.noPage');
+      return sendPage(reply, 404, errorPage(404, message, viewerOf(sessionOf(request)), locale));
     },
     digestLinkRefused: async (request, reply, digestId, page) => {
       await loadSession(request, reply);

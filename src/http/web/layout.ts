@@ -103,7 +103,9 @@ export function page(opts: PageOptions): SafeHtml {
 
 /** A page that only says what went wrong, with a way on. */
 export function errorPage(status: number, message: string, viewer: Viewer | null, locale: Locale): SafeHtml {
-  const heading = ERROR_HEADINGS[status] ?? (status >= 500 ? 'Something went wrong' : 'That did not work');
+  const heading = locale.t(
+    ERROR_HEADINGS[status] ?? (status >= 500 ? 'web.error.heading.server' : 'web.error.heading.other'),
+  );
   return page({
     locale,
     title: heading,
@@ -112,17 +114,17 @@ export function errorPage(status: number, message: string, viewer: Viewer | null
       <p>${message}</p>
       <p>
         <a href="${viewer === null ? '/sign-in' : '/queue'}"
-          >${viewer === null ? 'Sign in' : 'Back to your queue'}</a
+          >${locale.t(viewer === null ? 'web.error.signIn' : 'web.error.backToQueue')}</a
         >
       </p>`,
   });
 }
 
-const ERROR_HEADINGS: Record<number, string> = {
-  400: 'That request was not understood',
-  403: 'That form has expired',
-  404: 'Not found',
-  413: 'That is too much at once',
-  429: 'Too many attempts',
-  503: 'Tidings is unavailable',
+const ERROR_HEADINGS: Record<number, MessageKey & `web.error.heading.${string}`> = {
+  400: 'web.error.heading.400',
+  403: 'web.error.heading.403',
+  404: 'web.error.heading.404',
+  413: 'web.error.heading.413',
+  429: 'web.error.heading.429',
+  503: 'web.error.heading.503',
 };

@@ -12,6 +12,7 @@ import { buildDigestNow } from '../../digest/build.js';
 import { saveUrl, testDigestDeps } from '../../test/digestPipeline.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
 import { WebClient, webServer } from '../../test/webClient.js';
+import { updateAccountSettings } from '../../store/accounts.js';
 
 const TRACKED = 'https://sea.example/tides?utm_source=newsletter&id=7';
 
@@ -220,6 +221,20 @@ await describeEachEngine('web app: what was read, on the queue page and in the r
     const signIn = await anonymous.get(`/items/${tidesPage}`);
     assert.equal(signIn.statusCode, 303);
     assert.match(String(signIn.headers.location), /^\/sign-in\?next=/);
+  });
+
+  test('opened from a digest’s link (token, no session): in the account’s language, not the browser’s', async () => {
+    await updateAccountSettings(ctx.store().db, accountId, { language: 'ar' });
+    try {
+      const res = await new WebClient(app).get(`/items/${tidesPage}?token=${await token(accountId)}`, {
+        'accept-language': 'en',
+      });
+      assert.equal(res.statusCode, 200);
+      assert.match(res.body, /<html lang="ar" dir="rtl">/);
+      assert.match(res.body, /افتح الأصل/);
+    } finally {
+      await updateAccountSettings(ctx.store().db, accountId, { language: null });
+    }
   });
 
   test('TIDINGS_MEDIA_PROXY=off: the images are linked where they are, and the pages let them load', async () => {

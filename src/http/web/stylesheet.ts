@@ -50,7 +50,7 @@ body {
 a { color: var(--accent); text-underline-offset: 0.15em; }
 :focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
 .skip {
-  position: absolute; left: 0.5rem; top: -3rem; padding: 0.5rem 0.75rem;
+  position: absolute; inset-inline-start: 0.5rem; top: -3rem; padding: 0.5rem 0.75rem;
   background: var(--accent); color: var(--accent-fg); z-index: 1;
 }
 .skip:focus { top: 0.5rem; }
@@ -59,7 +59,7 @@ header.site .bar {
   max-width: 52rem; margin: 0 auto; padding: 0.5rem 1rem;
   display: flex; flex-wrap: wrap; align-items: center; gap: 0.25rem 1rem;
 }
-.brand { font-weight: 700; font-size: 1.15rem; color: var(--fg); text-decoration: none; margin-right: auto; }
+.brand { font-weight: 700; font-size: 1.15rem; color: var(--fg); text-decoration: none; margin-inline-end: auto; }
 nav ul { list-style: none; display: flex; flex-wrap: wrap; gap: 0.25rem 0.9rem; margin: 0; padding: 0; }
 nav a { display: inline-block; padding: 0.35rem 0; color: var(--fg); }
 nav a[aria-current='page'] { font-weight: 700; text-decoration-thickness: 3px; }
@@ -136,7 +136,7 @@ pre {
   font-weight: 700; text-decoration: none;
 }
 table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: 0.4rem 0.5rem 0.4rem 0; border-bottom: 1px solid var(--line); vertical-align: top; }
+th, td { text-align: start; padding-block: 0.4rem; padding-inline: 0 0.5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 .visually-hidden {
   position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
   clip: rect(0 0 0 0); white-space: nowrap; border: 0;
@@ -158,10 +158,9 @@ th, td { text-align: left; padding: 0.4rem 0.5rem 0.4rem 0; border-bottom: 1px s
 .reader img, .reader video { max-width: 100%; height: auto; }
 .reader figure { margin: 1.5rem 0; }
 .reader figcaption { color: var(--muted); font-size: 0.9rem; }
-.reader blockquote { margin: 1rem 0; padding-left: 1rem; border-left: 3px solid var(--line); color: var(--muted); }
+.reader blockquote { margin: 1rem 0; padding-inline-start: 1rem; border-inline-start: 3px solid var(--line); color: var(--muted); }
 .reader pre { white-space: pre; overflow-x: auto; }
 .reader table { display: block; overflow-x: auto; }
-.reader [dir='rtl'] blockquote, .reader blockquote[dir='rtl'] { padding: 0 1rem 0 0; border-left: 0; border-right: 3px solid var(--line); }
 @media (max-width: 30rem) {
   h1 { font-size: 1.35rem; }
   .items .actions { width: 100%; }

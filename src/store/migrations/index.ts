@@ -39,6 +39,7 @@ import * as m0050 from './0050_api_clients.js';
 import * as m0051 from './0051_reading_list_saved_order.js';
 import * as m0060 from './0060_opds_tokens.js';
 import * as m0065 from './0065_account_language.js';
+import * as m0075 from './0075_reading_list_entry_orders.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -95,6 +96,7 @@ const modules: Record<string, MigrationModule> = {
   '0051_reading_list_saved_order': m0051,
   '0060_opds_tokens': m0060,
   '0065_account_language': m0065,
+  '0075_reading_list_entry_orders': m0075,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

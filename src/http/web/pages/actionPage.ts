@@ -1,14 +1,16 @@
-import type { Locale } from '../../../i18n/locale.js';
+import { DateTime } from 'luxon';
+import type { Locale, MessageKey, MessageValues } from '../../../i18n/locale.js';
 import { z } from 'zod';
-import { type SafeHtml, html } from '../html.js';
+import { SafeHtml, html } from '../html.js';
 import { page } from '../layout.js';
 
-/* What the pages of a digest's private action links share (digestActions.ts, readingActions.ts). */
+/* What the pages of a digest's private action links share (digestActions.ts, readingActions.ts, unsubscribe.ts). */
 
 /** An action's POST carries a field or two: anything larger is refused before it is read. */
 export const BODY_LIMIT = 4096;
 
-export const NOT_FOUND = 'There is no page at this address. It may have moved, or the link may be mistyped.';
+/** The 404 of an action link that opens nothing (in the account's language when the token named one). */
+export const notFound = (locale: Locale): string => locale.t('web.action.notFound');
 
 /** An id in an action link's query. */
 export const id = z
@@ -16,6 +18,46 @@ export const id = z
   .regex(/^[1-9][0-9]{0,15}$/)
   .transform(Number)
   .pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
+
+/**
+ * A catalogue message as HTML: its text escaped, the values named in `pieces` put in as the markup they
+ * are (a link, a <time>, a title in its <span dir="auto">): one sentence whatever goes in it.
+ */
+export function message<K extends MessageKey>(
+  locale: Locale,
+  key: K,
+  values?: MessageValues<K>[0],
+  pieces: readonly string[] = [],
+): SafeHtml {
+  return new SafeHtml(locale.html(key, (values ?? {}) as MessageValues<K>[0], pieces));
+}
+
+/** A title (an item's, a feed's) as it goes into a message: in its own direction. */
+export const titled = (title: string): string => html`<span dir="auto">${title}</span>`.value;
+
+/**
+ * A moment in `zone`, in the reader's language: "Tuesday 3 June 2025, 07:00" in English (the day through
+ * the Locale, the time in the language's digits).
+ */
+export function momentIn(locale: Locale, iso: string, zone: string): string {
+  const local = DateTime.fromISO(iso, { zone: 'utc' }).setZone(zone);
+  const time = new Intl.DateTimeFormat(locale.lang, {
+    timeZone: zone,
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(new Date(iso));
+  return locale.t('web.action.moment', { day: locale.day(local.toFormat('yyyy-LL-dd'), true), time });
+}
+
+/** A moment in the reader's zone, the zone named (as its e-mail says "Times are in …"). */
+export const until = (locale: Locale, iso: string, zone: string): string =>
+  message(
+    locale,
+    'web.action.momentInZone',
+    { time: html`<time datetime="${iso}">${momentIn(locale, iso, zone)}</time>`.value, zone },
+    ['time'],
+  ).value;
 
 /** A form that POSTs to the action's own link, with hidden fields (an Undo's state). */
 export const button = (
@@ -29,8 +71,14 @@ export const button = (
     <button type="submit" ${kind === undefined ? null : html`class="${kind}"`}>${label}</button>
   </form>`;
 
-const FEEDS_HINT = html`How many entries each feed gets, its priority and mutes are on the
-  <a href="/feeds">Feeds</a> page when you sign in.`;
+/** "… on the Feeds page when you sign in": where the same is done signed in. */
+const feedsHint = (locale: Locale): SafeHtml =>
+  message(
+    locale,
+    'web.action.feedsHint',
+    { link: html`<a href="/feeds">${locale.t('web.action.feedsHint.link')}</a>`.value },
+    ['link'],
+  );
 
 /** The page of an action: its title, a notice, what it says, and a hint of where the same is done signed in. */
 export function actionPage(
@@ -38,7 +86,7 @@ export function actionPage(
   title: string,
   notice: SafeHtml | null,
   body: SafeHtml,
-  hint: SafeHtml = FEEDS_HINT,
+  hint: SafeHtml = feedsHint(locale),
 ): SafeHtml {
   return page({
     locale,

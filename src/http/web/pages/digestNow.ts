@@ -1,8 +1,9 @@
 import type { ArchivedDigest } from '../../../accounts/digests.js';
 import type { Slot } from '../../../digest/schedule.js';
-import { type SafeHtml, html } from '../html.js';
+import type { Locale } from '../../../i18n/locale.js';
+import { SafeHtml, html } from '../html.js';
 import { type Viewer, csrfField } from '../layout.js';
-import { localTime, timeElement } from '../time.js';
+import { localeTimeElement } from '../localeTime.js';
 
 /**
  * "A digest now" on the Settings page. Digests are one per local day (the schedule and the archive are
@@ -16,29 +17,33 @@ export function digestNowSection(
   next: Slot | null,
   zone: string,
 ): SafeHtml {
+  const { locale } = viewer;
   if (today !== null) {
-    return html`<h2>A digest now</h2>
+    const read = html`<a href="${today.webUrl}">${locale.t('web.settings.digestNow.readIt')}</a>`.value;
+    const sendTime = html`<a href="#time">${locale.t('web.settings.digestNow.sendTime')}</a>`.value;
+    return html`<h2>${locale.t('web.settings.digestNow.heading')}</h2>
       <p>
-        Today has its digest already (<a href="${today.webUrl}">read it</a>), and Tidings builds one digest a
-        day. ${nextDigestLine(next, zone)} To have it sooner, change the <a href="#time">send time</a> or the
-        days above.
+        ${new SafeHtml(locale.html('web.settings.digestNow.already', { read }, ['read']))}
+        ${nextDigestLine(locale, next, zone)}
+        ${new SafeHtml(locale.html('web.settings.digestNow.sooner', { sendTime }, ['sendTime']))}
       </p>`;
   }
-  return html`<h2>A digest now</h2>
+  return html`<h2>${locale.t('web.settings.digestNow.heading')}</h2>
     <form class="stack" method="post" action="/settings/digest-now">
       ${csrfField(viewer)}
-      <p>
-        Builds today’s digest now from what waits in your queue, instead of at the send time (once a day: the
-        next digest then comes on the next scheduled day).
-      </p>
-      <div><button class="quiet" type="submit">Send me a digest now</button></div>
+      <p>${locale.t('web.settings.digestNow.explain')}</p>
+      <div><button class="quiet" type="submit">${locale.t('web.settings.digestNow.button')}</button></div>
     </form>`;
 }
 
 /** "What you queue from now on comes in your next digest, Wednesday 25 November 2026, 07:00." */
-export function nextDigestLine(next: Slot | null, zone: string, words = 'from now on'): SafeHtml {
-  if (next === null) return html`What you queue ${words} comes in your next digest.`;
-  const iso = next.at.toISOString();
-  return html`What you queue ${words} comes in your next digest,
-  ${timeElement(iso, zone, localTime(iso, zone))}.`;
+export function nextDigestLine(
+  locale: Locale,
+  next: Slot | null,
+  zone: string,
+  when: 'now' | 'fromNowOn' = 'fromNowOn',
+): SafeHtml {
+  if (next === null) return html`${locale.t('web.settings.nextDigestNone', { when })}`;
+  const time = localeTimeElement(locale, next.at.toISOString(), zone).value;
+  return new SafeHtml(locale.html('web.settings.nextDigest', { when, time }, ['time']));
 }

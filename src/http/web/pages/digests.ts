@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { DateTime } from 'luxon';
 import { type ArchivedDigest, digestArchive } from '../../../accounts/digests.js';
 import type { Digest } from '../../../store/digests.js';
 import { type WebDeps, WebError, queryParam, requireSession, sendPage, viewerOf } from '../context.js';
-import { type SafeHtml, html } from '../html.js';
+import { SafeHtml, html } from '../html.js';
+import type { Locale } from '../../../i18n/locale.js';
 import { page } from '../layout.js';
 import { ago, fromNow, timeElement } from '../time.js';
 import { searchForm } from './search.js';
@@ -25,23 +25,28 @@ export function registerDigests(scope: FastifyInstance, deps: WebDeps): void {
       baseUrl: deps.config.baseUrl,
     });
     const viewer = viewerOf(session);
-    if (archive === null || viewer === null) throw new WebError(404, 'This account no longer exists.');
+    if (viewer === null) throw new Error('no viewer for a session');
+    const { locale } = viewer;
+    if (archive === null) throw new WebError(404, locale.t('web.digests.accountGone'));
     const { account, total, digests } = archive;
     const now = deps.now();
     const row = ({ digest: d, webUrl: href }: ArchivedDigest): SafeHtml => {
-      const day = DateTime.fromISO(d.local_date).toFormat('cccc d LLLL yyyy');
+      const day = locale.day(d.local_date, true);
+      const built = timeElement(d.created_at, account.timezone, ago(d.created_at, now, locale), locale);
       return html`<li>
         <div class="main">
           <a class="title" href="${href}">${day}</a>
           <div class="meta">
-            ${d.item_count}
-            link${d.item_count === 1 ? '' : 's'}${
-              d.remaining > 0 ? ` (${d.remaining} stayed queued for the next)` : ''
-            }
-            · built ${timeElement(d.created_at, account.timezone, ago(d.created_at, now))}
+            ${new SafeHtml(
+              locale.html(
+                'web.digests.row',
+                { links: d.item_count, remaining: d.remaining, built: built.value },
+                ['built'],
+              ),
+            )}
           </div>
           <div class="meta${d.delivery === 'failed' ? ' error-text' : ''}">
-            ${delivery(d, account.timezone, now)}
+            ${delivery(locale, d, account.timezone, now)}
           </div>
         </div>
       </li>`;
@@ -51,32 +56,34 @@ export function registerDigests(scope: FastifyInstance, deps: WebDeps): void {
       reply,
       200,
       page({
-        title: 'Digests',
+        title: locale.t('web.digests.title'),
         locale: viewer.locale,
         viewer,
         current: 'digests',
-        body: html`<h1>Digests</h1>
-          ${searchForm()}
+        body: html`<h1>${locale.t('web.digests.title')}</h1>
+          ${searchForm(locale)}
           ${
             total === 0
               ? html`<p>
-                  No digest yet. The first is built at your send time (see <a href="/settings">Settings</a>),
-                  or now with “Send me a digest now”.
+                  ${new SafeHtml(
+                    locale.html(
+                      'web.digests.none',
+                      { settings: html`<a href="/settings">${locale.t('web.digests.settings')}</a>`.value },
+                      ['settings'],
+                    ),
+                  )}
                 </p>`
-              : html`<p>
-                    ${total.toLocaleString('en')} digest${total === 1 ? '' : 's'}, newest first. Each opens as
-                    it looks in the email.
-                  </p>
+              : html`<p>${locale.t('web.digests.count', { total })}</p>
                   <ul class="items">
                     ${digests.map(row)}
                   </ul>`
           }
           ${
             total > DIGESTS_PAGE_SIZE
-              ? html`<nav class="pager" aria-label="Digest pages">
-                  <span>${start + 1}–${end} of ${total.toLocaleString('en')}</span>
-                  ${start > 0 ? html`<a href="/digests?start=${Math.max(0, start - DIGESTS_PAGE_SIZE)}">Newer</a>` : null}
-                  ${end < total ? html`<a href="/digests?start=${end}">Older</a>` : null}
+              ? html`<nav class="pager" aria-label="${locale.t('web.digests.pagesLabel')}">
+                  <span>${locale.t('web.digests.shown', { first: start + 1, last: end, total })}</span>
+                  ${start > 0 ? html`<a href="/digests?start=${Math.max(0, start - DIGESTS_PAGE_SIZE)}">${locale.t('web.digests.newer')}</a>` : null}
+                  ${end < total ? html`<a href="/digests?start=${end}">${locale.t('web.digests.older')}</a>` : null}
                 </nav>`
               : null
           }`,
@@ -86,24 +93,39 @@ export function registerDigests(scope: FastifyInstance, deps: WebDeps): void {
 }
 
 /** Where a digest's email stands, in words. */
-function delivery(d: Digest, zone: string, now: Date): SafeHtml {
+function delivery(locale: Locale, d: Digest, zone: string, now: Date): SafeHtml {
+  const at = (iso: string, words: string): string => timeElement(iso, zone, words, locale).value;
   switch (d.delivery) {
     case 'sent':
       return d.sent_at === null
-        ? html`Emailed`
-        : html`Emailed ${timeElement(d.sent_at, zone, ago(d.sent_at, now))}`;
+        ? html`${locale.t('web.digests.emailed')}`
+        : new SafeHtml(
+            locale.html('web.digests.emailedAt', { when: at(d.sent_at, ago(d.sent_at, now, locale)) }, [
+              'when',
+            ]),
+          );
     case 'pending':
       return d.last_error === null || d.next_attempt_at === null
-        ? html`To be emailed shortly`
-        : html`Not emailed yet (${d.last_error}); trying again
-          ${timeElement(d.next_attempt_at, zone, fromNow(d.next_attempt_at, now))}`;
+        ? html`${locale.t('web.digests.pending')}`
+        : new SafeHtml(
+            locale.html(
+              'web.digests.retrying',
+              {
+                error: d.last_error,
+                when: at(d.next_attempt_at, fromNow(d.next_attempt_at, now, locale)),
+              },
+              ['when'],
+            ),
+          );
     case 'sending':
-      return html`Being emailed`;
+      return html`${locale.t('web.digests.sending')}`;
     case 'failed':
-      return html`The email could not be sent${d.last_error === null ? '' : `: ${d.last_error}`}`;
+      return d.last_error === null
+        ? html`${locale.t('web.digests.failed')}`
+        : html`${locale.t('web.digests.failedWith', { error: d.last_error })}`;
     case 'not_emailed':
-      return html`Not emailed (email was off, or there was no address)`;
+      return html`${locale.t('web.digests.notEmailed')}`;
     case 'no_smtp':
-      return html`Not emailed (no mail server was configured)`;
+      return html`${locale.t('web.digests.noSmtp')}`;
   }
 }

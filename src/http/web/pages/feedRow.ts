@@ -4,13 +4,13 @@ import {
   formatPerDigest,
   mutedAt,
   mutedForGood,
-  perDigestWords,
 } from '../../../lib/digestShare.js';
 import type { SubscriptionView } from '../../../store/subscriptions.js';
 import { sentence } from '../errors.js';
-import { type SafeHtml, html, safeHref } from '../html.js';
+import { SafeHtml, html, safeHref } from '../html.js';
 import { type Viewer, csrfField } from '../layout.js';
 import { ago, fromNow, localTime, timeElement } from '../time.js';
+import { ENGLISH, type Locale } from '../../../i18n/locale.js';
 
 /**
  * One feed of the Feeds page, with its forms (rename, filters, its share of each digest, original pages,
@@ -21,8 +21,7 @@ import { ago, fromNow, localTime, timeElement } from '../time.js';
 export const TITLE_MAX = 200;
 
 /** Shown when the feed's last document was not well-formed XML (feedparser's "bozo"). */
-export const LENIENT_NOTE =
-  'Its last document was not well-formed XML; Tidings read it leniently, so some text may be off.';
+export const LENIENT_NOTE = (locale: Locale = ENGLISH): string => locale.t('web.feeds.row.lenient');
 
 /** A feed's filters form as it was sent, when refused: what was typed, and why each field was not taken. */
 export interface FilterForm {
@@ -42,6 +41,7 @@ export interface RowContext {
 }
 
 export function filterFields(
+  locale: Locale,
   id: string,
   include: string,
   exclude: string,
@@ -51,7 +51,7 @@ export function filterFields(
     const error = errors[name];
     const errorId = `${name}-${id}-error`;
     return html`<div>
-      <label for="${name}-${id}">${label} <span class="muted">(optional)</span></label>
+      <label for="${name}-${id}">${label} <span class="muted">${locale.t('web.feeds.optional')}</span></label>
       ${error === undefined ? null : html`<p class="error" id="${errorId}" role="alert">${sentence(error)}</p>`}
       <input
         id="${name}-${id}"
@@ -65,36 +65,43 @@ export function filterFields(
       ${hint}
     </div>`;
   };
-  return html`${field('include', 'Only items matching', include, null)}
+  return html`${field('include', locale.t('web.feeds.filter.include'), include, null)}
   ${field(
     'exclude',
-    'Never items matching',
+    locale.t('web.feeds.filter.exclude'),
     exclude,
-    html`<p class="hint" id="filter-hint-${id}">
-      Words, "exact phrases" or /regular expressions/, separated by commas; matched in the title and summary,
-      ignoring case.
-    </p>`,
+    html`<p class="hint" id="filter-hint-${id}">${locale.t('web.feeds.filter.hint')}</p>`,
   )}`;
 }
 
 export function feedRow(s: SubscriptionView, v: RowContext): SafeHtml {
+  const { locale } = v.viewer;
+  const at = (iso: string, words: string): string => timeElement(iso, v.zone, words, locale).value;
   const newsletter = s.status === 'newsletter';
   const status = newsletter
-    ? html`A newsletter by e-mail: a sender, never fetched`
+    ? html`${locale.t('web.feeds.row.newsletter')}`
     : s.status === 'gone'
-      ? html`<span class="error-text"
-          >The feed is gone: its server says it was removed. It is no longer fetched.</span
-        >`
-      : html`${
-          s.lastFetchedAt === null
-            ? 'Not fetched yet'
-            : html`Fetched ${timeElement(s.lastFetchedAt, v.zone, ago(s.lastFetchedAt, v.now))}`
-        };
-        next fetch ${timeElement(s.nextFetchAt, v.zone, fromNow(s.nextFetchAt, v.now))}`;
-  const filters = [
-    s.includeFilter === null ? null : `only items matching ${s.includeFilter}`,
-    s.excludeFilter === null ? null : `never items matching ${s.excludeFilter}`,
-  ].filter((f) => f !== null);
+      ? html`<span class="error-text">${locale.t('web.feeds.row.gone')}</span>`
+      : new SafeHtml(
+          locale.html(
+            'web.feeds.row.fetch',
+            {
+              fetched: s.lastFetchedAt === null ? 'no' : 'yes',
+              last: s.lastFetchedAt === null ? '' : at(s.lastFetchedAt, ago(s.lastFetchedAt, v.now, locale)),
+              next: at(s.nextFetchAt, fromNow(s.nextFetchAt, v.now, locale)),
+            },
+            ['last', 'next'],
+          ),
+        );
+  const filters =
+    s.includeFilter === null && s.excludeFilter === null
+      ? null
+      : locale.t('web.feeds.row.filters', {
+          only: s.includeFilter === null ? 'no' : 'yes',
+          include: s.includeFilter ?? '',
+          never: s.excludeFilter === null ? 'no' : 'yes',
+          exclude: s.excludeFilter ?? '',
+        });
   const refused = v.filterForm?.id === s.id ? v.filterForm : undefined;
   return html`<li id="feed-${s.id}">
     <div class="main">
@@ -106,32 +113,36 @@ export function feedRow(s: SubscriptionView, v: RowContext): SafeHtml {
             >`
       }
       <div class="meta">
-        <span class="mono">${s.url}</span>${s.folder === null ? null : html` · in ${s.folder}`}
+        <span class="mono">${s.url}</span>${s.folder === null ? null : html` · ${locale.t('web.feeds.row.folder', { folder: s.folder })}`}
       </div>
       <div class="meta">
-        ${newsletter ? status : html`${status} · ${s.itemCount.toLocaleString('en')} item${s.itemCount === 1 ? '' : 's'} seen`}
+        ${newsletter ? status : html`${status} · ${locale.t('web.feeds.row.seen', { count: s.itemCount })}`}
       </div>
-      ${s.lastError === null || s.status === 'gone' ? null : html`<div class="meta error-text">Last fetch failed: ${sentence(s.lastError)}</div>`}
-      ${s.readLeniently ? html`<div class="meta">${LENIENT_NOTE}</div>` : null}
+      ${s.lastError === null || s.status === 'gone' ? null : html`<div class="meta error-text">${locale.t('web.feeds.row.failed', { error: sentence(s.lastError) })}</div>`}
+      ${s.readLeniently ? html`<div class="meta">${LENIENT_NOTE(locale)}</div>` : null}
       ${skippedLine(s, v)}
-      ${filters.length === 0 ? null : html`<div class="meta">Filters: ${filters.join('; ')}</div>`}
-      ${s.fetchOriginal ? html`<div class="meta">The pages of its items are read too.</div>` : null}
+      ${filters === null ? null : html`<div class="meta">${filters}</div>`}
+      ${s.fetchOriginal ? html`<div class="meta">${locale.t('web.feeds.row.original')}</div>` : null}
       ${shareLines(s, v)}
       <details${refused === undefined ? null : html` open`}>
-        <summary>Change “${s.title}”</summary>
+        <summary>${locale.t('web.feeds.row.change', { title: s.title })}</summary>
         <form class="stack" method="post" action="/feeds/${s.id}/rename">
           ${csrfField(v.viewer)}
           <div>
-            <label for="title-${s.id}">Your name for it (empty: the feed’s own)</label>
+            <label for="title-${s.id}">${locale.t('web.feeds.row.name')}</label>
             <input id="title-${s.id}" name="title" type="text" maxlength="${TITLE_MAX}" value="${s.title}" />
           </div>
-          <div><button class="quiet" type="submit">Rename</button></div>
+          <div><button class="quiet" type="submit">${locale.t('web.feeds.row.rename')}</button></div>
         </form>
         ${newsletter ? null : filtersForm(s, v, refused)} ${shareForm(s, v)}
         ${newsletter ? null : originalForm(s, v)}
         <form method="post" action="/feeds/${s.id}/remove">
           ${csrfField(v.viewer)}
-          <button class="danger" type="submit" aria-label="Unsubscribe from ${s.title}">Unsubscribe</button>
+          <button
+            class="danger"
+            type="submit"
+            aria-label="${locale.t('web.feeds.row.unsubscribeLabel', { title: s.title })}"
+          >${locale.t('web.feeds.row.unsubscribe')}</button>
         </form>
       </details>
     </div>
@@ -143,31 +154,40 @@ function filtersForm(s: SubscriptionView, v: RowContext, refused: FilterForm | u
   return html`<form class="stack" method="post" action="/feeds/${s.id}/filters#feed-${s.id}">
     ${csrfField(v.viewer)} <input type="hidden" name="start" value="${v.start}" />
     ${filterFields(
+      v.viewer.locale,
       String(s.id),
       refused?.include ?? s.includeFilter ?? '',
       refused?.exclude ?? s.excludeFilter ?? '',
       refused?.errors,
     )}
-    <div><button class="quiet" type="submit">Save filters</button></div>
+    <div><button class="quiet" type="submit">${v.viewer.locale.t('web.feeds.row.saveFilters')}</button></div>
   </form>`;
 }
 
 /** Reading the original pages of a feed's items, on or off (a newsletter brings its own text). */
 function originalForm(s: SubscriptionView, v: RowContext): SafeHtml {
+  const { locale } = v.viewer;
+  const on = s.fetchOriginal ? 'yes' : 'no';
   return html`<form class="toggle" method="post" action="/feeds/${s.id}/original">
     ${csrfField(v.viewer)}
     <input type="hidden" name="fetch_original" value="${s.fetchOriginal ? 'false' : 'true'}" />
     <span id="original-state-${s.id}"
-      >Reading the original pages: <strong>${s.fetchOriginal ? 'on' : 'off'}</strong></span
+      >${new SafeHtml(
+        locale.html(
+          'web.feeds.row.originalState',
+          { state: html`<strong>${locale.t('web.feeds.row.onOff', { on })}</strong>`.value },
+          ['state'],
+        ),
+      )}</span
     >
     —
     <button
       class="quiet"
       type="submit"
       aria-describedby="original-state-${s.id}"
-      aria-label="${s.fetchOriginal ? 'Turn off' : 'Turn on'} reading the original pages of ${s.title}"
+      aria-label="${locale.t('web.feeds.row.toggleLabel', { on, title: s.title })}"
     >
-      ${s.fetchOriginal ? 'Turn off' : 'Turn on'}
+      ${locale.t('web.feeds.row.toggle', { on })}
     </button>
   </form>`;
 }
@@ -175,13 +195,21 @@ function originalForm(s: SubscriptionView, v: RowContext): SafeHtml {
 /** Items the feed's rules would have queued and that could not be: how many, and why the last one was not. */
 function skippedLine(s: SubscriptionView, v: RowContext): SafeHtml | null {
   if (s.skippedItems === 0) return null;
-  const count = `${s.skippedItems.toLocaleString('en')} item${s.skippedItems === 1 ? '' : 's'}`;
-  const last =
-    s.lastSkipReason === null || s.lastSkippedAt === null
-      ? null
-      : html`; the last ${timeElement(s.lastSkippedAt, v.zone, ago(s.lastSkippedAt, v.now))} because
-        ${s.lastSkipReason}`;
-  return html`<div class="meta error-text">${count} not queued${last}.</div>`;
+  const { locale } = v.viewer;
+  const known = s.lastSkipReason !== null && s.lastSkippedAt !== null;
+  const when =
+    s.lastSkippedAt === null
+      ? ''
+      : timeElement(s.lastSkippedAt, v.zone, ago(s.lastSkippedAt, v.now, locale), locale).value;
+  return html`<div class="meta error-text">
+    ${new SafeHtml(
+      locale.html(
+        'web.feeds.row.skipped',
+        { count: s.skippedItems, known: known ? 'yes' : 'no', when, reason: s.lastSkipReason ?? '' },
+        ['when'],
+      ),
+    )}
+  </div>`;
 }
 
 /** The numbers the share form offers besides "default" and "all" (and the feed's own, if larger). */
@@ -189,16 +217,21 @@ const SHARE_NUMBERS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
 /** Its share of each digest when not the default, its priority when not normal, and a mute with Unmute. */
 function shareLines(s: SubscriptionView, v: RowContext): SafeHtml {
+  const { locale } = v.viewer;
   const share = s.perDigestDefault
     ? null
-    : html`<div class="meta">Each digest shows ${perDigestWords(s.perDigest)}.</div>`;
+    : html`<div class="meta">
+        ${locale.t('web.feeds.row.share', {
+          all: s.perDigest === 'all' ? 'yes' : 'no',
+          n: s.perDigest === 'all' ? 0 : s.perDigest,
+        })}
+      </div>`;
   const priority =
     s.priority === 'normal'
       ? null
-      : html`<div class="meta">
-          Priority ${s.priority}:
-          ${s.priority === 'high' ? 'placed first.' : 'only counted unless there is room.'}
-        </div>`;
+      : html`<div class="meta">${locale.t('web.feeds.row.priority', { priority: s.priority })}</div>`;
+  const unmuteLabel = locale.t('web.feeds.row.unmuteLabel', { title: s.title });
+  const unmute = locale.t('web.feeds.row.unmute');
   const muted =
     s.mutedUntil === null || !mutedAt(s.mutedUntil, v.now)
       ? null
@@ -206,12 +239,26 @@ function shareLines(s: SubscriptionView, v: RowContext): SafeHtml {
           ${csrfField(v.viewer)}
           ${
             mutedForGood(s.mutedUntil)
-              ? 'Muted until you unmute it (you unsubscribed)'
-              : html`Muted until ${timeElement(s.mutedUntil, v.zone, localTime(s.mutedUntil, v.zone))}
-                (${v.zone}), ${fromNow(s.mutedUntil, v.now)}`
-          }:
-          digests only count its items. —
-          <button class="link" type="submit" aria-label="Unmute ${s.title}">Unmute</button>
+              ? locale.t('web.feeds.row.mutedForGood')
+              : new SafeHtml(
+                  locale.html(
+                    'web.feeds.row.muted',
+                    {
+                      until: timeElement(
+                        s.mutedUntil,
+                        v.zone,
+                        localTime(s.mutedUntil, v.zone, locale),
+                        locale,
+                      ).value,
+                      zone: v.zone,
+                      fromNow: fromNow(s.mutedUntil, v.now, locale),
+                    },
+                    ['until'],
+                  ),
+                )
+          }
+          —
+          <button class="link" type="submit" aria-label="${unmuteLabel}">${unmute}</button>
         </form>`;
   return html`${share}${priority}${muted}`;
 }
@@ -233,6 +280,9 @@ export function shareForm(
     typeof s.perDigest === 'number' && !SHARE_NUMBERS.includes(s.perDigest)
       ? [...SHARE_NUMBERS, s.perDigest]
       : SHARE_NUMBERS;
+  const { locale } = v.viewer;
+  const selected = html` selected`;
+  const priorityName = (priority: string): string => locale.t('web.feeds.share.priorityName', { priority });
   const option = (value: string, label: string) =>
     html`<option value="${value}" ${value === current ? html` selected` : null}>${label}</option>`;
   return html`<form class="stack" method="post" action="/feeds/${s.id}/share">
@@ -240,25 +290,24 @@ export function shareForm(
     ${back === 'feeds' ? null : html`<input type="hidden" name="back" value="${back}" />`}
     <div class="row">
       <div class="grow">
-        <label for="per-digest-${s.id}">In each digest</label>
+        <label for="per-digest-${s.id}">${locale.t('web.feeds.share.label')}</label>
         <select id="per-digest-${s.id}" name="per_digest" aria-describedby="share-hint-${s.id}">
-          ${option('default', `default (${DEFAULT_PER_DIGEST})`)} ${option('all', 'all')}
-          ${numbers.map((n) => option(String(n), n === 0 ? '0 (only counted)' : String(n)))}
+          ${option('default', locale.t('web.feeds.share.default', { n: DEFAULT_PER_DIGEST }))}
+          ${option('all', locale.t('web.feeds.share.all'))}
+          ${numbers.map((n) => option(String(n), n === 0 ? locale.t('web.feeds.share.zero') : locale.number(n)))}
         </select>
       </div>
       <div class="grow">
-        <label for="priority-${s.id}">Priority</label>
+        <label for="priority-${s.id}">${locale.t('web.feeds.share.priority')}</label>
         <select id="priority-${s.id}" name="priority">
           ${PRIORITIES.map(
-            (p) => html`<option value="${p}" ${p === s.priority ? html` selected` : null}>${p}</option>`,
+            (p) =>
+              html`<option value="${p}" ${p === s.priority ? selected : null}>${priorityName(p)}</option>`,
           )}
         </select>
       </div>
     </div>
-    <p class="hint" id="share-hint-${s.id}">
-      Entries of this feed each digest shows; the rest are counted on one line, “+N more from”, and stay on
-      the digest’s web page. High feeds come first; low ones are only counted unless there is room.
-    </p>
-    <div><button class="quiet" type="submit">Save</button></div>
+    <p class="hint" id="share-hint-${s.id}">${locale.t('web.feeds.share.hint')}</p>
+    <div><button class="quiet" type="submit">${locale.t('web.feeds.share.save')}</button></div>
   </form>`;
 }

@@ -33,6 +33,7 @@ import {
   startParam,
   viewerOf,
 } from '../context.js';
+import { ENGLISH, type Locale, type MessageKey } from '../../../i18n/locale.js';
 import type { SafeHtml } from '../html.js';
 import {
   type AddForm,
@@ -60,7 +61,8 @@ export async function feedsPageOf(deps: WebDeps, session: WebSession, extra: Fee
   const page = { offset: start, limit: FEEDS_PAGE_SIZE };
   const list = await listSubscriptions(deps.store, session.accountId, page);
   const viewer = viewerOf(session);
-  if (viewer === null || list === null) throw new WebError(404, 'This account no longer exists.');
+  if (viewer === null) throw new Error('no viewer for a session');
+  if (list === null) throw new WebError(404, viewer.locale.t('web.feeds.accountGone'));
   const followed =
     extra.followed === undefined
       ? undefined
@@ -77,7 +79,7 @@ export async function feedsPageOf(deps: WebDeps, session: WebSession, extra: Fee
     zone: list.timezone,
     now: deps.now(),
     form: extra.form ?? EMPTY_ADD,
-    notice: followed === undefined ? extra.notice : `Subscribed. ${followed}.`,
+    notice: followed === undefined ? extra.notice : viewer.locale.t('web.feeds.subscribed', { followed }),
     error: extra.error,
     filterForm: extra.filterForm,
     imported: extra.imported,
@@ -86,29 +88,37 @@ export async function feedsPageOf(deps: WebDeps, session: WebSession, extra: Fee
   });
 }
 
-const NOTICES: Record<string, string> = {
-  already: 'You already follow that feed.',
-  renamed: 'Feed renamed.',
-  filtered: 'Filters saved. They apply to items the feed publishes from now on.',
-  original: 'Saved. The original pages of its items waiting in your queue are read within minutes.',
-  feedonly: 'Saved. Its items keep the feed’s own text.',
-  removed: 'Unsubscribed. What the feed already queued stays in your queue.',
-  share: 'Saved. Your next digest shows the feed this way.',
-  unmuted: 'Unmuted. Your next digest shows the feed again.',
-  imported: 'Imported.',
-};
+const NOTICES = {
+  already: 'web.feeds.notice.already',
+  renamed: 'web.feeds.notice.renamed',
+  filtered: 'web.feeds.notice.filtered',
+  original: 'web.feeds.notice.original',
+  feedonly: 'web.feeds.notice.feedonly',
+  removed: 'web.feeds.notice.removed',
+  share: 'web.feeds.notice.share',
+  unmuted: 'web.feeds.notice.unmuted',
+  imported: 'web.feeds.notice.imported',
+} as const satisfies Record<string, MessageKey>;
 
-const TOO_LONG = `That name is too long: at most ${TITLE_MAX} characters.`;
-const NO_SUCH_FEED = 'You follow no such feed.';
+const noticeOf = (locale: Locale, code: string): string | undefined =>
+  Object.hasOwn(NOTICES, code) ? locale.t(NOTICES[code as keyof typeof NOTICES]) : undefined;
+
+/** The language of a session's pages. */
+const localeOfSession = (session: WebSession): Locale => viewerOf(session)?.locale ?? ENGLISH;
+const tooLong = (session: WebSession): string =>
+  localeOfSession(session).t('web.feeds.tooLong', { max: TITLE_MAX });
+const noSuchFeed = (session: WebSession): string => localeOfSession(session).t('web.feeds.noSuchFeed');
 
 /**
  * What the page says when the subscriptions service refuses: a filter that cannot run (the only input
  * these forms give that the service checks) in the filter's words; an unknown subscription as a 404 page;
  * the rest as the web's one mapping says. Null for anything else, which the caller rethrows.
  */
-function refusal(err: unknown, deps: WebDeps): string | null {
-  if (isTidingsError(err, 'not_found')) throw new WebError(404, NO_SUCH_FEED);
-  if (isTidingsError(err, 'invalid_input')) return `Filters: ${err.message}.`;
+function refusal(err: unknown, deps: WebDeps, session: WebSession): string | null {
+  if (isTidingsError(err, 'not_found')) throw new WebError(404, noSuchFeed(session));
+  if (isTidingsError(err, 'invalid_input')) {
+    return localeOfSession(session).t('web.feeds.filtersError', { error: err.message });
+  }
   return webRefusal(err, deps.config)?.message ?? null;
 }
 
@@ -141,7 +151,7 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     err: unknown,
     form?: AddForm,
   ): Promise<FastifyReply> {
-    const error = refusal(err, deps);
+    const error = refusal(err, deps, session);
     if (error === null) throw err;
     return sendPage(
       reply,
@@ -156,8 +166,9 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     const imported = /^imported-(\d{1,6})-(\d{1,6})-(\d{1,6})(?:-(\d{1,6}))?$/.exec(code);
     const notice =
       imported === null
-        ? NOTICES[code]
+        ? noticeOf(localeOfSession(session), code)
         : importSummary(
+            localeOfSession(session),
             Number(imported[1]),
             Number(imported[2]),
             Number(imported[3]),
@@ -180,8 +191,8 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     };
     const refuse = async (error: string) =>
       sendPage(reply, 400, await view(session, { form: { ...form, error } }));
-    if (form.url === '') return refuse('Enter the address of a feed, or of a web page that links to one.');
-    if (form.title.length > TITLE_MAX) return refuse(TOO_LONG);
+    if (form.url === '') return refuse(localeOfSession(session).t('web.feeds.enterAddress'));
+    if (form.title.length > TITLE_MAX) return refuse(tooLong(session));
     const feeds = deps.feeds();
     // Discovery and the first fetch of a slow site can outlast the connection's idle timeout (60 s),
     // which would cut the answer off: this one request may stay quiet as long as both may take.
@@ -212,8 +223,9 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     checkCsrf(request, session);
     const id = idParam(request);
     const title = (field(formOf(request), 'title') ?? '').trim();
-    if (id === null) throw new WebError(404, NO_SUCH_FEED);
-    if (title.length > TITLE_MAX) return sendPage(reply, 400, await view(session, { error: TOO_LONG }));
+    if (id === null) throw new WebError(404, noSuchFeed(session));
+    if (title.length > TITLE_MAX)
+      return sendPage(reply, 400, await view(session, { error: tooLong(session) }));
     try {
       await renameFollowed(deps.store, session.accountId, id, title);
     } catch (err) {
@@ -226,7 +238,7 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     checkCsrf(request, session);
     const id = idParam(request);
-    if (id === null) throw new WebError(404, NO_SUCH_FEED);
+    if (id === null) throw new WebError(404, noSuchFeed(session));
     const body = formOf(request);
     const include = field(body, 'include') ?? '';
     const exclude = field(body, 'exclude') ?? '';
@@ -263,7 +275,7 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     checkCsrf(request, session);
     const id = idParam(request);
-    if (id === null) throw new WebError(404, NO_SUCH_FEED);
+    if (id === null) throw new WebError(404, noSuchFeed(session));
     const on = field(formOf(request), 'fetch_original') === 'true';
     try {
       await changeFetchOriginal(deps.store, session.accountId, id, on);
@@ -278,7 +290,7 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     checkCsrf(request, session);
     const id = idParam(request);
-    if (id === null) throw new WebError(404, NO_SUCH_FEED);
+    if (id === null) throw new WebError(404, noSuchFeed(session));
     const body = formOf(request);
     const perDigest = parsePerDigestChoice(field(body, 'per_digest') ?? '');
     const priority = field(body, 'priority');
@@ -286,7 +298,7 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
       return sendPage(
         reply,
         400,
-        await view(session, { error: 'Choose how many entries each digest shows, and a priority.' }),
+        await view(session, { error: localeOfSession(session).t('web.feeds.chooseShare') }),
       );
     }
     try {
@@ -301,7 +313,7 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     checkCsrf(request, session);
     const id = idParam(request);
-    if (id === null) throw new WebError(404, NO_SUCH_FEED);
+    if (id === null) throw new WebError(404, noSuchFeed(session));
     try {
       await setDigestShare(deps.store, session.accountId, id, { mutedUntil: null });
     } catch (err) {
@@ -314,7 +326,7 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     checkCsrf(request, session);
     const id = idParam(request);
-    if (id === null) throw new WebError(404, NO_SUCH_FEED);
+    if (id === null) throw new WebError(404, noSuchFeed(session));
     try {
       await unsubscribe(deps.store, session.accountId, id);
     } catch (err) {

@@ -2,7 +2,8 @@ import { type InterruptedImport, interruptedWords } from '../../../accounts/opml
 import type { OpmlImport } from '../../../feeds/subscribe/import.js';
 import type { SubscriptionView } from '../../../store/subscriptions.js';
 import { sentence } from '../errors.js';
-import { type SafeHtml, html } from '../html.js';
+import { SafeHtml, html } from '../html.js';
+import type { Locale } from '../../../i18n/locale.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { type FilterForm, TITLE_MAX, feedRow, filterFields } from './feedRow.js';
 
@@ -31,15 +32,21 @@ export function choicePage(
   form: AddForm,
   choices: { url: string; title: string }[],
 ): SafeHtml {
+  const { locale } = viewer;
   return page({
-    title: 'Choose a feed',
-    locale: viewer.locale,
+    title: locale.t('web.feeds.choose.title'),
+    locale,
     viewer,
     current: 'feeds',
-    body: html`<h1>Choose a feed</h1>
+    body: html`<h1>${locale.t('web.feeds.choose.title')}</h1>
       <p>
-        The page at <span class="mono">${form.url}</span> offers ${choices.length} feeds. Which one do you
-        want to follow?
+        ${new SafeHtml(
+          locale.html(
+            'web.feeds.choose.text',
+            { url: html`<span class="mono">${form.url}</span>`.value, count: choices.length },
+            ['url'],
+          ),
+        )}
       </p>
       <form class="stack" method="post" action="/feeds">
         ${csrfField(viewer)}
@@ -48,7 +55,7 @@ export function choicePage(
         <input type="hidden" name="include" value="${form.include}" />
         <input type="hidden" name="exclude" value="${form.exclude}" />
         <fieldset>
-          <legend>Feeds on that page</legend>
+          <legend>${locale.t('web.feeds.choose.legend')}</legend>
           ${choices.map(
             (c, i) =>
               html`<label class="check"
@@ -57,7 +64,10 @@ export function choicePage(
               >`,
           )}
         </fieldset>
-        <div><button type="submit">Follow this feed</button> <a href="/feeds">Cancel</a></div>
+        <div>
+          <button type="submit">${locale.t('web.feeds.choose.follow')}</button>
+          <a href="/feeds">${locale.t('web.feeds.choose.cancel')}</a>
+        </div>
       </form>`,
   });
 }
@@ -86,48 +96,51 @@ export interface FeedsView {
 export const REFUSED_SHOWN = 20;
 
 /** "Imported 2 feeds (0 you already followed, 1 refused)." */
-export const importSummary = (added: number, known: number, refused: number, withoutUrl = 0): string =>
-  `Imported ${added} feed${added === 1 ? '' : 's'} (${known} you already followed, ${refused} refused${withoutUrl === 0 ? '' : `, ${withoutUrl} outline${withoutUrl === 1 ? '' : 's'} without a feed address skipped`}). They are fetched within minutes.`;
+export const importSummary = (
+  locale: Locale,
+  added: number,
+  known: number,
+  refused: number,
+  withoutUrl = 0,
+): string => locale.t('web.feeds.imported', { added, known, refused, withoutUrl });
 
-function importResult(i: OpmlImport): SafeHtml {
+function importResult(locale: Locale, i: OpmlImport): SafeHtml {
   const shown = i.refused.slice(0, REFUSED_SHOWN);
   const more = i.refused.length - shown.length;
   return html`<div class="notice" role="status">
-    <p>${importSummary(i.added, i.known, i.refused.length, i.withoutUrl)}</p>
+    <p>${importSummary(locale, i.added, i.known, i.refused.length, i.withoutUrl)}</p>
     ${
       shown.length === 0
         ? null
-        : html`<p>Not imported:</p>
+        : html`<p>${locale.t('web.feeds.notImported')}</p>
             <ul>
               ${shown.map((r) => html`<li><span class="mono">${r.url}</span>: ${sentence(r.message)}</li>`)}
             </ul>
-            ${more > 0 ? html`<p>and ${more.toLocaleString('en')} more.</p>` : null}`
+            ${more > 0 ? html`<p>${locale.t('web.feeds.notImportedMore', { more })}</p>` : null}`
     }
   </div>`;
 }
 
 export function feedsPage(v: FeedsView): SafeHtml {
   const invalid = v.form.error !== undefined;
+  const { locale } = v.viewer;
   return page({
-    title: 'Feeds',
-    locale: v.viewer.locale,
+    title: locale.t('web.feeds.title'),
+    locale,
     viewer: v.viewer,
     current: 'feeds',
-    body: html`<h1>Feeds</h1>
+    body: html`<h1>${locale.t('web.feeds.title')}</h1>
       ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
       ${v.error === undefined ? null : html`<p class="error" role="alert">${v.error}</p>`}
-      ${v.imported === undefined ? null : importResult(v.imported)}
+      ${v.imported === undefined ? null : importResult(locale, v.imported)}
       ${v.interrupted == null ? null : html`<p class="error" role="alert">${interruptedWords(v.interrupted)}</p>`}
-      <p>
-        New items of the feeds you follow join your queue as they are published, and reach you with your next
-        digest.
-      </p>
-      <h2 id="add-heading">Follow a feed</h2>
+      <p>${locale.t('web.feeds.intro')}</p>
+      <h2 id="add-heading">${locale.t('web.feeds.add.heading')}</h2>
       ${invalid ? html`<p class="error" role="alert" id="feed-error">${v.form.error}</p>` : null}
       <form class="stack" method="post" action="/feeds" aria-labelledby="add-heading">
         ${csrfField(v.viewer)}
         <div>
-          <label for="feed-url">Address of a feed or of a web page</label>
+          <label for="feed-url">${locale.t('web.feeds.add.address')}</label>
           <input
             id="feed-url"
             name="url"
@@ -139,32 +152,36 @@ export function feedsPage(v: FeedsView): SafeHtml {
             value="${v.form.url}"
             ${invalid ? html` aria-invalid="true" aria-describedby="feed-error"` : null}
           />
-          <p class="hint">A blog’s or a site’s address works: Tidings finds the feed it links to.</p>
+          <p class="hint">${locale.t('web.feeds.add.addressHint')}</p>
         </div>
         <div>
-          <label for="feed-title">Your name for it <span class="muted">(optional)</span></label>
+          <label for="feed-title"
+            >${locale.t('web.feeds.add.name')} <span class="muted">${locale.t('web.feeds.optional')}</span></label
+          >
           <input id="feed-title" name="title" type="text" maxlength="${TITLE_MAX}" value="${v.form.title}" />
         </div>
         <details${v.form.include !== '' || v.form.exclude !== '' ? html` open` : null}>
-          <summary>Filters <span class="muted">(optional)</span></summary>
-          ${filterFields('new', v.form.include, v.form.exclude)}
+          <summary>
+            ${locale.t('web.feeds.add.filters')} <span class="muted">${locale.t('web.feeds.optional')}</span>
+          </summary>
+          ${filterFields(locale, 'new', v.form.include, v.form.exclude)}
         </details>
-        <div><button type="submit">Follow</button></div>
+        <div><button type="submit">${locale.t('web.feeds.add.submit')}</button></div>
       </form>
-      <h2>Following ${v.total.toLocaleString('en')}</h2>
+      <h2>${locale.t('web.feeds.following', { total: v.total })}</h2>
       ${
         v.total === 0
-          ? html`<p class="muted">You follow no feeds yet.</p>`
+          ? html`<p class="muted">${locale.t('web.feeds.none')}</p>`
           : html`<ul class="items">
               ${v.subs.map((sub) => feedRow(sub, v))}
             </ul>`
       }
       ${pager(v)}
-      <h2>Import and export</h2>
+      <h2>${locale.t('web.feeds.io.heading')}</h2>
       <form class="stack" method="post" action="/feeds/import" enctype="multipart/form-data">
         ${csrfField(v.viewer)}
         <div>
-          <label for="opml">An OPML file from another feed reader</label>
+          <label for="opml">${locale.t('web.feeds.io.file')}</label>
           ${
             v.importError === undefined
               ? null
@@ -179,9 +196,9 @@ export function feedsPage(v: FeedsView): SafeHtml {
             ${v.importError === undefined ? null : html` aria-invalid="true" aria-describedby="opml-error"`}
           />
         </div>
-        <div><button class="quiet" type="submit">Import</button></div>
+        <div><button class="quiet" type="submit">${locale.t('web.feeds.io.import')}</button></div>
       </form>
-      <p><a href="/feeds/export.opml" download>Export your feeds as OPML</a></p>`,
+      <p><a href="/feeds/export.opml" download>${locale.t('web.feeds.io.export')}</a></p>`,
   });
 }
 
@@ -189,9 +206,12 @@ export function feedsPage(v: FeedsView): SafeHtml {
 function pager(v: FeedsView): SafeHtml | null {
   if (v.total <= FEEDS_PAGE_SIZE) return null;
   const end = v.start + v.subs.length;
-  return html`<nav class="pager" aria-label="Feed pages">
-    <span>Feeds ${v.subs.length === 0 ? 0 : v.start + 1}–${end} of ${v.total.toLocaleString('en')}</span>
-    ${v.start > 0 ? html`<a href="/feeds?start=${Math.max(0, v.start - FEEDS_PAGE_SIZE)}">Earlier feeds</a>` : null}
-    ${end < v.total ? html`<a href="/feeds?start=${end}">Later feeds</a>` : null}
+  const { locale } = v.viewer;
+  return html`<nav class="pager" aria-label="${locale.t('web.feeds.pagesLabel')}">
+    <span
+      >${locale.t('web.feeds.shown', { first: v.subs.length === 0 ? 0 : v.start + 1, last: end, total: v.total })}</span
+    >
+    ${v.start > 0 ? html`<a href="/feeds?start=${Math.max(0, v.start - FEEDS_PAGE_SIZE)}">${locale.t('web.feeds.earlier')}</a>` : null}
+    ${end < v.total ? html`<a href="/feeds?start=${end}">${locale.t('web.feeds.later')}</a>` : null}
   </nav>`;
 }

@@ -1,4 +1,5 @@
-import type { Locale } from '../../../i18n/locale.js';
+import { type Locale, localeOf } from '../../../i18n/locale.js';
+import { accountOf } from '../../../accounts/profile.js';
 import type { FastifyInstance } from 'fastify';
 import { digestReader } from '../../../accounts/digestToken.js';
 import { type ReadableItem, readableItem } from '../../../accounts/items.js';
@@ -7,7 +8,7 @@ import {
   bylineAuthor,
   deliveredUrl,
   leadImage,
-  readingTime,
+  readingMinutes,
   shownTitle,
   siteName,
   thumbnailSize,
@@ -51,26 +52,30 @@ export function readerCsp(media: Pick<MediaLinks, 'imgSrc'>, signedIn: boolean):
   );
 }
 
-const NOT_FOUND = 'There is nothing to read at this address, or the link is no longer valid.';
-
 export function registerItem(scope: FastifyInstance, deps: WebDeps): void {
   scope.get('/items/:id', async (request, reply) => {
     const id = idParam(request);
     const token = queryParam(request, 'token');
     let accountId: AccountId | null;
     let viewer: Viewer | null = null;
+    let locale: Locale;
     if (token !== undefined) {
       accountId = await digestReader(deps.store, token);
+      // Opened from a digest, without a session: in the language of the account the token names (the
+      // digest's), not the browser's.
+      const account = accountId === null ? null : await accountOf(deps.store, accountId);
+      locale = account === null ? localeFor(request) : localeOf(account.language);
     } else {
       const session = requireSession(request);
       accountId = session.accountId;
       viewer = viewerOf(session);
+      locale = localeFor(request);
     }
     const found = id === null || accountId === null ? null : await readableItem(deps.store, accountId, id);
-    if (found === null) throw new WebError(404, NOT_FOUND);
+    if (found === null) throw new WebError(404, locale.t('web.item.notFound'));
     const { readerHtml } = await readerSanitizer();
     const media = await deps.media.links();
-    return sendPage(reply, 200, readingPage(localeFor(request), found, viewer, media, readerHtml), {
+    return sendPage(reply, 200, readingPage(locale, found, viewer, media, readerHtml), {
       'content-security-policy': readerCsp(media, viewer !== null),
     });
   });
@@ -95,8 +100,8 @@ function readingPage(
   const byline = [
     site,
     bylineAuthor(p.author, site, domainOf(item.url)),
-    p.published_at === null ? null : dateLabel(p.published_at, found.timezone),
-    readingTime(p),
+    p.published_at === null ? null : dateLabel(locale, p.published_at, found.timezone),
+    locale.minRead(readingMinutes(p)),
   ].filter((s): s is string => s !== null && s.trim() !== '');
   const body = p.html === null ? '' : readerHtml(p.html, media);
   const image = leadImage(p, null, found.showImages);
@@ -118,7 +123,7 @@ function readingPage(
           ? null
           : html`<p class="original">
               <a href="${href}" rel="noopener noreferrer"
-                >Open the original${site === '' ? '' : ` on ${site}`} ↗</a
+                >${locale.t('web.item.openOriginalOn', { on: site === '' ? 'no' : 'yes', site })}</a
               >
             </p>`
       }
@@ -140,10 +145,10 @@ function readingPage(
       ${
         body === ''
           ? html`<p dir="${dir}">${p.description ?? ''}</p>
-              <p>Tidings has no text of this page to show here: open the original to read it.</p>`
+              <p>${locale.t('web.item.noText')}</p>`
           : html`<div class="text" dir="${dir}">${new SafeHtml(body)}</div>`
       }
-      ${href === null ? null : html`<p class="original"><a href="${href}" rel="noopener noreferrer">Open the original ↗</a></p>`}
+      ${href === null ? null : html`<p class="original"><a href="${href}" rel="noopener noreferrer">${locale.t('web.item.openOriginal')}</a></p>`}
     </article>`,
   });
 }
@@ -155,12 +160,14 @@ function languageTag(value: string | null): string | null {
 }
 
 /** "3 June 2025" in the reader's zone; null when the time does not parse. */
-function dateLabel(iso: string, timezone: string): string | null {
+function dateLabel(locale: Locale, iso: string, timezone: string): string | null {
   const ms = Date.parse(iso);
   if (Number.isNaN(ms)) return null;
+  // English as it was ("3 June 2025", en-GB); other languages as Intl writes their long dates.
+  const intl = locale.lang.startsWith('en') ? 'en-GB' : locale.lang;
   try {
-    return new Intl.DateTimeFormat('en-GB', { timeZone: timezone, dateStyle: 'long' }).format(ms);
+    return new Intl.DateTimeFormat(intl, { timeZone: timezone, dateStyle: 'long' }).format(ms);
   } catch {
-    return new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', dateStyle: 'long' }).format(ms);
+    return new Intl.DateTimeFormat(intl, { timeZone: 'UTC', dateStyle: 'long' }).format(ms);
   }
 }

@@ -11,10 +11,12 @@ import {
   sendPage,
   seeOther,
   viewerOf,
+  localeFor,
 } from '../context.js';
-import { type SafeHtml, html } from '../html.js';
+import { ENGLISH } from '../../../i18n/locale.js';
+import { type LabelKey, localeAgoElement } from '../localeTime.js';
+import { SafeHtml, html } from '../html.js';
 import { csrfField, page } from '../layout.js';
-import { ago, timeElement } from '../time.js';
 
 /*
  * Settings → "E-reader catalogue" (`/settings/e-reader-catalogue`): the OPDS catalogue's address, how to
@@ -24,51 +26,60 @@ import { ago, timeElement } from '../time.js';
 
 const PATH = '/settings/e-reader-catalogue';
 
-const NOTICES: Record<string, string> = {
-  revoked: 'The private link is revoked: the catalogue now opens only with your password.',
+const NOTICES: Record<string, LabelKey> = {
+  revoked: 'web.opds.notice.revoked',
 };
 
 export function registerOpdsSettings(scope: FastifyInstance, deps: WebDeps): void {
   async function view(session: WebSession, extra: { notice?: string; link?: string }): Promise<SafeHtml> {
     const viewer = viewerOf(session);
     const account = await showAccount(deps.store, session.accountId);
-    if (viewer === null || account === null) throw new WebError(404, 'This account no longer exists.');
+    if (viewer === null || account === null) {
+      throw new WebError(404, (viewer?.locale ?? ENGLISH).t('web.settings.gone'));
+    }
+    const { locale } = viewer;
     const madeAt = await opdsLinkMadeAt(deps.store, session.accountId);
     const base = deps.config.baseUrl.replace(/\/+$/, '');
     const now = deps.now();
     return page({
-      title: 'E-reader catalogue',
+      title: locale.t('web.settings.opdsLinkLabel'),
       locale: viewer.locale,
       viewer,
-      body: html`<h1>E-reader catalogue</h1>
+      body: html`<h1>${locale.t('web.settings.opdsLinkLabel')}</h1>
         ${extra.notice === undefined ? null : html`<p class="notice" role="status">${extra.notice}</p>`}
+        <p>${locale.t('web.opds.intro')}</p>
         <p>
-          E-reader apps that read OPDS catalogues (KOReader, Foliate, Moon+ Reader, Thorium, PocketBook) can
-          list your digests and your unread reading list here and download each as an EPUB.
+          ${new SafeHtml(
+            locale.html('web.opds.address', { address: html`<code class="mono">${base}/opds</code>`.value }, [
+              'address',
+            ]),
+          )}
         </p>
-        <p>Catalogue address: <code class="mono">${base}/opds</code></p>
         <p>
-          Sign in with your email address or account name and your password (<a href="/settings/sign-in"
-            >Sign-in settings</a
-          >). Wrong passwords count as they do on the sign-in page.
+          ${new SafeHtml(
+            locale.html(
+              'web.opds.signIn',
+              {
+                link: html`<a href="/settings/sign-in">${locale.t('web.settings.signInLinkLabel')}</a>`.value,
+              },
+              ['link'],
+            ),
+          )}
         </p>
-        <h2>Private link</h2>
-        <p>
-          For an app that cannot send a password: a link that opens the catalogue on its own. Anyone who has
-          it can read your digests and reading list, so keep it to your devices.
-        </p>
+        <h2>${locale.t('web.opds.privateLink')}</h2>
+        <p>${locale.t('web.opds.privateLinkExplain')}</p>
         ${
           extra.link === undefined
             ? null
             : html`<div class="notice" role="status">
-                <p>Your catalogue link (shown this once; Tidings keeps only a fingerprint of it):</p>
+                <p>${locale.t('web.opds.yourLink')}</p>
                 <p>
                   <input
                     type="text"
                     readonly
                     class="mono"
                     value="${extra.link}"
-                    aria-label="Catalogue link"
+                    aria-label="${locale.t('web.opds.linkLabel')}"
                   />
                 </p>
               </div>`
@@ -76,23 +87,27 @@ export function registerOpdsSettings(scope: FastifyInstance, deps: WebDeps): voi
         <p>
           ${
             madeAt === null
-              ? 'You have no private link.'
-              : html`You made a private link ${timeElement(madeAt, account.timezone, ago(madeAt, now))}.`
+              ? locale.t('web.opds.noLink')
+              : new SafeHtml(
+                  locale.html(
+                    'web.opds.madeAt',
+                    { when: localeAgoElement(locale, madeAt, account.timezone, now).value },
+                    ['when'],
+                  ),
+                )
           }
         </p>
         <form method="post" action="${PATH}/link">
           ${csrfField(viewer)}
-          <button type="submit">
-            ${madeAt === null ? 'Make a private link' : 'Make a new private link'}
-          </button>
-          ${madeAt === null ? null : html`<span class="hint">The link you have now stops working.</span>`}
+          <button type="submit">${locale.t(madeAt === null ? 'web.opds.make' : 'web.opds.makeNew')}</button>
+          ${madeAt === null ? null : html`<span class="hint">${locale.t('web.opds.oldStops')}</span>`}
         </form>
         ${
           madeAt === null
             ? null
             : html`<form method="post" action="${PATH}/revoke">
                 ${csrfField(viewer)}
-                <button type="submit">Revoke the private link</button>
+                <button type="submit">${locale.t('web.opds.revoke')}</button>
               </form>`
         }`,
     });
@@ -101,14 +116,15 @@ export function registerOpdsSettings(scope: FastifyInstance, deps: WebDeps): voi
   scope.get(PATH, async (request, reply) => {
     const session = requireSession(request);
     const notice = NOTICES[queryParam(request, 'notice') ?? ''];
-    return sendPage(reply, 200, await view(session, notice === undefined ? {} : { notice }));
+    const extra = notice === undefined ? {} : { notice: localeFor(request).t(notice) };
+    return sendPage(reply, 200, await view(session, extra));
   });
 
   scope.post(`${PATH}/link`, async (request, reply) => {
     const session = requireSession(request);
     checkCsrf(request, session);
     const link = await newOpdsLink(deps.store, session.accountId, deps.config.baseUrl, deps.now());
-    if (link === null) throw new WebError(404, 'This account no longer exists.');
+    if (link === null) throw new WebError(404, localeFor(request).t('web.settings.gone'));
     // Shown in this answer only (never in a URL, never stored as it is).
     return sendPage(reply, 200, await view(session, { link }));
   });

@@ -10,6 +10,7 @@ import {
   checkCsrf,
   field,
   formOf,
+  localeFor,
   queryParam,
   requireSession,
   sendPage,
@@ -17,11 +18,10 @@ import {
   viewerOf,
 } from '../context.js';
 import { webRefusal } from '../errors.js';
-import { type SafeHtml, html } from '../html.js';
+import { SafeHtml, html } from '../html.js';
+import type { Locale } from '../../../i18n/locale.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { clearCookie, isSecure, sessionCookieName } from '../session.js';
-
-const GONE = 'This account no longer exists.';
 
 interface ProfileView {
   viewer: Viewer;
@@ -34,11 +34,12 @@ interface ProfileView {
 }
 
 /** The Settings section that leads here. */
-export function accountSection(account: Account): SafeHtml {
-  return html`<h2>Your account</h2>
+export function accountSection(locale: Locale, account: Account): SafeHtml {
+  const name = html`<strong>${account.name}</strong>`.value;
+  return html`<h2>${locale.t('web.profile.title')}</h2>
     <p>
-      Signed in as <strong>${account.name}</strong>.
-      <a href="/settings/account">Change your name, or delete your account</a>
+      ${new SafeHtml(locale.html('web.profile.signedInAs', { name }, ['name']))}
+      <a href="/settings/account">${locale.t('web.profile.changeLink')}</a>
     </p>`;
 }
 
@@ -46,31 +47,38 @@ export function accountSection(account: Account): SafeHtml {
 export function registerProfile(scope: FastifyInstance, deps: WebDeps): void {
   async function view(
     session: WebSession,
+    locale: Locale,
     extra: Omit<ProfileView, 'viewer' | 'account'>,
   ): Promise<SafeHtml> {
     const account = await showAccount(deps.store, session.accountId);
     const viewer = viewerOf(session);
-    if (account === null || viewer === null) throw new WebError(404, GONE);
+    if (account === null || viewer === null) throw new WebError(404, locale.t('web.profile.gone'));
     return profilePage({ viewer, account, ...extra });
   }
 
   scope.get('/settings/account', async (request, reply) => {
     const session = requireSession(request);
-    const notice = queryParam(request, 'notice') === 'renamed' ? 'Your name is changed.' : undefined;
-    return sendPage(reply, 200, await view(session, { notice }));
+    const locale = localeFor(request);
+    const notice = queryParam(request, 'notice') === 'renamed' ? locale.t('web.profile.renamed') : undefined;
+    return sendPage(reply, 200, await view(session, locale, { notice }));
   });
 
   scope.post('/settings/account/name', async (request, reply) => {
     const session = requireSession(request);
     checkCsrf(request, session);
+    const locale = localeFor(request);
     const name = field(formOf(request), 'name') ?? '';
     try {
       if ((await renameOwnAccount(deps.store, session.accountId, name)) === null)
-        throw new WebError(404, GONE);
+        throw new WebError(404, locale.t('web.profile.gone'));
     } catch (err) {
       const refusal = webRefusal(err, deps.config);
       if (refusal === null) throw err;
-      return sendPage(reply, refusal.status, await view(session, { nameError: refusal.message, name }));
+      return sendPage(
+        reply,
+        refusal.status,
+        await view(session, locale, { nameError: refusal.message, name }),
+      );
     }
     return seeOther(reply, '/settings/account?notice=renamed');
   });
@@ -78,12 +86,13 @@ export function registerProfile(scope: FastifyInstance, deps: WebDeps): void {
   scope.post('/settings/account/delete', async (request, reply) => {
     const session = requireSession(request);
     checkCsrf(request, session);
+    const locale = localeFor(request);
     try {
       await deleteOwnAccount(deps.store, session.accountId, field(formOf(request), 'confirm') ?? '');
     } catch (err) {
       const refusal = webRefusal(err, deps.config);
       if (refusal === null) throw err;
-      return sendPage(reply, refusal.status, await view(session, { deleteError: refusal.message }));
+      return sendPage(reply, refusal.status, await view(session, locale, { deleteError: refusal.message }));
     }
     // The session went with the account; the browser forgets its cookie.
     const secure = isSecure(deps.config.baseUrl);
@@ -94,20 +103,22 @@ export function registerProfile(scope: FastifyInstance, deps: WebDeps): void {
 
 function profilePage(v: ProfileView): SafeHtml {
   const { account } = v;
+  const { locale } = v.viewer;
+  const back = html`<a href="/settings">${locale.t('web.profile.backLink')}</a>`.value;
   return page({
-    title: 'Your account',
+    title: locale.t('web.profile.title'),
     locale: v.viewer.locale,
     viewer: v.viewer,
     current: 'settings',
-    body: html`<h1>Your account</h1>
+    body: html`<h1>${locale.t('web.profile.title')}</h1>
       ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
-      <p><a href="/settings">Back to Settings</a> (when your digest comes, your email address).</p>
-      <h2 id="name-heading">Your name</h2>
+      <p>${new SafeHtml(locale.html('web.profile.back', { link: back }, ['link']))}</p>
+      <h2 id="name-heading">${locale.t('web.profile.nameHeading')}</h2>
       ${v.nameError === undefined ? null : html`<p class="error" role="alert" id="name-error">${v.nameError}</p>`}
       <form class="row" method="post" action="/settings/account/name" aria-labelledby="name-heading">
         ${csrfField(v.viewer)}
         <div class="grow">
-          <label for="account-name">Name</label>
+          <label for="account-name">${locale.t('web.profile.name')}</label>
           <input
             id="account-name"
             name="name"
@@ -119,26 +130,16 @@ function profilePage(v: ProfileView): SafeHtml {
             ${v.nameError === undefined ? null : html` aria-invalid="true" aria-describedby="name-error"`}
           />
         </div>
-        <button type="submit">Save name</button>
+        <button type="submit">${locale.t('web.profile.saveName')}</button>
       </form>
-      <h2 id="delete-heading">Delete account</h2>
-      <p>
-        This deletes your account and everything in it, for good: your queue, the feeds you follow, your
-        digests, your keys. Every browser signed in to it is signed out.
-      </p>
-      ${
-        account.is_admin
-          ? html`<p class="hint">
-              You are an administrator: while other accounts exist, another administrator must remain. Make
-              someone an administrator on the Accounts page first.
-            </p>`
-          : null
-      }
+      <h2 id="delete-heading">${locale.t('web.profile.deleteHeading')}</h2>
+      <p>${locale.t('web.profile.deleteExplain')}</p>
+      ${account.is_admin ? html`<p class="hint">${locale.t('web.profile.adminHint')}</p>` : null}
       ${v.deleteError === undefined ? null : html`<p class="error" role="alert" id="delete-error">${v.deleteError}</p>`}
       <form class="stack" method="post" action="/settings/account/delete" aria-labelledby="delete-heading">
         ${csrfField(v.viewer)}
         <div>
-          <label for="delete-confirm">To confirm, type the name of your account: ${account.name}</label>
+          <label for="delete-confirm">${locale.t('web.profile.deleteConfirm', { name: account.name })}</label>
           <input
             id="delete-confirm"
             name="confirm"
@@ -150,7 +151,7 @@ function profilePage(v: ProfileView): SafeHtml {
             ${v.deleteError === undefined ? null : html` aria-invalid="true" aria-describedby="delete-error"`}
           />
         </div>
-        <div><button class="danger" type="submit">Delete my account and everything in it</button></div>
+        <div><button class="danger" type="submit">${locale.t('web.profile.deleteButton')}</button></div>
       </form>`,
   });
 }

@@ -17,7 +17,7 @@ import {
   type LeadImage,
   deliveredUrl,
   leadImage,
-  readingTime,
+  readingMinutes,
   shownTitle,
   siteName,
   thumbnailSize,
@@ -29,6 +29,7 @@ import {
   field,
   formOf,
   idParam,
+  localeFor,
   queryParam,
   remoteImagesCsp,
   requireSession,
@@ -38,20 +39,24 @@ import {
   viewerOf,
 } from '../context.js';
 import { webRefusal } from '../errors.js';
-import { type SafeHtml, html, safeHref } from '../html.js';
+import { SafeHtml, html, safeHref } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
-import { ago, dueWords, timeElement } from '../time.js';
+import { ago, dueValues, timeElement } from '../time.js';
+import type { Locale, MessageKey } from '../../../i18n/locale.js';
 import { searchForm } from './search.js';
 
 export const QUEUE_PAGE_SIZE = 100;
 
-const NOTICES: Record<string, string> = {
-  added: 'Saved for your next digest.',
-  title_updated: 'That link was already in your queue; its title is updated.',
-  already_queued: 'That link is already in your queue.',
-  removed: 'Removed from your queue.',
-  restored: 'Put back in your queue.',
-} satisfies Record<AddOutcome | 'removed' | 'restored', string>;
+const NOTICES = {
+  added: 'web.queue.notice.added',
+  title_updated: 'web.queue.notice.titleUpdated',
+  already_queued: 'web.queue.notice.alreadyQueued',
+  removed: 'web.queue.notice.removed',
+  restored: 'web.queue.notice.restored',
+} as const satisfies Record<AddOutcome | 'removed' | 'restored', MessageKey>;
+
+const noticeOf = (code: string): (typeof NOTICES)[keyof typeof NOTICES] | undefined =>
+  Object.hasOwn(NOTICES, code) ? NOTICES[code as keyof typeof NOTICES] : undefined;
 
 /** A link just removed, that "Undo" puts back: its URL and title as they were saved. */
 interface Removed {
@@ -88,9 +93,9 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
       offset: start,
       limit: QUEUE_PAGE_SIZE,
     });
-    if (account === null) throw new WebError(404, 'This account no longer exists.');
     const viewer = viewerOf(session);
     if (viewer === null) throw new Error('no viewer for a session');
+    if (account === null) throw new WebError(404, viewer.locale.t('web.queue.accountGone'));
     const next = await nextDigestOf(deps.store, account);
     const media = await deps.media.links();
     return queuePage({
@@ -114,7 +119,8 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     const start = startParam(queryParam(request, 'start'));
     const code = queryParam(request, 'notice') ?? '';
-    const notice = NOTICES[code];
+    const key = noticeOf(code);
+    const notice = key === undefined ? undefined : localeFor(request).t(key);
     const removed =
       code === 'removed'
         ? removedParams(queryParam(request, 'removed'), queryParam(request, 'removed_title'))
@@ -159,7 +165,7 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
     const id = idParam(request);
     const removed = id === null ? null : await takeQueuedItem(deps.store, session.accountId, id);
     if (removed === null) {
-      throw new WebError(404, 'That link is not in your queue. It may already have gone into a digest.');
+      throw new WebError(404, localeFor(request).t('web.queue.notInQueue'));
     }
     const start = startParam(field(formOf(request), 'start'));
     // What was removed rides in the address, so that the page after it can offer "Undo" without a script.
@@ -190,14 +196,14 @@ interface QueueView {
 
 function queuePage(v: QueueView): SafeHtml {
   const { account, total, start } = v;
+  const { locale } = v.viewer;
   const max = account.digest_max_items;
-  const due = dueWords(v.next, account.timezone);
-  const summary =
+  const due = dueValues(v.next, account.timezone, locale);
+  const summary = new SafeHtml(
     total === 0
-      ? html`Your queue is empty. Your next digest ${due}.`
-      : html`${total.toLocaleString('en')} link${total === 1 ? '' : 's'} wait${total === 1 ? 's' : ''}. Your
-        next digest ${due} and takes every item from your feeds, showing a few of each, and
-        ${total > max ? html`of your own links the oldest ${max.toLocaleString('en')} (your maximum); the rest of them wait for the next one` : 'all your own links'}.`;
+      ? locale.html('web.queue.empty', due, ['at'])
+      : locale.html('web.queue.summary', { ...due, total, max, over: total > max ? 'yes' : 'no' }, ['at']),
+  );
   const next = v.items.filter((_, i) => start + i < max);
   const later = v.items.filter((_, i) => start + i >= max);
   const list = (items: QueuedItem[], label: string): SafeHtml | null =>
@@ -209,12 +215,12 @@ function queuePage(v: QueueView): SafeHtml {
           </ol>`;
   const end = start + v.items.length;
   return page({
-    title: 'Queue',
+    title: locale.t('web.queue.title'),
     locale: v.viewer.locale,
     viewer: v.viewer,
     current: 'queue',
-    body: html`<h1>Queue</h1>
-      ${searchForm()}
+    body: html`<h1>${locale.t('web.queue.title')}</h1>
+      ${searchForm(locale)}
       ${
         v.removed !== null
           ? undoNotice(v.viewer, v.removed)
@@ -223,16 +229,16 @@ function queuePage(v: QueueView): SafeHtml {
             : html`<p class="notice" role="status">${v.notice}</p>`
       }
       <p>${summary}</p>
-      ${addForm(v.viewer, v.form)} ${list(next, 'In your next digest')}
-      ${list(later, 'Waiting for a later digest')}
+      ${addForm(v.viewer, v.form)} ${list(next, locale.t('web.queue.nextHeading'))}
+      ${list(later, locale.t('web.queue.laterHeading'))}
       ${
         total > QUEUE_PAGE_SIZE
-          ? html`<nav class="pager" aria-label="Queue pages">
+          ? html`<nav class="pager" aria-label="${locale.t('web.queue.pagesLabel')}">
               <span
-                >Links ${v.items.length === 0 ? 0 : start + 1}–${end} of ${total.toLocaleString('en')}</span
+                >${locale.t('web.queue.shown', { first: v.items.length === 0 ? 0 : start + 1, last: end, total })}</span
               >
-              ${start > 0 ? html`<a href="/queue?start=${Math.max(0, start - QUEUE_PAGE_SIZE)}">Earlier links</a>` : null}
-              ${end < total ? html`<a href="/queue?start=${end}">Later links</a>` : null}
+              ${start > 0 ? html`<a href="/queue?start=${Math.max(0, start - QUEUE_PAGE_SIZE)}">${locale.t('web.queue.earlier')}</a>` : null}
+              ${end < total ? html`<a href="/queue?start=${end}">${locale.t('web.queue.later')}</a>` : null}
             </nav>`
           : null
       }`,
@@ -250,20 +256,27 @@ function undoNotice(viewer: Viewer, removed: Removed): SafeHtml {
     <input type="hidden" name="url" value="${removed.url}" />
     <input type="hidden" name="title" value="${untitled ? '' : removed.title}" />
     <input type="hidden" name="undo" value="1" />
-    Removed <span dir="auto">${untitled ? removed.url : removed.title}</span>.
-    <button class="quiet" type="submit">Undo</button>
+    ${new SafeHtml(
+      viewer.locale.html(
+        'web.queue.removedUndo',
+        { title: html`<span dir="auto">${untitled ? removed.url : removed.title}</span>`.value },
+        ['title'],
+      ),
+    )}
+    <button class="quiet" type="submit">${viewer.locale.t('web.queue.undo')}</button>
   </form>`;
 }
 
 /** The "Add a link" form (also the share target's confirmation: pages/share.ts). */
 export function addForm(viewer: Viewer, form: AddForm): SafeHtml {
   const invalid = form.error !== undefined;
-  return html`<h2 id="add-heading">Add a link</h2>
+  const { locale } = viewer;
+  return html`<h2 id="add-heading">${locale.t('web.queue.add.heading')}</h2>
     ${invalid ? html`<p class="error" role="alert" id="add-error">${form.error}</p>` : null}
     <form class="stack" method="post" action="/queue" aria-labelledby="add-heading">
       ${csrfField(viewer)}
       <div>
-        <label for="url">Address</label>
+        <label for="url">${locale.t('web.queue.add.address')}</label>
         <input
           id="url"
           name="url"
@@ -278,7 +291,10 @@ export function addForm(viewer: Viewer, form: AddForm): SafeHtml {
         />
       </div>
       <div>
-        <label for="title">Title <span class="muted">(optional)</span></label>
+        <label for="title"
+          >${locale.t('web.queue.add.title')}
+          <span class="muted">${locale.t('web.queue.add.optional')}</span></label
+        >
         <input
           id="title"
           name="title"
@@ -287,9 +303,9 @@ export function addForm(viewer: Viewer, form: AddForm): SafeHtml {
           value="${form.title}"
           aria-describedby="title-hint"
         />
-        <p class="hint" id="title-hint">Without one, the digest shows the address.</p>
+        <p class="hint" id="title-hint">${locale.t('web.queue.add.titleHint')}</p>
       </div>
-      <div><button type="submit">Add to queue</button></div>
+      <div><button type="submit">${locale.t('web.queue.add.submit')}</button></div>
     </form>`;
 }
 
@@ -297,16 +313,31 @@ export function addForm(viewer: Viewer, form: AddForm): SafeHtml {
 const THUMBNAIL_BOX = 96;
 
 function itemRow(item: QueuedItem, v: QueueView): SafeHtml {
-  const source =
-    item.source === 'feed'
-      ? `from ${item.feed_title ?? 'a feed you no longer follow'}, queued`
-      : item.source === 'newsletter'
-        ? `a newsletter from ${item.feed_title ?? 'a sender you removed'}, received`
-        : 'saved';
+  const { locale } = v.viewer;
+  const when = timeElement(
+    item.created_at,
+    v.account.timezone,
+    ago(item.created_at, v.now, locale),
+    locale,
+  ).value;
+  const source = new SafeHtml(
+    locale.html(
+      'web.queue.source',
+      {
+        source: item.source === 'feed' || item.source === 'newsletter' ? item.source : 'saved',
+        known: item.feed_title === null ? 'no' : 'yes',
+        from: item.feed_title ?? '',
+        when,
+      },
+      ['when'],
+    ),
+  );
   const page = item.page_id === null ? null : (v.pages.get(item.page_id) ?? null);
   const title = shownTitle(item.title, item.url, page);
   const where = siteName(page) ?? domainOf(item.url);
-  const minutes = readingTime(page);
+  const minutes = locale.minRead(readingMinutes(page));
+  const readLabel = locale.t('web.queue.readLabel', { title });
+  const read = locale.t('web.queue.read');
   const description = page?.description ?? item.summary;
   const excerpt = description === null ? '' : excerptOfText(description);
   const image = leadImage(page, item.image_url, v.account.show_images);
@@ -318,29 +349,32 @@ function itemRow(item: QueuedItem, v: QueueView): SafeHtml {
       <a class="title" href="${href}" rel="noopener noreferrer" dir="auto">${title}</a>
       <div class="meta">
         ${where === '' ? null : html`${where} · `}${minutes === null ? null : html`${minutes} · `}${source}
-        ${timeElement(item.created_at, v.account.timezone, ago(item.created_at, v.now))}
       </div>
       ${excerpt === '' ? null : html`<p class="excerpt" dir="auto">${excerpt}</p>`}
-      ${failureNote(item.page_id === null ? undefined : v.failures.get(item.page_id))}
+      ${failureNote(locale, item.page_id === null ? undefined : v.failures.get(item.page_id))}
       ${
         page?.has_text === true && item.page_id !== null
-          ? html`<a class="read" href="/items/${item.page_id}" aria-label="Read ${title}">Read</a>`
+          ? html`<a class="read" href="/items/${item.page_id}" aria-label="${readLabel}">${read}</a>`
           : null
       }
     </div>
     <form class="actions inline" method="post" action="/queue/${item.id}/remove">
       ${csrfField(v.viewer)}${v.start > 0 ? html`<input type="hidden" name="start" value="${v.start}" />` : null}
-      <button class="quiet" type="submit" aria-label="Remove ${title}">Remove</button>
+      <button class="quiet" type="submit" aria-label="${locale.t('web.queue.removeLabel', { title })}">
+        ${locale.t('web.queue.remove')}
+      </button>
     </form>
   </li>`;
 }
 
 /** A page that could not be read, said in plain words under its item: why, and whether it is tried again. */
-function failureNote(failure: PageReadFailure | undefined): SafeHtml | null {
+function failureNote(locale: Locale, failure: PageReadFailure | undefined): SafeHtml | null {
   if (failure === undefined) return null;
-  const then = failure.gaveUp ? 'Tidings has stopped trying' : 'Tidings tries again later';
   return html`<p class="meta error-text">
-    Tidings could not read this page: ${failure.error.replace(/[.\s]+$/, '')}. ${then}.
+    ${locale.t('web.queue.unread', {
+      error: failure.error.replace(/[.\s]+$/, ''),
+      gaveUp: failure.gaveUp ? 'yes' : 'no',
+    })}
   </p>`;
 }
 

@@ -13,7 +13,7 @@ import {
 import type { ReadingAction } from '../../../digest/actionTokens.js';
 import { type WebDeps, WebError, field } from '../context.js';
 import { type SafeHtml, html } from '../html.js';
-import { NOT_FOUND, actionPage, button, id } from './actionPage.js';
+import { actionPage, button, id, message, notFound, titled } from './actionPage.js';
 
 /*
  * The pages of "From your reading list"'s links (`/digest-actions/TOKEN?do=archive|tomorrow&reading=ID`):
@@ -27,8 +27,13 @@ export const readingActionQuery = z.object({ do: z.enum(['archive', 'tomorrow'])
 /** The timestamp an Undo of "Keep for tomorrow" sends back: the mark it set. */
 const KEPT_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-const HINT = html`Your reading list comes back a few links a digest; how many, and in which order, is in
-  <a href="/settings">Settings</a> when you sign in.`;
+const hint = (locale: Locale): SafeHtml =>
+  message(
+    locale,
+    'web.action.reading.hint',
+    { link: html`<a href="/settings">${locale.t('web.action.reading.hint.link')}</a>`.value },
+    ['link'],
+  );
 
 /**
  * The page for a reading-list action: its preview (GET: `form` null), what it did (POST), or what its
@@ -47,26 +52,34 @@ export async function readingActionResponse(
   const path = `/digest-actions/${token}?do=${query.do}&reading=${query.reading}`;
   if (form === null) {
     const preview = await describeReadingAction(deps.store, reader, action);
-    if (preview === null) throw new WebError(404, NOT_FOUND);
-    return actionPage(locale, titleOf(action), null, previewBody(preview, path), HINT);
+    if (preview === null) throw new WebError(404, notFound(locale));
+    return actionPage(
+      locale,
+      titleOf(locale, action),
+      null,
+      previewBody(locale, preview, path),
+      hint(locale),
+    );
   }
   if (form.has('undo')) {
     const undo = undoOf(form, action);
-    if (undo === null) {
-      throw new WebError(400, 'That is not something this page can undo. Go back and choose a button.');
-    }
+    if (undo === null) throw new WebError(400, locale.t('web.action.cannotUndo'));
     const result = await undoReadingAction(deps.store, reader, action, undo, deps.now());
-    if (result === null) throw new WebError(404, NOT_FOUND);
+    if (result === null) throw new WebError(404, notFound(locale));
     log.info({ action: `reading_${action.kind}`, undone: result.undone }, 'digest action undone');
-    const notice = result.undone
-      ? html`Undone.`
-      : html`Nothing to undo: a digest has offered it since, or it was changed since.`;
-    return actionPage(locale, titleOf(action), notice, previewBody(result.preview, path), HINT);
+    const notice = message(locale, result.undone ? 'web.action.undone' : 'web.action.reading.nothingToUndo');
+    return actionPage(
+      locale,
+      titleOf(locale, action),
+      notice,
+      previewBody(locale, result.preview, path),
+      hint(locale),
+    );
   }
   const done = await performReadingAction(deps.store, reader, action, deps.now());
-  if (done === null) throw new WebError(404, NOT_FOUND);
+  if (done === null) throw new WebError(404, notFound(locale));
   log.info({ action: `reading_${action.kind}` }, 'digest action done through an email link');
-  return actionPage(locale, titleOf(action), null, doneBody(done, path), HINT);
+  return actionPage(locale, titleOf(locale, action), null, doneBody(locale, done, path), hint(locale));
 }
 
 function undoOf(form: URLSearchParams, action: ReadingAction): ReadingUndo | null {
@@ -75,44 +88,55 @@ function undoOf(form: URLSearchParams, action: ReadingAction): ReadingUndo | nul
   return KEPT_AT.test(kept) ? { kind: 'unkeep', keptAt: kept } : null;
 }
 
-const titleOf = (a: ReadingAction): string =>
-  a.kind === 'archive' ? 'Archive from your reading list' : 'Keep for tomorrow';
+const titleOf = (locale: Locale, a: ReadingAction): string =>
+  locale.t(a.kind === 'archive' ? 'web.action.reading.title.archive' : 'web.action.title.keep');
 
-const quoted = (title: string): SafeHtml => html`“<span dir="auto">${title}</span>”`;
+/** The messages that say something of one title ("“…” is archived: …"). */
+type TitleKey =
+  | 'web.action.reading.archive.already'
+  | 'web.action.reading.archive.preview'
+  | 'web.action.reading.archive.unchanged'
+  | 'web.action.reading.archive.done'
+  | 'web.action.reading.archived'
+  | 'web.action.reading.keep.already'
+  | 'web.action.reading.keep.preview'
+  | 'web.action.reading.keep.unchanged'
+  | 'web.action.reading.keep.done';
 
-function previewBody(p: ReadingPreview, path: string): SafeHtml {
+const about = (locale: Locale, key: TitleKey, title: string): SafeHtml =>
+  message(locale, key, { title: titled(title) }, ['title']);
+
+function previewBody(locale: Locale, p: ReadingPreview, path: string): SafeHtml {
+  const say = (key: TitleKey): SafeHtml => html`<p>${about(locale, key, p.title)}</p>`;
   if (p.kind === 'archive') {
     return p.archived
-      ? html`<p>${quoted(p.title)} is already archived: no digest offers it again.</p>`
-      : html`<p>
-            Archiving ${quoted(p.title)} takes it off your reading list's unread links: no digest offers it
-            again.
-          </p>
-          <div class="row">${button(path, 'Archive it')}</div>`;
+      ? say('web.action.reading.archive.already')
+      : html`${say('web.action.reading.archive.preview')}
+          <div class="row">${button(path, locale.t('web.action.reading.archive.button'))}</div>`;
   }
-  if (p.archived) return html`<p>${quoted(p.title)} is archived: no digest offers it again.</p>`;
+  if (p.archived) return say('web.action.reading.archived');
   return p.kept
-    ? html`<p>${quoted(p.title)} is already kept: your next digest offers it again.</p>`
-    : html`<p>
-          Your next digest offers ${quoted(p.title)} again, before any other link of your reading list.
-        </p>
-        <div class="row">${button(path, 'Keep it for tomorrow')}</div>`;
+    ? say('web.action.reading.keep.already')
+    : html`${say('web.action.reading.keep.preview')}
+        <div class="row">${button(path, locale.t('web.action.keep.button'))}</div>`;
 }
 
-function doneBody(d: ReadingDone, path: string): SafeHtml {
+function doneBody(locale: Locale, d: ReadingDone, path: string): SafeHtml {
+  const notice = (key: TitleKey): SafeHtml =>
+    html`<p class="notice" role="status">${about(locale, key, d.title)}</p>`;
   if (d.undo === null) {
-    const why =
-      d.kind === 'archive'
-        ? html`is already archived`
-        : html`is already kept for your next digest, or archived`;
-    return html`<p class="notice" role="status">Nothing to change: ${quoted(d.title)} ${why}.</p>`;
+    return notice(
+      d.kind === 'archive' ? 'web.action.reading.archive.unchanged' : 'web.action.reading.keep.unchanged',
+    );
   }
   if (d.undo.kind === 'unarchive') {
-    return html`<p class="notice" role="status">Done: ${quoted(d.title)} is archived.</p>
-      <div class="row">${button(path, 'Undo: back to unread', { undo: '1' }, 'quiet')}</div>`;
+    return html`${notice('web.action.reading.archive.done')}
+      <div class="row">
+        ${button(path, locale.t('web.action.reading.archive.undo'), { undo: '1' }, 'quiet')}
+      </div>`;
   }
-  return html`<p class="notice" role="status">Done: your next digest offers ${quoted(d.title)} again.</p>
+  return html`${notice('web.action.reading.keep.done')}
     <div class="row">
-      ${button(path, 'Undo: let it wait its turn', { undo: '1', kept: d.undo.keptAt }, 'quiet')}
+      ${button(path, locale.t('web.action.reading.keep.undo'), { undo: '1', kept: d.undo.keptAt }, 'quiet')}
     </div>`;
 }

@@ -54,7 +54,8 @@ export function readingListPage(v: ReadingListPageView): SafeHtml {
     viewer: v.viewer,
     current: 'reading-list',
     body: html`<h1>Reading list</h1>
-      ${searchForm()} ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
+      ${searchForm(v.viewer.locale)}
+      ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
       ${outcomeOf(v.outcome)}
       ${
         all === 0

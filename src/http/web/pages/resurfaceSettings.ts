@@ -1,5 +1,7 @@
 import { RESURFACE_MAX } from '../../../digest/resurface.js';
 import type { Account } from '../../../store/accounts.js';
+import type { Locale } from '../../../i18n/locale.js';
+import type { LabelKey } from '../localeTime.js';
 import { type SafeHtml, html } from '../html.js';
 
 /*
@@ -15,9 +17,9 @@ export interface ResurfaceForm {
 }
 
 /** The fields' names in the error list ("Reading list in each digest: must be at most 10."). */
-export const RESURFACE_LABELS: Record<string, string> = {
-  resurface: 'Reading list in each digest',
-  resurfaceOrder: 'Reading list order',
+export const RESURFACE_LABELS: Record<string, LabelKey> = {
+  resurface: 'web.settings.field.resurface',
+  resurfaceOrder: 'web.settings.field.resurfaceOrder',
 };
 
 export const resurfaceFormOf = (a: Account): ResurfaceForm => ({
@@ -37,13 +39,17 @@ export const resurfaceInput = (form: ResurfaceForm): Partial<Record<keyof Resurf
   ...(form.resurfaceOrder === null ? {} : { resurfaceOrder: form.resurfaceOrder }),
 });
 
-export function resurfaceFields(form: ResurfaceForm, invalid: (key: string) => SafeHtml | null): SafeHtml {
-  const option = (value: string, label: string): SafeHtml =>
+export function resurfaceFields(
+  locale: Locale,
+  form: ResurfaceForm,
+  invalid: (key: string) => SafeHtml | null,
+): SafeHtml {
+  const option = (value: string, label: LabelKey): SafeHtml =>
     html`<option value="${value}" ${form.resurfaceOrder === value ? html` selected` : null}>
-      ${label}
+      ${locale.t(label)}
     </option>`;
   return html`<div>
-      <label for="resurface">From your reading list, in each digest</label>
+      <label for="resurface">${locale.t('web.settings.resurface')}</label>
       <input
         id="resurface"
         name="resurface"
@@ -57,15 +63,14 @@ export function resurfaceFields(form: ResurfaceForm, invalid: (key: string) => S
         ${invalid('resurface')}
       />
       <p class="hint" id="resurface-hint">
-        Unread links of your reading list each digest brings back, 0 to ${RESURFACE_MAX} (0: none). They come
-        on top of your own links and the feeds', never in their place; a link shown waits its turn again
-        unless you keep it for tomorrow.
+        ${locale.t('web.settings.resurfaceHint', { max: RESURFACE_MAX })}
       </p>
     </div>
     <div>
-      <label for="resurface_order">Which come first</label>
+      <label for="resurface_order">${locale.t('web.settings.resurfaceOrder')}</label>
       <select id="resurface_order" name="resurface_order" ${invalid('resurfaceOrder')}>
-        ${option('oldest', 'The oldest saved')} ${option('random', 'Any, at random')}
+        ${option('oldest', 'web.settings.resurfaceOldest')}
+        ${option('random', 'web.settings.resurfaceRandom')}
       </select>
     </div>`;
 }

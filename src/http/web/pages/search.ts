@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { DateTime } from 'luxon';
 import { accountOf } from '../../../accounts/profile.js';
 import {
   SEARCH_PAGE_SIZE,
@@ -19,7 +18,8 @@ import {
   viewerOf,
 } from '../context.js';
 import { webRefusal } from '../errors.js';
-import { type SafeHtml, html, safeHref } from '../html.js';
+import { SafeHtml, html, safeHref } from '../html.js';
+import type { Locale } from '../../../i18n/locale.js';
 import { page } from '../layout.js';
 import { ago, timeElement } from '../time.js';
 
@@ -33,16 +33,15 @@ export function registerSearch(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     const viewer = viewerOf(session);
     const account = await accountOf(deps.store, session.accountId);
-    if (account === null || viewer === null) throw new WebError(404, 'This account no longer exists.');
+    if (viewer === null) throw new Error('no viewer for a session');
+    const { locale } = viewer;
+    if (account === null) throw new WebError(404, locale.t('web.search.accountGone'));
     const q = (queryParam(request, 'q') ?? '').slice(0, SEARCH_QUERY_LIMIT * 4);
     const start = startParam(queryParam(request, 'start'));
     let status = 200;
     let body: SafeHtml;
     if (isBlankSearch(q)) {
-      body = html`<p>
-        Type a word, or several, to find a link in your queue, in your reading list or in any digest you were
-        sent.
-      </p>`;
+      body = html`<p>${locale.t('web.search.prompt')}</p>`;
     } else {
       try {
         const found = await searchAccount(deps.store, session.accountId, q, {
@@ -50,7 +49,7 @@ export function registerSearch(scope: FastifyInstance, deps: WebDeps): void {
           limit: SEARCH_PAGE_SIZE,
           baseUrl: deps.config.baseUrl,
         });
-        body = results(q, found, account.timezone, deps.now());
+        body = results(locale, q, found, account.timezone, deps.now());
       } catch (err) {
         const refusal = webRefusal(err, deps.config);
         if (refusal === null) throw err;
@@ -63,21 +62,21 @@ export function registerSearch(scope: FastifyInstance, deps: WebDeps): void {
       reply,
       status,
       page({
-        title: isBlankSearch(q) ? 'Search' : `Search: ${q}`,
+        title: isBlankSearch(q) ? locale.t('web.search.title') : locale.t('web.search.titleOf', { q }),
         locale: viewer.locale,
         viewer,
-        body: html`<h1>Search</h1>
-          ${searchForm(q, invalid)} ${body} ${syntaxHelp()}`,
+        body: html`<h1>${locale.t('web.search.title')}</h1>
+          ${searchForm(locale, q, invalid)} ${body} ${syntaxHelp(locale)}`,
       }),
     );
   });
 }
 
 /** The search box: a GET form to /search, labelled, its query kept. */
-export function searchForm(q = '', invalid = false): SafeHtml {
+export function searchForm(locale: Locale, q = '', invalid = false): SafeHtml {
   return html`<form class="row search" method="get" action="/search" role="search">
     <div class="grow">
-      <label for="search-q">Search your links</label>
+      <label for="search-q">${locale.t('web.search.label')}</label>
       <input
         id="search-q"
         name="q"
@@ -88,50 +87,57 @@ export function searchForm(q = '', invalid = false): SafeHtml {
         ${invalid ? html` aria-invalid="true" aria-describedby="search-error"` : null}
       />
     </div>
-    <button type="submit">Search</button>
+    <button type="submit">${locale.t('web.search.submit')}</button>
   </form>`;
 }
 
-function results(q: string, found: SearchResults, zone: string, now: Date): SafeHtml {
+function results(locale: Locale, q: string, found: SearchResults, zone: string, now: Date): SafeHtml {
   const { total, offset, hits } = found;
   if (total === 0) {
-    return html`<p role="status">Nothing in your queue, reading list or digests matches “${q}”.</p>`;
+    return html`<p role="status">${locale.t('web.search.none', { q })}</p>`;
   }
   const end = offset + hits.length;
   const link = (start: number) => `/search?q=${encodeURIComponent(q)}${start > 0 ? `&start=${start}` : ''}`;
-  const counted = found.capped
-    ? `More than ${(total - 1).toLocaleString('en')} links found`
-    : `${total.toLocaleString('en')} link${total === 1 ? '' : 's'} found`;
   return html`<p role="status">
-      ${counted}${hits.length === 0 ? '' : `, ${offset + 1}–${end} shown`},
-      ${found.capped ? 'newest first (add a word to rank them)' : 'best match first'}.
+      ${locale.t('web.search.found', {
+        capped: found.capped ? 'yes' : 'no',
+        more: total - 1,
+        total,
+        shown: hits.length === 0 ? 'no' : 'yes',
+        first: offset + 1,
+        last: end,
+      })}
     </p>
     <ol class="items">
-      ${hits.map((h) => hit(h, zone, now))}
+      ${hits.map((h) => hit(locale, h, zone, now))}
     </ol>
     ${
       total > SEARCH_PAGE_SIZE
-        ? html`<nav class="pager" aria-label="Search result pages">
-            <span>${offset + 1}–${end} of ${found.capped ? 'many' : total.toLocaleString('en')}</span>
-            ${offset > 0 ? html`<a href="${link(Math.max(0, offset - SEARCH_PAGE_SIZE))}">Previous results</a>` : null}
-            ${end < total ? html`<a href="${link(end)}">More results</a>` : null}
+        ? html`<nav class="pager" aria-label="${locale.t('web.search.pagesLabel')}">
+            <span
+              >${locale.t('web.search.shown', {
+                first: offset + 1,
+                last: end,
+                capped: found.capped ? 'yes' : 'no',
+                total,
+              })}</span
+            >
+            ${offset > 0 ? html`<a href="${link(Math.max(0, offset - SEARCH_PAGE_SIZE))}">${locale.t('web.search.previous')}</a>` : null}
+            ${end < total ? html`<a href="${link(end)}">${locale.t('web.search.more')}</a>` : null}
           </nav>`
         : null
     }`;
 }
 
-function hit(h: SearchHit, zone: string, now: Date): SafeHtml {
-  const where =
-    h.kind === 'queue'
-      ? html`Queued ${timeElement(h.at, zone, ago(h.at, now))}`
-      : h.kind === 'reading'
-        ? html`From your reading list, saved ${timeElement(h.at, zone, ago(h.at, now))}`
-        : html`In the digest of
-          ${
-            h.digestUrl === null
-              ? dayOf(h.digestDate)
-              : html`<a href="${h.digestUrl}">${dayOf(h.digestDate)}</a>`
-          }`;
+function hit(locale: Locale, h: SearchHit, zone: string, now: Date): SafeHtml {
+  const day = h.kind === 'digest' ? dayOf(locale, h.digestDate) : '';
+  const when =
+    h.kind === 'digest'
+      ? h.digestUrl === null
+        ? html`${day}`.value
+        : html`<a href="${h.digestUrl}">${day}</a>`.value
+      : timeElement(h.at, zone, ago(h.at, now, locale), locale).value;
+  const where = new SafeHtml(locale.html('web.search.where', { kind: h.kind, when }, ['when']));
   return html`<li>
     <div class="main">
       <a class="title" href="${safeHref(h.url)}">${marked(h.title)}</a>
@@ -141,20 +147,27 @@ function hit(h: SearchHit, zone: string, now: Date): SafeHtml {
   </li>`;
 }
 
-const dayOf = (date: string | null): string =>
-  date === null ? 'an earlier day' : DateTime.fromISO(date).toFormat('cccc d LLLL yyyy');
+const dayOf = (locale: Locale, date: string | null): string =>
+  date === null ? locale.t('web.search.earlierDay') : locale.day(date, true);
 
 /** Segments as HTML: every text escaped, the matches in <mark>. */
 const marked = (segments: readonly Segment[]): SafeHtml[] =>
   segments.map((s) => (s.mark ? html`<mark>${s.text}</mark>` : html`${s.text}`));
 
-const syntaxHelp = (): SafeHtml =>
+const syntaxHelp = (locale: Locale): SafeHtml =>
   html`<details class="help">
-    <summary>How to search</summary>
+    <summary>${locale.t('web.search.help.summary')}</summary>
     <p>
-      Every word must appear (in the title, the site, the address, the summary or the page’s text).
-      <code>"two words"</code> finds them together, <code>-word</code> leaves out links with that word,
-      <code>tides OR moon</code> finds either. Chinese, Japanese and Thai are found as written, anywhere in
-      the text.
+      ${new SafeHtml(
+        locale.html(
+          'web.search.help.text',
+          {
+            phrase: html`<code>"${locale.t('web.search.help.phrase')}"</code>`.value,
+            exclude: html`<code>-${locale.t('web.search.help.word')}</code>`.value,
+            either: html`<code>${locale.t('web.search.help.either')}</code>`.value,
+          },
+          ['phrase', 'exclude', 'either'],
+        ),
+      )}
     </p>
   </details>`;

@@ -32,19 +32,18 @@ export function registerShare(scope: FastifyInstance): void {
         ? {
             url: '',
             title: shared.title,
-            error:
-              'What was shared has no web address (one starting with http:// or https://). Paste the address below, or share the page itself rather than its text.',
+            error: viewer.locale.t('web.share.noAddress'),
           }
         : { url: shared.url, title: shared.title };
     return sendPage(
       reply,
       shared.url === null ? 400 : 200,
       page({
-        title: 'Save a shared link',
+        title: viewer.locale.t('web.share.title'),
         locale: viewer.locale,
         viewer,
-        body: html`<h1>Save a shared link</h1>
-          <p>Check the address and the title, then add it to your queue.</p>
+        body: html`<h1>${viewer.locale.t('web.share.title')}</h1>
+          <p>${viewer.locale.t('web.share.check')}</p>
           ${addForm(viewer, form)}`,
       }),
     );

@@ -20,6 +20,8 @@ import {
   sessionOf,
   localeFor,
 } from '../context.js';
+import { ENGLISH, type Locale } from '../../../i18n/locale.js';
+import type { LabelKey } from '../localeTime.js';
 import { InvalidKeyLimiter } from '../../invalidKeyLimiter.js';
 import { PASSKEY_PAGE_HEADERS } from '../passkeyScript.js';
 import {
@@ -34,26 +36,22 @@ import {
 } from '../session.js';
 import { type SignInForm, signInPage } from './signInPage.js';
 
-const NOTICES: Record<string, string> = {
-  signed_out: 'You are signed out.',
-  ended: 'Your session has ended. Sign in again to go on.',
-  revoked: 'You revoked the key this browser signed in with, so it is signed out. Sign in with another key.',
-  passkey_deleted:
-    'You deleted the passkey this browser signed in with, so it is signed out. Sign in another way.',
-  deleted: 'Your account is deleted, with everything in it.',
+const NOTICES: Record<string, LabelKey> = {
+  signed_out: 'web.signIn.notice.signedOut',
+  ended: 'web.signIn.notice.ended',
+  revoked: 'web.signIn.notice.revoked',
+  passkey_deleted: 'web.signIn.notice.passkeyDeleted',
+  deleted: 'web.signIn.notice.deleted',
 };
 
 /** The sign-in form's token lives this long (an open tab can still sign in after a lunch break). */
 const FORM_TOKEN_SECONDS = 12 * 60 * 60;
 
 /** The one message for a failed password sign-in, whatever failed (no telling which accounts exist). */
-export const PASSWORD_REFUSED =
-  'That email address or account name and password do not match. Check both and try again; a password is set under Settings, Sign-in.';
+export const PASSWORD_REFUSED = ENGLISH.t('web.signIn.error.passwordRefused');
 
 /** Passkey sign-in options one address may ask for in a minute (each keeps a challenge for 5 minutes). */
 export const PASSKEY_OPTIONS_PER_MINUTE = 20;
-
-const FORM_EXPIRED = 'The sign-in form had expired. It is fresh again now: please try once more.';
 
 /**
  * Sign in with an API key, a password or a passkey; sign out. The sign-in forms have no session to bind a
@@ -85,15 +83,11 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
     return sendPage(reply, status, body, PASSKEY_PAGE_HEADERS);
   }
 
-  const heldMessage = (seconds: number): string => {
-    const minutes = Math.ceil(seconds / 60);
-    return `Password sign-in for this account is paused for ${minutes} minute${minutes === 1 ? '' : 's'} after several wrong passwords. A passkey or an API key still signs you in now.`;
-  };
+  const heldMessage = (locale: Locale, seconds: number): string =>
+    locale.t('web.signIn.error.held', { minutes: Math.ceil(seconds / 60) });
 
-  const tooManyMessage = (seconds: number): string => {
-    const minutes = Math.ceil(seconds / 60);
-    return `Too many failed sign-ins from your network. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`;
-  };
+  const tooManyMessage = (locale: Locale, seconds: number): string =>
+    locale.t('web.signIn.error.tooMany', { minutes: Math.ceil(seconds / 60) });
 
   /**
    * What every sign-in POST does first: counts the attempt against the address (refused with 429, unchecked,
@@ -104,7 +98,7 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
     const wait = limiter.reserve(request.ip);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
-      return renderForm(request, reply, 429, { ...form, error: tooManyMessage(wait) });
+      return renderForm(request, reply, 429, { ...form, error: tooManyMessage(localeFor(request), wait) });
     }
     const cookieToken = checkedFormToken(
       request,
@@ -113,7 +107,10 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
     );
     if (cookieToken === null) {
       limiter.giveBack(request.ip); // nothing was checked
-      return renderForm(request, reply, 403, { ...form, error: FORM_EXPIRED });
+      return renderForm(request, reply, 403, {
+        ...form,
+        error: localeFor(request).t('web.signIn.error.formExpired'),
+      });
     }
     return cookieToken;
   }
@@ -157,7 +154,8 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
   scope.get('/sign-in', (request, reply) => {
     const next = localPath(queryParam(request, 'next'));
     if (sessionOf(request) !== null) return seeOther(reply, next ?? '/queue');
-    const notice = NOTICES[queryParam(request, 'notice') ?? ''];
+    const noticeKey = NOTICES[queryParam(request, 'notice') ?? ''];
+    const notice = noticeKey === undefined ? undefined : localeFor(request).t(noticeKey);
     return renderForm(request, reply, 200, { next, notice });
   });
 
@@ -168,10 +166,7 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
     const key = field(formOf(request), 'key')?.trim() ?? '';
     const auth = key === '' ? null : await authenticate(deps.store, key);
     if (auth === null) {
-      const error =
-        key === ''
-          ? 'Paste one of your API keys (it starts with tdg_).'
-          : 'That key is not valid. Check that you copied all of it (it starts with tdg_ and is 80 characters long); a revoked key no longer works.';
+      const error = localeFor(request).t(key === '' ? 'web.signIn.error.noKey' : 'web.signIn.error.badKey');
       return refuse(request, reply, { next }, error);
     }
     return succeeded(request, reply, auth, next);
@@ -185,15 +180,20 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
     if (typeof admitted !== 'string') return admitted;
     const password = field(form, 'password') ?? '';
     if (identifier.trim() === '' || password === '') {
-      return refuse(request, reply, state, 'Enter your email address or account name, and your password.');
+      return refuse(request, reply, state, localeFor(request).t('web.signIn.error.noPassword'));
     }
     const signedIn = await signInWithPassword(deps.store, identifier, password, deps.now(), holds);
-    if (signedIn === null) return refuse(request, reply, state, PASSWORD_REFUSED);
+    if (signedIn === null) {
+      return refuse(request, reply, state, localeFor(request).t('web.signIn.error.passwordRefused'));
+    }
     if ('heldSeconds' in signedIn) {
       // No password was checked: the address keeps its attempt for its keys and passkeys.
       limiter.giveBack(request.ip);
       reply.header('retry-after', String(signedIn.heldSeconds));
-      return renderForm(request, reply, 429, { ...state, error: heldMessage(signedIn.heldSeconds) });
+      return renderForm(request, reply, 429, {
+        ...state,
+        error: heldMessage(localeFor(request), signedIn.heldSeconds),
+      });
     }
     return succeeded(request, reply, signedIn, state.next);
   });
@@ -210,13 +210,13 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
     const wait = limiter.retryAfter(request.ip);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
-      return json(429, { code: 'too_many_sign_ins', message: tooManyMessage(wait) });
+      return json(429, { code: 'too_many_sign_ins', message: tooManyMessage(localeFor(request), wait) });
     }
     // Each answer keeps a challenge (a row) for minutes: an address may ask for a few a minute.
     const asked = optionsLimiter.reserve(request.ip);
     if (asked > 0) {
       reply.header('retry-after', String(asked));
-      const message = `Too many passkey requests from your network. Try again in ${asked} second${asked === 1 ? '' : 's'}.`;
+      const message = localeFor(request).t('web.signIn.error.tooManyPasskey', { seconds: asked });
       return json(429, { code: 'too_many_requests', message });
     }
     const cookieToken = checkedFormToken(
@@ -225,7 +225,10 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
       field(formOf(request), '_csrf'),
     );
     if (cookieToken === null) {
-      return json(403, { code: 'form_expired', message: 'The sign-in form has expired: reload the page.' });
+      return json(403, {
+        code: 'form_expired',
+        message: localeFor(request).t('web.signIn.error.passkeyFormExpired'),
+      });
     }
     const rp = relyingParty(deps.config.baseUrl);
     return json(200, await passkeySignInOptions(deps.store, { binding: cookieToken, rp }, deps.now()));
@@ -242,8 +245,7 @@ export function registerSignIn(scope: FastifyInstance, deps: WebDeps): void {
       deps.now(),
     );
     if (signedIn === null) {
-      const error =
-        'That passkey did not sign you in: it may belong to another site or have been deleted, or the request took too long. Try again, or use your password or a key.';
+      const error = localeFor(request).t('web.signIn.error.passkeyRefused');
       return refuse(request, reply, state, error);
     }
     return succeeded(request, reply, signedIn, state.next);

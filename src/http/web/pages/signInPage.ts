@@ -2,7 +2,7 @@ import type { Locale } from '../../../i18n/locale.js';
 import { SESSION_DAYS } from '../../../accounts/sessions.js';
 import { IDENTIFIER_MAX } from '../../../accounts/passwords.js';
 import { PASSWORD_MAX_BYTES } from '../../../accounts/passwordHash.js';
-import { type SafeHtml, html } from '../html.js';
+import { SafeHtml, html } from '../html.js';
 import { page } from '../layout.js';
 import { PASSKEY_SCRIPT_PATH } from '../passkeyScript.js';
 
@@ -15,17 +15,22 @@ export interface SignInForm {
 }
 
 /** Why passkeys cannot work at the base URL (accounts/passkeys.ts `passkeyProblem`), in words. */
-function passkeysUnavailable(problem: 'ip_address' | 'plain_http', baseUrl: string): SafeHtml {
-  const why =
-    problem === 'ip_address'
-      ? html`a browser offers them only at an address with a name, and Tidings is at <code>${baseUrl}</code>,
-          an IP address`
-      : html`a browser offers them only over https (or on localhost), and Tidings is at
-          <code>${baseUrl}</code>, plain http`;
-  return html`<h2 id="passkey-heading">Passkeys</h2>
+function passkeysUnavailable(
+  locale: Locale,
+  problem: 'ip_address' | 'plain_http',
+  baseUrl: string,
+): SafeHtml {
+  const address = html`<code>${baseUrl}</code>`.value;
+  const setting = html`<code>TIDINGS_BASE_URL</code>`.value;
+  return html`<h2 id="passkey-heading">${locale.t('web.signIn.passkeys')}</h2>
     <p class="hint" id="passkeys-unavailable">
-      Passkeys cannot be used here: ${why}. Sign in with your password or a key. Whoever runs Tidings can set
-      <code>TIDINGS_BASE_URL</code> to its https address to offer passkeys.
+      ${new SafeHtml(
+        locale.html(
+          'web.signIn.passkeysUnavailable',
+          { problem: problem === 'ip_address' ? 'ipAddress' : 'plainHttp', address, setting },
+          ['address', 'setting'],
+        ),
+      )}
     </p>`;
 }
 
@@ -47,16 +52,16 @@ export function signInPage(
   const described = (hint: string): string => `${hint}${form.error === undefined ? '' : ' sign-in-error'}`;
   return page({
     locale,
-    title: 'Sign in',
+    title: locale.t('web.signIn.title'),
     viewer: null,
     scripts: [PASSKEY_SCRIPT_PATH],
-    body: html`<h1>Sign in</h1>
+    body: html`<h1>${locale.t('web.signIn.title')}</h1>
       ${form.notice === undefined ? null : html`<p class="notice" role="status">${form.notice}</p>`}
       ${form.error === undefined ? null : html`<p class="error" role="alert" id="sign-in-error">${form.error}</p>`}
       ${
         where.passkeyProblem === null
           ? html`<div data-passkey-box hidden>
-              <h2 id="passkey-heading">With a passkey</h2>
+              <h2 id="passkey-heading">${locale.t('web.signIn.withPasskey')}</h2>
               <form
                 class="stack"
                 method="post"
@@ -66,20 +71,18 @@ export function signInPage(
               >
                 ${csrf}${next}
                 <input type="hidden" name="credential" value="" />
-                <p class="hint">
-                  Your phone, computer or security key confirms it is you: no name or password to type.
-                </p>
+                <p class="hint">${locale.t('web.signIn.passkeyHint')}</p>
                 <p class="error" role="alert" data-passkey-status hidden></p>
-                <div><button type="submit">Sign in with a passkey</button></div>
+                <div><button type="submit">${locale.t('web.signIn.passkeyButton')}</button></div>
               </form>
             </div>`
           : null
       }
-      <h2 id="password-heading">With your password</h2>
+      <h2 id="password-heading">${locale.t('web.signIn.withPassword')}</h2>
       <form class="stack" method="post" action="/sign-in/password">
         ${csrf}${next}
         <div>
-          <label for="identifier">Email address or account name</label>
+          <label for="identifier">${locale.t('web.signIn.identifier')}</label>
           <input
             id="identifier"
             name="identifier"
@@ -92,10 +95,10 @@ export function signInPage(
             value="${form.identifier ?? ''}"
             aria-describedby="${described('identifier-hint')}"
           />
-          <p class="hint" id="identifier-hint">The address your digests go to, or your account’s name.</p>
+          <p class="hint" id="identifier-hint">${locale.t('web.signIn.identifierHint')}</p>
         </div>
         <div>
-          <label for="password">Password</label>
+          <label for="password">${locale.t('web.signIn.password')}</label>
           <input
             id="password"
             name="password"
@@ -105,13 +108,13 @@ export function signInPage(
             autocomplete="current-password"
           />
         </div>
-        <div><button type="submit">Sign in with password</button></div>
+        <div><button type="submit">${locale.t('web.signIn.passwordButton')}</button></div>
       </form>
-      <h2 id="key-heading">With an API key</h2>
+      <h2 id="key-heading">${locale.t('web.signIn.withKey')}</h2>
       <form class="stack" method="post" action="/sign-in">
         ${csrf}${next}
         <div>
-          <label for="key">API key</label>
+          <label for="key">${locale.t('web.signIn.key')}</label>
           <input
             id="key"
             name="key"
@@ -123,17 +126,16 @@ export function signInPage(
             aria-describedby="${described('key-hint')}"
           />
           <p class="hint" id="key-hint">
-            Any of your keys works: the one printed when Tidings first started, or one made with
-            <code>tidings key create</code>.
+            ${new SafeHtml(
+              locale.html('web.signIn.keyHint', { command: html`<code>tidings key create</code>`.value }, [
+                'command',
+              ]),
+            )}
           </p>
         </div>
-        <div><button type="submit">Sign in with key</button></div>
+        <div><button type="submit">${locale.t('web.signIn.keyButton')}</button></div>
       </form>
-      ${where.passkeyProblem === null ? null : passkeysUnavailable(where.passkeyProblem, where.baseUrl)}
-      <p class="muted">
-        This browser then stays signed in until you sign out, until ${SESSION_DAYS} days pass without a visit,
-        or until the key or passkey you used is revoked or deleted (or the password you used is changed). Set
-        a password or add a passkey under Settings, Sign-in.
-      </p>`,
+      ${where.passkeyProblem === null ? null : passkeysUnavailable(locale, where.passkeyProblem, where.baseUrl)}
+      <p class="muted">${locale.t('web.signIn.staysSignedIn', { days: SESSION_DAYS })}</p>`,
   });
 }

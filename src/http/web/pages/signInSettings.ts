@@ -27,7 +27,10 @@ import {
   sendPage,
   seeOther,
   viewerOf,
+  localeFor,
 } from '../context.js';
+import { ENGLISH } from '../../../i18n/locale.js';
+import type { LabelKey } from '../localeTime.js';
 import { webRefusal } from '../errors.js';
 import { PASSKEY_PAGE_HEADERS } from '../passkeyScript.js';
 import { clearCookie, isSecure, sessionCookieName } from '../session.js';
@@ -35,18 +38,18 @@ import { signInSettingsPage } from './signInSettingsPage.js';
 
 const PATH = '/settings/sign-in';
 
-const NOTICES: Record<string, string> = {
-  password_set: 'Your password is set. Other browsers signed in with an earlier password are signed out.',
-  password_removed: 'Your password is removed: sign in with a passkey or a key from now on.',
-  passkey_added: 'Passkey added. Next time, choose “Sign in with a passkey”.',
-  passkey_renamed: 'Passkey renamed.',
-  passkey_deleted: 'Passkey deleted. It no longer signs anyone in.',
+const NOTICES: Record<string, LabelKey> = {
+  password_set: 'web.signIn.settings.notice.passwordSet',
+  password_removed: 'web.signIn.settings.notice.passwordRemoved',
+  passkey_added: 'web.signIn.settings.notice.passkeyAdded',
+  passkey_renamed: 'web.signIn.settings.notice.passkeyRenamed',
+  passkey_deleted: 'web.signIn.settings.notice.passkeyDeleted',
 };
 
-const PASSKEY_FAILED: Record<'invalid' | 'expired' | 'duplicate', string> = {
-  invalid: 'The passkey could not be checked, so it was not added. Try again.',
-  expired: 'Adding the passkey took too long (or the page was old). Try again.',
-  duplicate: 'That passkey is already registered.',
+const PASSKEY_FAILED: Record<'invalid' | 'expired' | 'duplicate', LabelKey> = {
+  invalid: 'web.signIn.settings.error.passkeyInvalid',
+  expired: 'web.signIn.settings.error.passkeyExpired',
+  duplicate: 'web.signIn.settings.error.passkeyDuplicate',
 };
 
 /** Settings, Sign-in: the password and the passkeys of the signed-in account. */
@@ -61,7 +64,8 @@ export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): v
   ): Promise<FastifyReply> {
     const account = await showAccount(deps.store, session.accountId);
     const viewer = viewerOf(session);
-    if (account === null || viewer === null) throw new WebError(404, 'This account no longer exists.');
+    if (account === null || viewer === null)
+      throw new WebError(404, (viewer?.locale ?? ENGLISH).t('web.settings.gone'));
     const body = signInSettingsPage({
       viewer,
       session,
@@ -97,7 +101,7 @@ export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): v
     const wait = limiter.reserve(request.ip);
     if (wait > 0) {
       reply.header('retry-after', String(wait));
-      const error = 'Too many failed password attempts from your network. Try again later.';
+      const error = localeFor(request).t('web.signIn.settings.error.tooMany');
       return show(reply, session, 429, { error });
     }
     let outcome: PasswordChange;
@@ -108,7 +112,9 @@ export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): v
       return refused(reply, session, err);
     }
     if (outcome === 'wrong_password') {
-      return show(reply, session, 403, { error: 'The current password is not right, so nothing changed.' });
+      return show(reply, session, 403, {
+        error: localeFor(request).t('web.signIn.settings.error.wrongPassword'),
+      });
     }
     limiter.giveBack(request.ip);
     return seeOther(reply, `${PATH}?notice=${done}`);
@@ -116,7 +122,10 @@ export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): v
 
   scope.get(PATH, async (request, reply) => {
     const session = requireSession(request);
-    return show(reply, session, 200, { notice: NOTICES[queryParam(request, 'notice') ?? ''] });
+    const notice = NOTICES[queryParam(request, 'notice') ?? ''];
+    return show(reply, session, 200, {
+      notice: notice === undefined ? undefined : localeFor(request).t(notice),
+    });
   });
 
   scope.post(`${PATH}/password`, async (request, reply) => {
@@ -125,7 +134,9 @@ export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): v
     const form = formOf(request);
     const next = field(form, 'password') ?? '';
     if (next !== (field(form, 'confirm') ?? '')) {
-      return show(reply, session, 400, { error: 'The two new passwords are not the same. Type them again.' });
+      return show(reply, session, 400, {
+        error: localeFor(request).t('web.signIn.settings.error.notSame'),
+      });
     }
     const current = field(form, 'current') ?? null;
     return withCurrentPassword(
@@ -199,7 +210,9 @@ export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): v
     } catch (err) {
       return refused(reply, session, err);
     }
-    if (outcome !== 'added') return show(reply, session, 400, { error: PASSKEY_FAILED[outcome] });
+    if (outcome !== 'added') {
+      return show(reply, session, 400, { error: localeFor(request).t(PASSKEY_FAILED[outcome]) });
+    }
     return seeOther(reply, `${PATH}?notice=passkey_added`);
   });
 
@@ -215,7 +228,7 @@ export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): v
     } catch (err) {
       return refused(reply, session, err);
     }
-    if (!renamed) throw new WebError(404, 'That is not one of your passkeys (it may have been deleted).');
+    if (!renamed) throw new WebError(404, localeFor(request).t('web.signIn.settings.error.notYoursRename'));
     return seeOther(reply, `${PATH}?notice=passkey_renamed`);
   });
 
@@ -224,7 +237,7 @@ export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): v
     checkCsrf(request, session);
     const id = idParam(request);
     const deleted = id !== null && (await deleteAccountPasskey(deps.store, session.accountId, id));
-    if (!deleted) throw new WebError(404, 'That is not one of your passkeys (it may already be deleted).');
+    if (!deleted) throw new WebError(404, localeFor(request).t('web.signIn.settings.error.notYoursDelete'));
     if (id === session.passkeyId) {
       // This browser signed in with it: its session went with the passkey.
       const secure = isSecure(deps.config.baseUrl);

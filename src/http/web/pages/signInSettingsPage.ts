@@ -3,10 +3,10 @@ import type { RelyingParty } from '../../../accounts/passkeys.js';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARS } from '../../../accounts/passwordHash.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import type { PasskeyInfo } from '../../../store/passkeys.js';
-import { type SafeHtml, html } from '../html.js';
+import { SafeHtml, html } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { PASSKEY_SCRIPT_PATH } from '../passkeyScript.js';
-import { ago, timeElement } from '../time.js';
+import { localeAgoElement } from '../localeTime.js';
 
 export interface SignInSettingsView {
   viewer: Viewer;
@@ -23,27 +23,30 @@ export interface SignInSettingsView {
 /** Settings, Sign-in: the password (set, change, remove) and the passkeys (add, rename, delete). */
 export function signInSettingsPage(v: SignInSettingsView): SafeHtml {
   const has = v.passwordSetAt !== null;
+  const { locale } = v.viewer;
   return page({
-    title: 'Sign-in',
+    title: locale.t('web.signIn.settings.title'),
     locale: v.viewer.locale,
     viewer: v.viewer,
     current: 'settings',
     scripts: [PASSKEY_SCRIPT_PATH],
-    body: html`<p><a href="/settings">Settings</a></p>
-      <h1>Sign-in</h1>
+    body: html`<p><a href="/settings">${locale.t('web.settings.title')}</a></p>
+      <h1>${locale.t('web.signIn.settings.title')}</h1>
       ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
       ${v.error === undefined ? null : html`<p class="error" role="alert" id="sign-in-settings-error">${v.error}</p>`}
-      <p>
-        Besides an API key, you can sign in with a password (with your email address or account name) or with
-        a passkey: then a phone signs in without pasting a key.
-      </p>
-      <h2 id="password-heading">Password</h2>
+      <p>${locale.t('web.signIn.settings.intro')}</p>
+      <h2 id="password-heading">${locale.t('web.signIn.password')}</h2>
       <p>
         ${
           has && v.passwordSetAt !== null
-            ? html`You have a password, set
-              ${timeElement(v.passwordSetAt, v.zone, ago(v.passwordSetAt, v.now))}.`
-            : html`You have no password yet.`
+            ? new SafeHtml(
+                locale.html(
+                  'web.signIn.settings.hasPassword',
+                  { when: localeAgoElement(locale, v.passwordSetAt, v.zone, v.now).value },
+                  ['when'],
+                ),
+              )
+            : locale.t('web.signIn.settings.noPassword')
         }
       </p>
       <form class="stack" method="post" action="/settings/sign-in/password">
@@ -52,7 +55,7 @@ export function signInSettingsPage(v: SignInSettingsView): SafeHtml {
         ${
           has
             ? html`<div>
-                <label for="current-password">Current password</label>
+                <label for="current-password">${locale.t('web.signIn.settings.current')}</label>
                 <input
                   id="current-password"
                   name="current"
@@ -65,7 +68,9 @@ export function signInSettingsPage(v: SignInSettingsView): SafeHtml {
             : null
         }
         <div>
-          <label for="new-password">${has ? 'New password' : 'Password'}</label>
+          <label for="new-password"
+            >${locale.t(has ? 'web.signIn.settings.newPassword' : 'web.signIn.password')}</label
+          >
           <input
             id="new-password"
             name="password"
@@ -77,11 +82,13 @@ export function signInSettingsPage(v: SignInSettingsView): SafeHtml {
             aria-describedby="new-password-hint"
           />
           <p class="hint" id="new-password-hint">
-            At least ${PASSWORD_MIN_CHARS} characters; a few words you will remember are a good password.
+            ${locale.t('web.signIn.settings.passwordHint', { min: PASSWORD_MIN_CHARS })}
           </p>
         </div>
         <div>
-          <label for="confirm-password">${has ? 'New password again' : 'Password again'}</label>
+          <label for="confirm-password"
+            >${locale.t(has ? 'web.signIn.settings.newPasswordAgain' : 'web.signIn.settings.passwordAgain')}</label
+          >
           <input
             id="confirm-password"
             name="confirm"
@@ -91,16 +98,21 @@ export function signInSettingsPage(v: SignInSettingsView): SafeHtml {
             autocomplete="new-password"
           />
         </div>
-        <div><button type="submit">${has ? 'Change password' : 'Set password'}</button></div>
+        <div>
+          <button type="submit">
+            ${locale.t(has ? 'web.signIn.settings.change' : 'web.signIn.settings.set')}
+          </button>
+        </div>
       </form>
       ${has ? removePasswordForm(v) : null}
-      <h2 id="passkeys-heading">Passkeys</h2>
+      <h2 id="passkeys-heading">${locale.t('web.signIn.passkeys')}</h2>
       ${passkeyList(v)} ${addPasskey(v)}`,
   });
 }
 
 function removePasswordForm(v: SignInSettingsView): SafeHtml {
-  return html`<h3 id="remove-password-heading">Remove the password</h3>
+  const { locale } = v.viewer;
+  return html`<h3 id="remove-password-heading">${locale.t('web.signIn.settings.removeHeading')}</h3>
     <form
       class="stack"
       method="post"
@@ -109,7 +121,7 @@ function removePasswordForm(v: SignInSettingsView): SafeHtml {
     >
       ${csrfField(v.viewer)}
       <div>
-        <label for="remove-current-password">Current password</label>
+        <label for="remove-current-password">${locale.t('web.signIn.settings.current')}</label>
         <input
           id="remove-current-password"
           name="current"
@@ -119,12 +131,13 @@ function removePasswordForm(v: SignInSettingsView): SafeHtml {
           autocomplete="current-password"
         />
       </div>
-      <div><button class="danger" type="submit">Remove password</button></div>
+      <div><button class="danger" type="submit">${locale.t('web.signIn.settings.remove')}</button></div>
     </form>`;
 }
 
 function passkeyList(v: SignInSettingsView): SafeHtml {
-  if (v.passkeys.length === 0) return html`<p>You have no passkeys yet.</p>`;
+  const { locale } = v.viewer;
+  if (v.passkeys.length === 0) return html`<p>${locale.t('web.signIn.settings.noPasskeys')}</p>`;
   return html`<ul class="items">
     ${v.passkeys.map(
       (k) =>
@@ -132,22 +145,37 @@ function passkeyList(v: SignInSettingsView): SafeHtml {
           <div class="main">
             <span class="title">${k.name}</span>${
               k.id === v.session.passkeyId
-                ? html` <span class="muted">(this browser signed in with it)</span>`
+                ? html` <span class="muted">${locale.t('web.signIn.settings.thisBrowser')}</span>`
                 : null
             }
             <div class="meta">
-              added ${timeElement(k.createdAt, v.zone, ago(k.createdAt, v.now))} ·
+              ${new SafeHtml(
+                locale.html(
+                  'web.signIn.settings.added',
+                  { when: localeAgoElement(locale, k.createdAt, v.zone, v.now).value },
+                  ['when'],
+                ),
+              )}
+              ·
               ${
                 k.lastUsedAt === null
-                  ? 'never used'
-                  : html`last used ${timeElement(k.lastUsedAt, v.zone, ago(k.lastUsedAt, v.now))}`
+                  ? locale.t('web.signIn.settings.neverUsed')
+                  : new SafeHtml(
+                      locale.html(
+                        'web.signIn.settings.lastUsed',
+                        { when: localeAgoElement(locale, k.lastUsedAt, v.zone, v.now).value },
+                        ['when'],
+                      ),
+                    )
               }
             </div>
           </div>
           <div class="actions">
             <form method="post" action="/settings/sign-in/passkeys/${k.id}/rename">
               ${csrfField(v.viewer)}
-              <label class="visually-hidden" for="passkey-name-${k.id}">New name for ${k.name}</label>
+              <label class="visually-hidden" for="passkey-name-${k.id}"
+                >${locale.t('web.signIn.settings.newName', { name: k.name })}</label
+              >
               <input
                 id="passkey-name-${k.id}"
                 name="name"
@@ -156,11 +184,23 @@ function passkeyList(v: SignInSettingsView): SafeHtml {
                 maxlength="${PASSKEY_NAME_MAX}"
                 value="${k.name}"
               />
-              <button class="quiet" type="submit" aria-label="Rename ${k.name}">Rename</button>
+              <button
+                class="quiet"
+                type="submit"
+                aria-label="${locale.t('web.signIn.settings.renameLabel', { name: k.name })}"
+              >
+                ${locale.t('web.signIn.settings.rename')}
+              </button>
             </form>
             <form method="post" action="/settings/sign-in/passkeys/${k.id}/delete">
               ${csrfField(v.viewer)}
-              <button class="danger" type="submit" aria-label="Delete ${k.name}">Delete</button>
+              <button
+                class="danger"
+                type="submit"
+                aria-label="${locale.t('web.signIn.settings.deleteLabel', { name: k.name })}"
+              >
+                ${locale.t('web.signIn.settings.delete')}
+              </button>
             </form>
           </div>
         </li>`,
@@ -169,14 +209,13 @@ function passkeyList(v: SignInSettingsView): SafeHtml {
 }
 
 function addPasskey(v: SignInSettingsView): SafeHtml {
+  const { locale } = v.viewer;
   const insecure = new URL(v.rp.origin).protocol !== 'https:' && v.rp.id !== 'localhost';
   return html`<div data-passkey-box hidden>
-      <h3 id="add-passkey-heading">Add a passkey</h3>
+      <h3 id="add-passkey-heading">${locale.t('web.signIn.settings.addPasskey')}</h3>
       ${
         insecure
-          ? html`<p class="hint">
-              Browsers accept passkeys only over https: this Tidings’ public address is ${v.rp.origin}.
-            </p>`
+          ? html`<p class="hint">${locale.t('web.signIn.settings.insecure', { origin: v.rp.origin })}</p>`
           : null
       }
       <form
@@ -190,26 +229,21 @@ function addPasskey(v: SignInSettingsView): SafeHtml {
         ${csrfField(v.viewer)}
         <input type="hidden" name="credential" value="" />
         <div>
-          <label for="passkey-name">Name</label>
+          <label for="passkey-name">${locale.t('web.profile.name')}</label>
           <input
             id="passkey-name"
             name="name"
             type="text"
             required
             maxlength="${PASSKEY_NAME_MAX}"
-            placeholder="phone"
+            placeholder="${locale.t('web.signIn.settings.namePlaceholder')}"
             aria-describedby="passkey-name-hint"
           />
-          <p class="hint" id="passkey-name-hint">
-            Which device or password manager holds it, such as “phone”.
-          </p>
+          <p class="hint" id="passkey-name-hint">${locale.t('web.signIn.settings.nameHint')}</p>
         </div>
         <p class="error" role="alert" data-passkey-status hidden></p>
-        <div><button type="submit">Add a passkey</button></div>
+        <div><button type="submit">${locale.t('web.signIn.settings.addPasskey')}</button></div>
       </form>
     </div>
-    <p class="hint" data-passkey-fallback>
-      Adding a passkey needs a browser that supports passkeys, with JavaScript on. The password and your keys
-      work without.
-    </p>`;
+    <p class="hint" data-passkey-fallback>${locale.t('web.signIn.settings.needsScript')}</p>`;
 }

@@ -1,4 +1,5 @@
-import type { Locale } from '../../../i18n/locale.js';
+import { type Locale, localeOf } from '../../../i18n/locale.js';
+import { readerSettings } from '../../../accounts/digestActions.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
   type EmailAction,
@@ -23,12 +24,7 @@ import { emailPaused } from '../../../digest/unsubscribe.js';
 import type { Account } from '../../../store/accounts.js';
 import { type SafeHtml, html } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
-import { localTime } from '../time.js';
-
-/** An unsubscribe POST carries a word or two: anything larger is refused before it is read. */
-const BODY_LIMIT = 4096;
-
-const NOT_FOUND = 'There is no page at this address. It may have moved, or the link may be mistyped.';
+import { BODY_LIMIT, message, momentIn, notFound } from './actionPage.js';
 
 /**
  * The private unsubscribe page of a digest email (RFC 8058), open without signing in: the token in the
@@ -47,27 +43,27 @@ export function registerUnsubscribe(scope: FastifyInstance, deps: WebDeps): void
   const reader = async (request: FastifyRequest) => {
     const token = (request.params as { token?: string }).token ?? '';
     const accountId = await unsubscribeReader(deps.store, token, deps.now());
-    if (accountId === null) throw new WebError(404, NOT_FOUND);
-    return { accountId, action: `/unsubscribe/${token}` };
+    if (accountId === null) throw new WebError(404, notFound(localeFor(request)));
+    // The token names the account: its page is in the account's language, whatever browser opens it.
+    const { language } = await readerSettings(deps.store, accountId);
+    return { accountId, action: `/unsubscribe/${token}`, locale: localeOf(language) };
   };
 
   scope.get('/unsubscribe/:token', async (request, reply) => {
-    const { accountId, action } = await reader(request);
+    const { accountId, action, locale } = await reader(request);
     const state = await emailStateOf(deps.store, accountId, deps.now());
-    if (state === null) throw new WebError(404, NOT_FOUND);
-    return sendPage(reply, 200, unsubscribePage(localeFor(request), action, state, null));
+    if (state === null) throw new WebError(404, notFound(locale));
+    return sendPage(reply, 200, unsubscribePage(locale, action, state, null));
   });
 
   scope.post('/unsubscribe/:token', { bodyLimit: BODY_LIMIT }, async (request, reply) => {
-    const { accountId, action } = await reader(request);
+    const { accountId, action, locale } = await reader(request);
     const chosen = actionOf(formOf(request));
-    if (chosen === null) {
-      throw new WebError(400, 'That is not something this page can do. Go back and choose a button.');
-    }
+    if (chosen === null) throw new WebError(400, locale.t('web.unsubscribe.cannotDo'));
     const state = await changeEmailDelivery(deps.store, accountId, chosen, deps.now());
-    if (state === null) throw new WebError(404, NOT_FOUND);
+    if (state === null) throw new WebError(404, notFound(locale));
     request.log.info({ action: chosen }, 'digest email changed through an unsubscribe link');
-    return sendPage(reply, 200, unsubscribePage(localeFor(request), action, state, chosen));
+    return sendPage(reply, 200, unsubscribePage(locale, action, state, chosen));
   });
 
   // Settings' "Resume emails now" and "Reset unsubscribe links": signed-in forms like any other.
@@ -75,7 +71,7 @@ export function registerUnsubscribe(scope: FastifyInstance, deps: WebDeps): void
     const session = requireSession(request);
     checkCsrf(request, session);
     const state = await changeEmailDelivery(deps.store, session.accountId, 'resume', deps.now());
-    if (state === null) throw new WebError(404, 'This account no longer exists.');
+    if (state === null) throw new WebError(404, localeFor(request).t('web.unsubscribe.accountGone'));
     return seeOther(reply, '/settings?notice=saved');
   });
 
@@ -94,11 +90,11 @@ function actionOf(form: URLSearchParams): EmailAction | null {
   return action === 'off' || action === 'pause' || action === 'resume' ? action : null;
 }
 
-const DONE: Record<EmailAction, string> = {
-  off: 'Done: you are unsubscribed.',
-  pause: 'Done: paused for a week.',
-  resume: 'Done: your digest emails are on again.',
-};
+const DONE = {
+  off: 'web.unsubscribe.done.off',
+  pause: 'web.unsubscribe.done.pause',
+  resume: 'web.unsubscribe.done.resume',
+} as const satisfies Record<EmailAction, string>;
 
 function unsubscribePage(
   locale: Locale,
@@ -106,44 +102,61 @@ function unsubscribePage(
   state: EmailState,
   done: EmailAction | null,
 ): SafeHtml {
+  const strong = (word: string): string => html`<strong>${word}</strong>`.value;
   const now =
     state.status === 'off'
-      ? html`Your Tidings digest emails are <strong>off</strong>.`
+      ? message(locale, 'web.unsubscribe.state.off', { off: strong(locale.t('web.unsubscribe.off')) }, [
+          'off',
+        ])
       : state.status === 'paused'
-        ? html`Your Tidings digest emails are <strong>paused</strong> until
-            <time datetime="${state.until}">${localTime(state.until, 'UTC')} UTC</time>; then they start
-            again.`
-        : html`Your Tidings digest emails are <strong>on</strong>.`;
+        ? message(
+            locale,
+            'web.unsubscribe.state.paused',
+            {
+              paused: strong(locale.t('web.unsubscribe.paused')),
+              until: html`<time datetime="${state.until}"
+                >${locale.t('web.unsubscribe.utc', { time: momentIn(locale, state.until, 'UTC') })}</time
+              >`.value,
+            },
+            ['paused', 'until'],
+          )
+        : message(locale, 'web.unsubscribe.state.on', { on: strong(locale.t('web.unsubscribe.on')) }, ['on']);
   const button = (value: EmailAction, label: string, kind: string | null) =>
     html`<form class="inline" method="post" action="${action}">
       <input type="hidden" name="action" value="${value}" />
       <button type="submit" ${kind === null ? null : html`class="${kind}"`}>${label}</button>
     </form>`;
+  const title = locale.t('web.unsubscribe.title');
   return page({
     locale,
-    title: 'Digest emails',
+    title,
     viewer: null,
-    body: html`<h1>Digest emails</h1>
-      ${done === null ? null : html`<p class="notice" role="status">${DONE[done]}</p>`}
+    body: html`<h1>${title}</h1>
+      ${done === null ? null : html`<p class="notice" role="status">${locale.t(DONE[done])}</p>`}
       <p>${now}</p>
-      <p>
-        Your digests are still made each day and can be read on the web when you sign in; this only decides
-        whether they are emailed.
-      </p>
+      <p>${locale.t('web.unsubscribe.still')}</p>
       <div class="row">
-        ${state.status === 'off' ? null : button('off', 'Unsubscribe', null)}
-        ${state.status === 'paused' ? null : button('pause', 'Pause for a week', 'quiet')}
-        ${state.status === 'on' ? null : button('resume', 'Resume emails', 'quiet')}
+        ${state.status === 'off' ? null : button('off', locale.t('web.unsubscribe.button.off'), null)}
+        ${state.status === 'paused' ? null : button('pause', locale.t('web.unsubscribe.button.pause'), 'quiet')}
+        ${state.status === 'on' ? null : button('resume', locale.t('web.unsubscribe.button.resume'), 'quiet')}
       </div>
-      <p class="hint">Change when digests come, and more, in <a href="/settings">Settings</a>.</p>`,
+      <p class="hint">
+        ${message(
+          locale,
+          'web.unsubscribe.hint',
+          { link: html`<a href="/settings">${locale.t('web.unsubscribe.hint.link')}</a>`.value },
+          ['link'],
+        )}
+      </p>`,
   });
 }
 
 /**
  * Under the settings form: a pause set from an email (and a way to end it now), and "Reset unsubscribe
- * links", which revokes the e-mail's action links too.
+ * links", which revokes the e-mail's action links too. In the reader's language (the viewer's).
  */
 export function emailControls(viewer: Viewer, account: Account, now: Date): SafeHtml {
+  const { locale } = viewer;
   const paused = emailPaused(account, now) ? account.email_paused_until : null;
   return html`${
       paused === null
@@ -151,21 +164,20 @@ export function emailControls(viewer: Viewer, account: Account, now: Date): Safe
         : html`<form class="stack" method="post" action="/settings/resume-email">
             ${csrfField(viewer)}
             <p id="paused-hint">
-              Your digest emails are paused from an unsubscribe link until
-              ${localTime(paused, account.timezone)}; saving the settings above does not change that.
+              ${locale.t('web.unsubscribe.controls.paused', { until: momentIn(locale, paused, account.timezone) })}
             </p>
             <div>
-              <button class="quiet" type="submit" aria-describedby="paused-hint">Resume emails now</button>
+              <button class="quiet" type="submit" aria-describedby="paused-hint">
+                ${locale.t('web.unsubscribe.controls.resume')}
+              </button>
             </div>
           </form>`
     }
     <form class="stack" method="post" action="/settings/reset-unsubscribe">
       ${csrfField(viewer)}
-      <p>
-        Each email has private links that work without signing in: to unsubscribe, and its actions (keep for
-        tomorrow, fewer or more from a feed, mute it for a week). If you forwarded an email, reset these
-        e-mail links: those of emails already sent stop working.
-      </p>
-      <div><button class="quiet" type="submit">Reset unsubscribe links</button></div>
+      <p>${locale.t('web.unsubscribe.controls.links')}</p>
+      <div>
+        <button class="quiet" type="submit">${locale.t('web.unsubscribe.controls.reset')}</button>
+      </div>
     </form>`;
 }
