@@ -9,6 +9,11 @@ import { dirname, join, relative, resolve } from 'node:path';
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '..');
 const SRC = join(ROOT, 'src');
 const MAX_LINES = 400;
+/**
+ * Generated files are not read as code: the compiled catalogues (src/i18n/compiled/, one function per
+ * message, written by `npm run i18n:compile` and checked to be current by check:i18n) grow with the messages.
+ */
+const GENERATED = /^i18n\/compiled\//;
 
 /**
  * The layers, top to bottom. A module may import its own unit and any unit of a lower layer; units of one
@@ -78,7 +83,8 @@ for (const file of files) {
   const text = readFileSync(file, 'utf8');
   const lines = text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
   lineCounts.push(lines);
-  if (lines > MAX_LINES) problems.push(`${rel(file)}: ${lines} lines, more than ${MAX_LINES}`);
+  if (lines > MAX_LINES && !GENERATED.test(rel(file)))
+    problems.push(`${rel(file)}: ${lines} lines, more than ${MAX_LINES}`);
   if (!rel(file).startsWith('accounts/authorize.ts') && !isTest(file) && /\bas AccountId\b/.test(text))
     problems.push(`${rel(file)}: casts to AccountId; only src/accounts/authorize.ts makes one`);
   if (isTest(file)) continue;

@@ -110,11 +110,15 @@ await describeEachEngine('poller leases', (ctx) => {
     const poller = startPoller(deps(), { concurrency: 2, perHost: 2, maxSleepMs: 60_000 });
     await waitFor('the first fetch', () => Promise.resolve(asked() > 0));
     const started = performance.now();
+    const atStop = asked();
     await poller.stop();
     const ms = performance.now() - started;
     const fetched = asked();
     assert.ok(fetched >= 1 && fetched <= 4, `${fetched} fetched`);
-    assert.ok(ms < 600, `stop took ${Math.round(ms)} ms`);
+    // Only the fetches under way when stop() was called (two at a time) reach the server after it: stop
+    // waits for them, not for the batch it had claimed. Counted, not timed (a loaded machine stretches
+    // 200 ms fetches: stop took 644 ms at load 15 while doing exactly this).
+    assert.ok(fetched - atStop <= 2, `${fetched - atStop} fetches reached the server after stop()`);
     t.diagnostic(`stop() returned after ${Math.round(ms)} ms, ${fetched} of ${FEEDS} feeds fetched`);
     const leased = await ctx
       .store()

@@ -8,6 +8,7 @@ import {
 } from '../../../accounts/newsletterSenders.js';
 import { newsletterAddress } from '../../../accounts/newsletters.js';
 import { isTidingsError } from '../../../errors.js';
+import { ENGLISH } from '../../../i18n/locale.js';
 import { COPY_PAGE_HEADERS } from '../copyScript.js';
 import {
   type WebDeps,
@@ -18,10 +19,12 @@ import {
   idParam,
   queryParam,
   requireSession,
+  localeFor,
   sendPage,
   seeOther,
   viewerOf,
 } from '../context.js';
+import type { LabelKey } from '../localeTime.js';
 import { newslettersPage } from './newslettersView.js';
 
 /**
@@ -30,14 +33,12 @@ import { newslettersPage } from './newslettersView.js';
  * actions, pages/feeds.ts, which send the reader back here; Unsubscribe).
  */
 
-const NOTICES: Record<string, string> = {
-  rotated: 'Your address was replaced. Mail to the old one is refused from now on.',
-  dismissed: 'Dismissed.',
-  share: 'Saved. Your next digest shows the sender this way.',
-  unmuted: 'Unmuted. Your next digest shows the sender again.',
+const NOTICES: Record<string, LabelKey> = {
+  rotated: 'web.newsletters.notice.rotated',
+  dismissed: 'web.newsletters.notice.dismissed',
+  share: 'web.newsletters.notice.share',
+  unmuted: 'web.newsletters.notice.unmuted',
 };
-
-const NO_SUCH_SENDER = 'You get no newsletter from such a sender.';
 
 export function registerNewsletters(scope: FastifyInstance, deps: WebDeps): void {
   const domain = (): string | null => deps.config.inbound?.domain ?? null;
@@ -46,19 +47,25 @@ export function registerNewsletters(scope: FastifyInstance, deps: WebDeps): void
     reply: FastifyReply,
     session: WebSession,
     status: number,
-    extra: { notice?: string | undefined; error?: string; unsubscribed?: Unsubscribed },
+    extra: { notice?: LabelKey | undefined; error?: LabelKey; unsubscribed?: Unsubscribed },
   ): Promise<FastifyReply> {
     const viewer = viewerOf(session);
-    if (viewer === null) throw new WebError(404, 'This account no longer exists.');
+    if (viewer === null) throw new WebError(404, ENGLISH.t('web.newsletters.accountGone'));
+    const { locale } = viewer;
+    const said = {
+      notice: extra.notice === undefined ? undefined : locale.t(extra.notice),
+      error: extra.error === undefined ? undefined : locale.t(extra.error),
+      unsubscribed: extra.unsubscribed,
+    };
     const now = deps.now();
     let view;
     try {
       view = await newslettersView(deps.store, session.accountId, { domain: domain(), now });
     } catch (err) {
-      if (isTidingsError(err, 'not_found')) throw new WebError(404, 'This account no longer exists.');
+      if (isTidingsError(err, 'not_found')) throw new WebError(404, locale.t('web.newsletters.accountGone'));
       throw err;
     }
-    return sendPage(reply, status, newslettersPage({ viewer, view, now, ...extra }), COPY_PAGE_HEADERS);
+    return sendPage(reply, status, newslettersPage({ viewer, view, now, ...said }), COPY_PAGE_HEADERS);
   }
 
   scope.get('/newsletters', async (request, reply) => {
@@ -70,11 +77,11 @@ export function registerNewsletters(scope: FastifyInstance, deps: WebDeps): void
     const session = requireSession(request);
     checkCsrf(request, session);
     const configured = domain();
-    if (configured === null) throw new WebError(404, 'Newsletters by e-mail are not set up here.');
+    if (configured === null) {
+      throw new WebError(404, localeFor(request).t('web.newsletters.notSetUpShort'));
+    }
     if (field(formOf(request), 'confirm') !== 'yes') {
-      return show(reply, session, 400, {
-        error: 'Tick the box to confirm that the old address stops working, then replace it.',
-      });
+      return show(reply, session, 400, { error: 'web.newsletters.confirmRotate' });
     }
     await newsletterAddress(deps.store, session.accountId, {
       domain: configured,
@@ -88,7 +95,7 @@ export function registerNewsletters(scope: FastifyInstance, deps: WebDeps): void
     const session = requireSession(request);
     checkCsrf(request, session);
     const id = idParam(request);
-    if (id === null) throw new WebError(404, 'There is no such notice.');
+    if (id === null) throw new WebError(404, localeFor(request).t('web.newsletters.noSuchNotice'));
     try {
       await dismissNewSender(deps.store, session.accountId, id, deps.now());
     } catch (err) {
@@ -103,7 +110,7 @@ export function registerNewsletters(scope: FastifyInstance, deps: WebDeps): void
     const session = requireSession(request);
     checkCsrf(request, session);
     const id = idParam(request);
-    if (id === null) throw new WebError(404, NO_SUCH_SENDER);
+    if (id === null) throw new WebError(404, localeFor(request).t('web.newsletters.noSuchSender'));
     const { config } = deps;
     const digest = deps.digest();
     let unsubscribed: Unsubscribed;
@@ -120,7 +127,8 @@ export function registerNewsletters(scope: FastifyInstance, deps: WebDeps): void
         id,
       );
     } catch (err) {
-      if (isTidingsError(err, 'not_found')) throw new WebError(404, NO_SUCH_SENDER);
+      if (isTidingsError(err, 'not_found'))
+        throw new WebError(404, localeFor(request).t('web.newsletters.noSuchSender'));
       throw err;
     }
     return show(reply, session, 200, { unsubscribed });
