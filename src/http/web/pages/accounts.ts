@@ -21,6 +21,7 @@ import {
   field,
   formOf,
   idParam,
+  localeFor,
   queryParam,
   requireSession,
   sendPage,
@@ -28,18 +29,26 @@ import {
   viewerOf,
 } from '../context.js';
 import { webRefusal } from '../errors.js';
+import { type MessageKey, localeOf } from '../../../i18n/locale.js';
 import type { SafeHtml } from '../html.js';
 import { type AccountsView, accountsPage } from './accountsView.js';
 
 /** What a non-administrator (or anyone, for an unknown account) is told: the page does not exist for them. */
-const NOT_HERE = 'There is no page at this address. It may have moved, or the link may be mistyped.';
+const notHere = (request: FastifyRequest): string => localeFor(request).t('web.accounts.notHere');
 
-const NOTICES: Record<string, string> = {
-  disabled: 'The account is disabled: it is signed out, its keys are refused and it gets no digests.',
-  enabled: 'The account is enabled again.',
-  promoted: 'The account is now an administrator.',
-  demoted: 'The account is no longer an administrator.',
-  revoked: 'The invitation is withdrawn: its link no longer works.',
+const NOTICES = {
+  disabled: 'web.accounts.notice.disabled',
+  enabled: 'web.accounts.notice.enabled',
+  promoted: 'web.accounts.notice.promoted',
+  demoted: 'web.accounts.notice.demoted',
+  revoked: 'web.accounts.notice.revoked',
+} as const satisfies Record<string, MessageKey>;
+
+const noticeOf = (request: FastifyRequest): string | undefined => {
+  const name = queryParam(request, 'notice') ?? '';
+  return Object.hasOwn(NOTICES, name)
+    ? localeFor(request).t(NOTICES[name as keyof typeof NOTICES])
+    : undefined;
 };
 
 /**
@@ -48,7 +57,7 @@ const NOTICES: Record<string, string> = {
  */
 function requireAdmin(request: FastifyRequest): WebSession {
   const session = requireSession(request);
-  if (!session.isAdmin) throw new WebError(404, NOT_HERE);
+  if (!session.isAdmin) throw new WebError(404, notHere(request));
   return session;
 }
 
@@ -57,7 +66,9 @@ export function registerAccounts(scope: FastifyInstance, deps: WebDeps): void {
   async function view(session: WebSession, extra: Partial<AccountsView>): Promise<SafeHtml> {
     const viewer = viewerOf(session);
     const own = await showAccount(deps.store, session.accountId);
-    if (viewer === null || own === null) throw new WebError(404, 'This account no longer exists.');
+    if (viewer === null || own === null) {
+      throw new WebError(404, localeOf(session.language).t('web.accounts.gone'));
+    }
     const now = deps.now();
     const [accounts, invitations] = await Promise.all([
       accountsOverview(deps.store),
@@ -76,15 +87,14 @@ export function registerAccounts(scope: FastifyInstance, deps: WebDeps): void {
 
   /** A refused form: the page again with the reason, or the error rethrown when it is not a refusal. */
   async function refused(reply: FastifyReply, session: WebSession, err: unknown): Promise<FastifyReply> {
-    const refusal = webRefusal(err, deps.config);
+    const refusal = webRefusal(err, deps.config, viewerOf(session)?.locale);
     if (refusal === null) throw err;
     return sendPage(reply, refusal.status, await view(session, { error: refusal.message }));
   }
 
   scope.get('/accounts', async (request, reply) => {
     const session = requireAdmin(request);
-    const notice = NOTICES[queryParam(request, 'notice') ?? ''];
-    return sendPage(reply, 200, await view(session, { notice }));
+    return sendPage(reply, 200, await view(session, { notice: noticeOf(request) }));
   });
 
   scope.post('/accounts', async (request, reply) => {
@@ -137,7 +147,7 @@ export function registerAccounts(scope: FastifyInstance, deps: WebDeps): void {
     checkCsrf(request, session);
     const id = idParam(request);
     if (id === null || !(await revokeInvitation(deps.store, id))) {
-      throw new WebError(404, 'There is no such unused invitation (it may have been used or withdrawn).');
+      throw new WebError(404, localeFor(request).t('web.accounts.noInvitation'));
     }
     return seeOther(reply, '/accounts?notice=revoked');
   });
@@ -150,7 +160,7 @@ export function registerAccounts(scope: FastifyInstance, deps: WebDeps): void {
       const session = requireAdmin(request);
       checkCsrf(request, session);
       const id = idParam(request);
-      if (id === null) throw new WebError(404, NOT_HERE);
+      if (id === null) throw new WebError(404, notHere(request));
       let notice: string;
       try {
         notice = await act(session, id, formOf(request));

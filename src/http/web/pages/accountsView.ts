@@ -3,6 +3,7 @@ import type { Account } from '../../../store/accounts.js';
 import { type SafeHtml, html } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { ago, localTime, timeElement } from '../time.js';
+import { message } from './actionPage.js';
 
 export interface AccountsView {
   viewer: Viewer;
@@ -21,21 +22,19 @@ export interface AccountsView {
 }
 
 export function accountsPage(v: AccountsView): SafeHtml {
+  const { locale } = v.viewer;
   return page({
-    title: 'Accounts',
+    title: locale.t('web.accounts.title'),
     locale: v.viewer.locale,
     viewer: v.viewer,
     current: 'accounts',
-    body: html`<h1>Accounts</h1>
+    body: html`<h1>${locale.t('web.accounts.title')}</h1>
       ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
       ${v.error === undefined ? null : html`<p class="error" role="alert">${v.error}</p>`}
-      ${v.createdAccount === undefined ? null : createdAccountPanel(v.createdAccount)}
+      ${v.createdAccount === undefined ? null : createdAccountPanel(v, v.createdAccount)}
       ${v.createdInvitation === undefined ? null : createdInvitationPanel(v, v.createdInvitation)}
-      <p>
-        As an administrator you invite people, make accounts for them, and disable an account (it can no
-        longer sign in, its keys are refused and it gets no digests; nothing in it is deleted).
-      </p>
-      <h2>People</h2>
+      <p>${locale.t('web.accounts.intro')}</p>
+      <h2>${locale.t('web.accounts.people')}</h2>
       <ul class="items">
         ${v.accounts.map((a) => accountRow(a, v))}
       </ul>
@@ -45,22 +44,27 @@ export function accountsPage(v: AccountsView): SafeHtml {
 
 function accountRow(a: Account & { queued: number }, v: AccountsView): SafeHtml {
   const own = a.id === v.self;
+  const { locale } = v.viewer;
   const facts = [
     `#${a.id}`,
-    a.email ?? 'no email address',
-    `${a.queued.toLocaleString('en')} link${a.queued === 1 ? '' : 's'} queued`,
-    ...(a.is_admin ? ['administrator'] : []),
+    a.email ?? locale.t('web.accounts.noEmail'),
+    locale.t('web.accounts.queued', { n: a.queued }),
+    ...(a.is_admin ? [locale.t('web.accounts.administrator')] : []),
   ];
+  const you = html` <span class="muted">${locale.t('web.accounts.you')}</span>`;
+  const when = (iso: string): SafeHtml => timeElement(iso, v.zone, ago(iso, v.now, locale), locale);
   return html`<li>
     <div class="main">
-      <span class="title">${a.name}</span>${own ? html` <span class="muted">(you)</span>` : null}
+      <span class="title">${a.name}</span>${own ? you : null}
       <div class="meta">
-        ${facts.join(' · ')} · created ${timeElement(a.created_at, v.zone, ago(a.created_at, v.now))}
+        ${facts.join(' · ')} ·
+        ${message(locale, 'web.accounts.createdAgo', { when: when(a.created_at).value }, ['when'])}
         ${
           a.disabled_at === null
             ? null
             : html`·
-                <strong>disabled</strong> ${timeElement(a.disabled_at, v.zone, ago(a.disabled_at, v.now))}`
+                <strong>${locale.t('web.accounts.disabled')}</strong>
+                ${when(a.disabled_at)}`
         }
       </div>
     </div>
@@ -73,9 +77,12 @@ function accountRow(a: Account & { queued: number }, v: AccountsView): SafeHtml 
               <button
                 class="${a.disabled_at === null ? 'danger' : 'quiet'}"
                 type="submit"
-                aria-label="${a.disabled_at === null ? 'Disable' : 'Enable'} ${a.name}"
+                aria-label="${locale.t(
+                  a.disabled_at === null ? 'web.accounts.disableLabel' : 'web.accounts.enableLabel',
+                  { name: a.name },
+                )}"
               >
-                ${a.disabled_at === null ? 'Disable' : 'Enable'}
+                ${locale.t(a.disabled_at === null ? 'web.accounts.disable' : 'web.accounts.enable')}
               </button>
             </form>
             <form method="post" action="/accounts/${a.id}/admin">
@@ -84,9 +91,12 @@ function accountRow(a: Account & { queued: number }, v: AccountsView): SafeHtml 
               <button
                 class="quiet"
                 type="submit"
-                aria-label="${a.is_admin ? 'Remove administrator' : 'Make administrator'}: ${a.name}"
+                aria-label="${locale.t(
+                  a.is_admin ? 'web.accounts.removeAdminLabel' : 'web.accounts.makeAdminLabel',
+                  { name: a.name },
+                )}"
               >
-                ${a.is_admin ? 'Remove administrator' : 'Make administrator'}
+                ${locale.t(a.is_admin ? 'web.accounts.removeAdmin' : 'web.accounts.makeAdmin')}
               </button>
             </form>
           </div>`
@@ -94,78 +104,114 @@ function accountRow(a: Account & { queued: number }, v: AccountsView): SafeHtml 
   </li>`;
 }
 
-function createdAccountPanel(created: { id: number; name: string; apiKey: string }): SafeHtml {
+function createdAccountPanel(
+  v: AccountsView,
+  created: { id: number; name: string; apiKey: string },
+): SafeHtml {
+  const { locale } = v.viewer;
   return html`<section class="panel" aria-labelledby="created-account-heading">
-    <h2 id="created-account-heading">Account “${created.name}” is created</h2>
+    <h2 id="created-account-heading">
+      ${locale.t('web.accounts.createdAccount.heading', { name: created.name })}
+    </h2>
     <p>
-      <strong>Copy its key now: it is shown only this once.</strong> Give it to ${created.name}: it signs in
-      here and saves links. In Settings they can then change their name and the rest.
+      <strong>${locale.t('web.accounts.createdAccount.copy')}</strong>
+      ${locale.t('web.accounts.createdAccount.give', { name: created.name })}
     </p>
-    <label for="created-account-key">API key of account #${created.id}</label>
+    <label for="created-account-key"
+      >${locale.t('web.accounts.createdAccount.key', { id: String(created.id) })}</label
+    >
     <input id="created-account-key" type="text" readonly value="${created.apiKey}" spellcheck="false" />
   </section>`;
 }
 
 function createdInvitationPanel(v: AccountsView, created: { url: string; invitation: Invitation }): SafeHtml {
   const { invitation } = created;
+  const { locale } = v.viewer;
   return html`<section class="panel" aria-labelledby="created-invitation-heading">
-    <h2 id="created-invitation-heading">Invitation link</h2>
+    <h2 id="created-invitation-heading">${locale.t('web.accounts.createdInvitation.heading')}</h2>
     <p>
-      <strong>Copy the link now: it is shown only this once.</strong> Send it to the person you invite. It
-      works once, until ${until(invitation.expires_at, v)}.
+      <strong>${locale.t('web.accounts.createdInvitation.copy')}</strong>
+      ${message(
+        locale,
+        'web.accounts.createdInvitation.send',
+        { until: until(invitation.expires_at, v).value },
+        ['until'],
+      )}
     </p>
-    <label for="invitation-url">Link</label>
+    <label for="invitation-url">${locale.t('web.accounts.createdInvitation.link')}</label>
     <input id="invitation-url" type="text" readonly value="${created.url}" spellcheck="false" />
   </section>`;
 }
 
 function inviteForm(v: AccountsView): SafeHtml {
-  return html`<h2 id="invite-heading">Invite someone</h2>
+  const { locale } = v.viewer;
+  return html`<h2 id="invite-heading">${locale.t('web.accounts.invite.heading')}</h2>
     <form class="stack" method="post" action="/accounts/invitations" aria-labelledby="invite-heading">
       ${csrfField(v.viewer)}
       <div>
-        <label for="invite-note">Who it is for (optional)</label>
-        <input id="invite-note" name="note" type="text" maxlength="200" placeholder="Ada" />
+        <label for="invite-note">${locale.t('web.accounts.invite.note')}</label>
+        <input
+          id="invite-note"
+          name="note"
+          type="text"
+          maxlength="200"
+          placeholder="${locale.t('web.accounts.invite.notePlaceholder')}"
+        />
       </div>
       <div>
-        <label for="invite-email">Their email address (optional)</label>
+        <label for="invite-email">${locale.t('web.accounts.invite.email')}</label>
         <input id="invite-email" name="email" type="email" autocomplete="off" maxlength="320" />
-        <p class="hint">Their account starts with it; they can change it. Tidings does not send the link.</p>
+        <p class="hint">${locale.t('web.accounts.invite.emailHint')}</p>
       </div>
       <div>
-        <label for="invite-days">The link works for</label>
+        <label for="invite-days">${locale.t('web.accounts.invite.days')}</label>
         <select id="invite-days" name="days">
           ${INVITATION_DAYS.map(
             (d) =>
               html`<option value="${d}" ${d === DEFAULT_INVITATION_DAYS ? html` selected` : null}>
-                ${d} day${d === 1 ? '' : 's'}
+                ${locale.t('web.accounts.invite.dayCount', { n: d })}
               </option>`,
           )}
         </select>
       </div>
-      <div><button type="submit">Create invitation link</button></div>
+      <div><button type="submit">${locale.t('web.accounts.invite.submit')}</button></div>
     </form>`;
 }
 
 function invitationList(v: AccountsView): SafeHtml {
-  if (v.invitations.length === 0) return html`<p class="muted">No invitation is waiting to be used.</p>`;
-  return html`<h2>Waiting invitations</h2>
+  const { locale } = v.viewer;
+  if (v.invitations.length === 0)
+    return html`<p class="muted">${locale.t('web.accounts.invitations.none')}</p>`;
+  return html`<h2>${locale.t('web.accounts.invitations.heading')}</h2>
     <ul class="items">
       ${v.invitations.map((i) => {
-        const who = i.note ?? i.email ?? `invitation #${i.id}`;
+        const who = i.note ?? i.email ?? locale.t('web.accounts.invitations.unnamed', { id: String(i.id) });
         return html`<li>
           <div class="main">
             <span class="title">${who}</span>
             <div class="meta">
-              ${i.email === null || i.email === who ? null : html`${i.email} · `} made
-              ${timeElement(i.created_at, v.zone, ago(i.created_at, v.now))} · works until
-              ${until(i.expires_at, v)}
+              ${i.email === null || i.email === who ? null : html`${i.email} · `}
+              ${message(
+                locale,
+                'web.accounts.invitations.dates',
+                {
+                  made: timeElement(i.created_at, v.zone, ago(i.created_at, v.now, locale), locale).value,
+                  until: until(i.expires_at, v).value,
+                },
+                ['made', 'until'],
+              )}
             </div>
           </div>
           <div class="actions">
             <form method="post" action="/accounts/invitations/${i.id}/revoke">
               ${csrfField(v.viewer)}
-              <button class="danger" type="submit" aria-label="Withdraw invitation: ${who}">Withdraw</button>
+              <button
+                class="danger"
+                type="submit"
+                aria-label="${locale.t('web.accounts.invitations.withdrawLabel', { who })}"
+              >
+                ${locale.t('web.accounts.invitations.withdraw')}
+              </button>
             </form>
           </div>
         </li>`;
@@ -174,20 +220,21 @@ function invitationList(v: AccountsView): SafeHtml {
 }
 
 function createForm(v: AccountsView): SafeHtml {
-  return html`<h2 id="create-account-heading">Create an account</h2>
-    <p>For someone who will not open an invitation: you get its key, shown once, to pass on.</p>
+  const { locale } = v.viewer;
+  return html`<h2 id="create-account-heading">${locale.t('web.accounts.create.heading')}</h2>
+    <p>${locale.t('web.accounts.create.intro')}</p>
     <form class="stack" method="post" action="/accounts" aria-labelledby="create-account-heading">
       ${csrfField(v.viewer)}
       <div>
-        <label for="account-name">Name</label>
+        <label for="account-name">${locale.t('web.accounts.create.name')}</label>
         <input id="account-name" name="name" type="text" required maxlength="200" />
       </div>
       <div>
-        <label for="account-email">Email address (optional)</label>
+        <label for="account-email">${locale.t('web.accounts.create.email')}</label>
         <input id="account-email" name="email" type="email" autocomplete="off" maxlength="320" />
       </div>
       <div>
-        <label for="account-timezone">Time zone</label>
+        <label for="account-timezone">${locale.t('web.accounts.create.timezone')}</label>
         <input
           id="account-timezone"
           name="timezone"
@@ -198,10 +245,13 @@ function createForm(v: AccountsView): SafeHtml {
           autocomplete="off"
         />
       </div>
-      <label class="check"><input type="checkbox" name="admin" /> An administrator too</label>
-      <div><button type="submit">Create account</button></div>
+      <label class="check"
+        ><input type="checkbox" name="admin" /> ${locale.t('web.accounts.create.admin')}</label
+      >
+      <div><button type="submit">${locale.t('web.accounts.create.submit')}</button></div>
     </form>`;
 }
 
 /** When an invitation stops working: the moment in the administrator's zone. */
-const until = (iso: string, v: AccountsView): SafeHtml => timeElement(iso, v.zone, localTime(iso, v.zone));
+const until = (iso: string, v: AccountsView): SafeHtml =>
+  timeElement(iso, v.zone, localTime(iso, v.zone, v.viewer.locale), v.viewer.locale);

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { archivedDigest } from '../../../accounts/digests.js';
 import { type WebDeps, sendPage, seeOther, sessionOf, viewerOf, localeFor } from '../context.js';
-import { html } from '../html.js';
+import { SafeHtml, html } from '../html.js';
 import { page } from '../layout.js';
 
 /**
@@ -30,24 +30,26 @@ export async function digestLinkPage(
     }
   }
   const viewer = viewerOf(session);
+  const locale = localeFor(request);
   const next = `/digests${digestId === null ? '' : `/${digestId}`}`;
+  const signIn = `/sign-in?next=${encodeURIComponent(next)}`;
+  const label = locale.t(viewer === null ? 'web.digestLink.signInLink' : 'web.digestLink.archiveLink');
   const onward =
     viewer === null
-      ? html`<a href="/sign-in?next=${encodeURIComponent(next)}">Sign in</a> to see your digests.`
-      : html`<a href="/digests">Your digests</a> are all there.`;
+      ? locale.html('web.digestLink.signIn', { link: html`<a href="${signIn}">${label}</a>`.value }, ['link'])
+      : locale.html('web.digestLink.archive', { link: html`<a href="/digests">${label}</a>`.value }, [
+          'link',
+        ]);
   return sendPage(
     reply,
     404,
     page({
-      locale: localeFor(request),
-      title: 'This link does not open a digest',
+      locale,
+      title: locale.t('web.digestLink.title'),
       viewer,
-      body: html`<h1>This link does not open a digest</h1>
-        <p>
-          This link has expired or was reset: a digest link works only with the private address it was sent
-          with, and that address may have been replaced since.
-        </p>
-        <p>${onward}</p>`,
+      body: html`<h1>${locale.t('web.digestLink.title')}</h1>
+        <p>${locale.t('web.digestLink.why')}</p>
+        <p>${new SafeHtml(onward)}</p>`,
     }),
   );
 }

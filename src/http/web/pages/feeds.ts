@@ -119,7 +119,7 @@ function refusal(err: unknown, deps: WebDeps, session: WebSession): string | nul
   if (isTidingsError(err, 'invalid_input')) {
     return localeOfSession(session).t('web.feeds.filtersError', { error: err.message });
   }
-  return webRefusal(err, deps.config)?.message ?? null;
+  return webRefusal(err, deps.config, localeOfSession(session))?.message ?? null;
 }
 
 /**

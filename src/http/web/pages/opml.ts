@@ -13,6 +13,7 @@ import {
   WebError,
   allowQuiet,
   checkCsrf,
+  localeFor,
   requireSession,
   seeOther,
   sendPage,
@@ -123,7 +124,7 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
         imported = await importSubscriptions(feeds, session.accountId, list);
       } catch (err) {
         // Not OPML (400), more feeds than one import or one account may have (409, the limit named).
-        const refusal = webRefusal(err, deps.config);
+        const refusal = webRefusal(err, deps.config, localeFor(request));
         if (refusal === null || !(err instanceof TidingsError)) throw err;
         return refuse(refusal.status, `That file cannot be imported: ${err.message}.`);
       }

@@ -72,7 +72,7 @@ export function registerProfile(scope: FastifyInstance, deps: WebDeps): void {
       if ((await renameOwnAccount(deps.store, session.accountId, name)) === null)
         throw new WebError(404, locale.t('web.profile.gone'));
     } catch (err) {
-      const refusal = webRefusal(err, deps.config);
+      const refusal = webRefusal(err, deps.config, locale);
       if (refusal === null) throw err;
       return sendPage(
         reply,
@@ -90,7 +90,7 @@ export function registerProfile(scope: FastifyInstance, deps: WebDeps): void {
     try {
       await deleteOwnAccount(deps.store, session.accountId, field(formOf(request), 'confirm') ?? '');
     } catch (err) {
-      const refusal = webRefusal(err, deps.config);
+      const refusal = webRefusal(err, deps.config, locale);
       if (refusal === null) throw err;
       return sendPage(reply, refusal.status, await view(session, locale, { deleteError: refusal.message }));
     }

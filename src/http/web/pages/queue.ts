@@ -145,7 +145,7 @@ export function registerQueue(scope: FastifyInstance, deps: WebDeps): void {
         { limit: deps.config.queueLimit, metrics: deps.metrics, via: 'web' },
       );
     } catch (err) {
-      const refused = webRefusal(err, deps.config);
+      const refused = webRefusal(err, deps.config, localeFor(request));
       if (refused === null) throw err;
       return sendPage(
         reply,

@@ -20,6 +20,7 @@ import {
   field,
   formOf,
   idParam,
+  localeFor,
   queryParam,
   requireSession,
   seeOther,
@@ -213,7 +214,7 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
             return reply;
           }
           // Not an export (400), past a limit (409, the limit named): nothing of it was imported.
-          const refusal = webRefusal(err, deps.config);
+          const refusal = webRefusal(err, deps.config, localeFor(request));
           if (refusal === null || !(err instanceof TidingsError)) throw err;
           const why = err.message.replace('try --format auto', 'choose “Recognise it”');
           return refuse(

@@ -8,11 +8,12 @@ import {
   checkCsrf,
   field,
   formOf,
+  localeFor,
   requireSession,
   sendPage,
   viewerOf,
 } from '../context.js';
-import { type SafeHtml, html } from '../html.js';
+import { SafeHtml, html } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { saveInstructions } from '../saveInstructions.js';
 
@@ -37,7 +38,7 @@ export function registerSave(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     checkCsrf(request, session);
     const issued = await issueKey(deps.store, session.accountId, BOOKMARKLET_KEY_NAME);
-    if (issued === null) throw new WebError(404, 'This account no longer exists.');
+    if (issued === null) throw new WebError(404, localeFor(request).t('web.save.accountGone'));
     return sendPage(reply, 200, render(session, { apiKey: issued.apiKey, made: true }));
   });
 
@@ -47,8 +48,7 @@ export function registerSave(scope: FastifyInstance, deps: WebDeps): void {
     const key = field(formOf(request), 'key')?.trim() ?? '';
     const auth = key === '' ? null : await authenticateKey(deps.store, key);
     if (auth?.accountId !== session.accountId) {
-      const error =
-        'That is not one of your active keys. Paste the whole key (it starts with tdg_), or make a new one.';
+      const error = localeFor(request).t('web.save.notYourKey');
       return sendPage(reply, 400, render(session, { error }));
     }
     return sendPage(reply, 200, render(session, { apiKey: key }));
@@ -60,39 +60,38 @@ function savePage(
   baseUrl: string,
   v: { apiKey?: string; error?: string; made?: boolean },
 ): SafeHtml {
+  const { locale } = viewer;
+  const startAgain = html`<a href="/save">${locale.t('web.save.startAgain')}</a>`.value;
   const made =
     v.made === true && v.apiKey !== undefined
       ? html`<section class="panel" aria-labelledby="made-heading">
-          <h2 id="made-heading">A new key for the bookmarklet</h2>
-          <p>It is called “${BOOKMARKLET_KEY_NAME}” on the Keys page, and shown only this once:</p>
-          <label for="made-key">Key</label>
+          <h2 id="made-heading">${locale.t('web.save.madeHeading')}</h2>
+          <p>${locale.t('web.save.madeText', { name: BOOKMARKLET_KEY_NAME })}</p>
+          <label for="made-key">${locale.t('web.save.keyLabel')}</label>
           <input id="made-key" type="text" readonly value="${v.apiKey}" spellcheck="false" />
         </section>`
       : null;
   return page({
-    title: 'Save from anywhere',
+    title: locale.t('web.save.title'),
     locale: viewer.locale,
     viewer,
     current: 'save',
-    body: html`<h1>Save from anywhere</h1>
-      <p>
-        Links reach your queue from a bookmarklet in your browser, from your phone’s share menu, or from any
-        program through the API. Each of these uses one of your keys.
-      </p>
+    body: html`<h1>${locale.t('web.save.title')}</h1>
+      <p>${locale.t('web.save.intro')}</p>
       ${v.error === undefined ? null : html`<p class="error" role="alert" id="save-error">${v.error}</p>`}
       ${made}
       ${
         v.apiKey === undefined
-          ? html`<h2>Fill in a key</h2>
+          ? html`<h2>${locale.t('web.save.fillHeading')}</h2>
               <form class="stack" method="post" action="/save/new-key">
                 ${csrfField(viewer)}
-                <p>Make a new key just for the bookmarklet, so you can revoke it on its own:</p>
-                <div><button type="submit">Make a bookmarklet with a new key</button></div>
+                <p>${locale.t('web.save.newKeyText')}</p>
+                <div><button type="submit">${locale.t('web.save.newKeyButton')}</button></div>
               </form>
               <form class="stack" method="post" action="/save">
                 ${csrfField(viewer)}
                 <div>
-                  <label for="save-key">Or paste a key you already have</label>
+                  <label for="save-key">${locale.t('web.save.pasteLabel')}</label>
                   <input
                     id="save-key"
                     name="key"
@@ -104,9 +103,11 @@ function savePage(
                     ${v.error === undefined ? null : html` aria-invalid="true" aria-describedby="save-error"`}
                   />
                 </div>
-                <div><button class="quiet" type="submit">Fill it in</button></div>
+                <div><button class="quiet" type="submit">${locale.t('web.save.fillButton')}</button></div>
               </form>`
-          : html`<p class="muted">The instructions below carry your key. <a href="/save">Start again</a>.</p>`
+          : html`<p class="muted">
+              ${new SafeHtml(locale.html('web.save.carryKey', { link: startAgain }, ['link']))}
+            </p>`
       }
       ${saveInstructions(baseUrl, v.apiKey ?? null)}`,
   });

@@ -51,7 +51,7 @@ export function registerSearch(scope: FastifyInstance, deps: WebDeps): void {
         });
         body = results(locale, q, found, account.timezone, deps.now());
       } catch (err) {
-        const refusal = webRefusal(err, deps.config);
+        const refusal = webRefusal(err, deps.config, locale);
         if (refusal === null) throw err;
         status = refusal.status;
         body = html`<p class="error" role="alert" id="search-error">${refusal.message}</p>`;

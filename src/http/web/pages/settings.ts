@@ -102,7 +102,7 @@ export function registerSettings(scope: FastifyInstance, deps: WebDeps): void {
       changed = await changeAccountSettings(deps.store, session.accountId, parsed.data, deps.now());
     } catch (err) {
       // Another account's address (email_taken): the form again, with what was typed.
-      const refusal = webRefusal(err, deps.config);
+      const refusal = webRefusal(err, deps.config, locale);
       if (refusal === null) throw err;
       return sendPage(
         reply,

@@ -81,7 +81,7 @@ export function registerSignInSettings(scope: FastifyInstance, deps: WebDeps): v
 
   /** A refused form: a domain error's words on the page, or a bug rethrown. */
   async function refused(reply: FastifyReply, session: WebSession, err: unknown): Promise<FastifyReply> {
-    const refusal = webRefusal(err, deps.config);
+    const refusal = webRefusal(err, deps.config, viewerOf(session)?.locale);
     if (refusal === null) throw err;
     return show(reply, session, refusal.status, { error: refusal.message });
   }
