@@ -38,11 +38,16 @@ await describeEachEngine('a reading-list upload is read off the thread that answ
   let app: FastifyInstance;
   let origin = '';
   let parsing: () => void = () => undefined;
-  const threads = new ImportThreads(IMPORT_THREAD_LIMITS, {
-    parsing: () => {
-      parsing();
+  // The time limit is not the subject here (importThread.test sets it small to test it): the thread reads at a
+  // lower priority than requests, and at load 15 (issue 33's loaded run) these 1,500 rows passed 120 s.
+  const threads = new ImportThreads(
+    { ...IMPORT_THREAD_LIMITS, readMs: 900_000 },
+    {
+      parsing: () => {
+        parsing();
+      },
     },
-  });
+  );
 
   before(async () => {
     app = buildServer({
