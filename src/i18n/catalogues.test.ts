@@ -92,12 +92,15 @@ test('the pseudo-locale keeps placeholders and plural keys and changes every let
 });
 
 test('Accept-Language: the best language Tidings speaks by q-value; the account’s own first, then the operator’s', () => {
-  assert.equal(acceptedLanguage('fr-CH, fr;q=0.9, en;q=0.8'), 'en');
-  assert.equal(acceptedLanguage('fr'), null);
+  assert.equal(acceptedLanguage('sv-SE, sv;q=0.9, en;q=0.8'), 'en');
+  assert.equal(acceptedLanguage('sv'), null);
+  assert.equal(acceptedLanguage('fr-CH, fr;q=0.9, en;q=0.8'), 'fr');
+  assert.equal(acceptedLanguage('en;q=0.4, de-AT;q=0.5, it'), 'it');
   assert.equal(acceptedLanguage(undefined), null);
   assert.equal(acceptedLanguage(`en;q=0.5,${'x'.repeat(2000)}`), null);
   assert.equal(acceptedLanguage('en-XA'), 'en', 'the pseudo-locale is never negotiated: its English is');
   assert.equal(chosenLanguage({ account: 'en-XA', acceptLanguage: 'en' }), 'en-XA');
-  assert.equal(chosenLanguage({ account: null, acceptLanguage: 'fr', operatorDefault: 'en-XA' }), 'en-XA');
+  assert.equal(chosenLanguage({ account: null, acceptLanguage: 'sv', operatorDefault: 'en-XA' }), 'en-XA');
+  assert.equal(chosenLanguage({ account: null, acceptLanguage: 'fr', operatorDefault: 'en-XA' }), 'fr');
   assert.equal(chosenLanguage({}), 'en');
 });

@@ -2,6 +2,10 @@ import type { Catalogue } from './compiled/en.js';
 import { messages as en } from './compiled/en.js';
 import { messages as enXA } from './compiled/en-XA.js';
 import { messages as ar } from './compiled/ar.js';
+import { messages as de } from './compiled/de.js';
+import { messages as es } from './compiled/es.js';
+import { messages as fr } from './compiled/fr.js';
+import { messages as it } from './compiled/it.js';
 import { messages as nl } from './compiled/nl.js';
 import { messages as pl } from './compiled/pl.js';
 import { messages as ptBR } from './compiled/pt-BR.js';
@@ -19,7 +23,7 @@ export interface Language {
   dir: 'ltr' | 'rtl';
   /** The locale Intl formats its dates, numbers and plurals with. */
   intl: string;
-  /** Thousands separators in numbers. */
+  /** Thousands separators in numbers, where the locale puts them (Spanish from five digits on). */
   grouping: boolean;
   messages: Catalogue;
   /** en-XA: Intl's output (month and day names) is made pseudo too, so no English word is left. */
@@ -32,6 +36,14 @@ export const LANGUAGES: readonly Language[] = [
   { code: 'en', name: 'English', dir: 'ltr', intl: 'en-GB', grouping: false, messages: en },
   // Right to left; Intl writes its digits as the locale asks (Arabic-Indic for "ar").
   { code: 'ar', name: 'العربية', dir: 'rtl', intl: 'ar', grouping: true, messages: ar },
+  // "Sonntag, 22. November 2026", "12.345 Links".
+  { code: 'de', name: 'Deutsch', dir: 'ltr', intl: 'de', grouping: true, messages: de },
+  // "domingo, 22 de noviembre de 2026"; four digits stay whole, as the RAE writes: "1234", "12.345".
+  { code: 'es', name: 'Español', dir: 'ltr', intl: 'es', grouping: true, messages: es },
+  // "dimanche 22 novembre 2026", "12 345 liens" (a narrow no-break space between thousands).
+  { code: 'fr', name: 'Français', dir: 'ltr', intl: 'fr', grouping: true, messages: fr },
+  // "domenica 22 novembre 2026", "12.345 link" (and "1234": ICU's Italian groups from five digits).
+  { code: 'it', name: 'Italiano', dir: 'ltr', intl: 'it', grouping: true, messages: it },
   // "10.000 links", "domingo, 22 de novembro de 2026"; 0 and 1 are both singular in CLDR's pt.
   { code: 'pt-BR', name: 'Português (Brasil)', dir: 'ltr', intl: 'pt-BR', grouping: true, messages: ptBR },
   // "10.000 links", "zondag 22 november 2026".

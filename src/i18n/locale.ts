@@ -119,6 +119,17 @@ export class Locale {
     return this.#intlText(this.#language.intl === 'en-GB' ? text.replace(',', '') : text);
   }
 
+  /**
+   * Text that opens a heading or a title, its first letter a capital as the language writes one: Intl's
+   * French, Spanish and Italian days are lower case ("dimanche 22 novembre" → "Dimanche 22 novembre").
+   */
+  capitalized(text: string): string {
+    const first = text.codePointAt(0);
+    if (first === undefined) return text;
+    const letter = String.fromCodePoint(first);
+    return letter.toLocaleUpperCase(this.#language.intl) + text.slice(letter.length);
+  }
+
   #intlText(text: string): string {
     return this.#language.pseudo === true ? pseudoText(text) : text;
   }

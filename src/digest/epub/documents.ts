@@ -103,7 +103,7 @@ function cover(book: Book): string {
     [
       '<section epub:type="cover" class="cover">',
       `<p class="brand">${xmlText(t.t('brand'))}</p>`,
-      `<h1>${xmlText(book.dateLabel)}</h1>`,
+      `<h1>${xmlText(t.capitalized(book.dateLabel))}</h1>`,
       `<p>${xmlText(held)}</p>`,
       '</section>',
     ].join('\n'),

@@ -54,7 +54,9 @@ export function renderAtom(input: DigestFeedInput): string {
       title: {
         type: 'text',
         value: xmlSafe(
-          view.locale.t('digest.atom.entry', { date: view.dateLabel, count: view.counts.items }),
+          view.locale.capitalized(
+            view.locale.t('digest.atom.entry', { date: view.dateLabel, count: view.counts.items }),
+          ),
         ),
       },
       updated: new Date(view.createdAt),

@@ -152,7 +152,7 @@ function header(view: DigestView, variant: BodyVariant): string {
       : '';
   return `<tr><td class="td-pad" style="padding:28px 32px 8px 32px;">
 <p class="td-muted" style="margin:0 0 4px 0;font-size:13px;line-height:18px;letter-spacing:0.04em;text-transform:uppercase;color:${COLORS.muted};">${esc(view.locale.t('brand'))}</p>
-<h1 class="td-text" style="margin:0;font-size:24px;line-height:30px;font-weight:700;color:${COLORS.text};">${esc(view.dateLabel)}</h1>
+<h1 class="td-text" style="margin:0;font-size:24px;line-height:30px;font-weight:700;color:${COLORS.text};">${esc(view.locale.capitalized(view.dateLabel))}</h1>
 <p class="td-muted" style="margin:6px 0 0 0;font-size:15px;line-height:22px;color:${COLORS.muted};">${esc(countsLine(view))}</p>${entries}
 </td></tr>`;
 }

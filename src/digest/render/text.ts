@@ -93,7 +93,7 @@ export function wrap(text: string, width: number, first = '', rest = first): str
   // Text from the view is already folded (single spaces, trimmed): no need to split it into words.
   const folded = UNFOLDED.test(text)
     ? text
-        .split(/\s+/)
+        .split(BREAKS)
         .filter((w) => w !== '')
         .join(' ')
     : text;
@@ -141,6 +141,11 @@ function wrapWords(words: string[], width: number, first: string, rest: string):
   return lines;
 }
 
-/** Whitespace other than single spaces between words. */
-const UNFOLDED = /^\s|\s$|\s\s|[^\S ]/;
+/**
+ * Whitespace other than single spaces between words. A narrow no-break space (U+202F) is none: French puts
+ * it before `:` `;` `?` `!` and inside « », and a line never starts with the mark it holds to its word.
+ */
+const UNFOLDED = /^\s|\s$|\s\s|[^\S \u202f]/;
+/** Where a line may break: any whitespace but the narrow no-break space. */
+const BREAKS = /[^\S\u202f]+/;
 const SURROGATE = /[\ud800-\udfff]/;
