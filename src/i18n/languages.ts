@@ -8,6 +8,9 @@ import { messages as fr } from './compiled/fr.js';
 import { messages as it } from './compiled/it.js';
 import { messages as ja } from './compiled/ja.js';
 import { messages as zhHans } from './compiled/zh-Hans.js';
+import { messages as nl } from './compiled/nl.js';
+import { messages as pl } from './compiled/pl.js';
+import { messages as ptBR } from './compiled/pt-BR.js';
 
 /**
  * The languages Tidings speaks: each a catalogue (src/i18n/messages/CODE.json, compiled by `npm run
@@ -62,6 +65,12 @@ export const LANGUAGES: readonly Language[] = [
     messages: zhHans,
     also: ['zh', 'zh-CN', 'zh-SG', 'zh-MY', 'zh-Hans-CN', 'zh-Hans-SG', 'zh-Hans-MY'],
   },
+  // "10.000 links", "domingo, 22 de novembro de 2026"; 0 and 1 are both singular in CLDR's pt.
+  { code: 'pt-BR', name: 'Português (Brasil)', dir: 'ltr', intl: 'pt-BR', grouping: true, messages: ptBR },
+  // "10.000 links", "zondag 22 november 2026".
+  { code: 'nl', name: 'Nederlands', dir: 'ltr', intl: 'nl', grouping: true, messages: nl },
+  // "10 000 linków" (a no-break space, and none in four digits: "1000"), "niedziela, 22 listopada 2026".
+  { code: 'pl', name: 'Polski', dir: 'ltr', intl: 'pl', grouping: true, messages: pl },
   {
     code: 'en-XA',
     name: 'Ƥŝéûðö (en-XA)',
