@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { ENGLISH, type Locale } from '../../i18n/locale.js';
-import { SafeHtml, html } from './html.js';
+import { type SafeHtml, html } from './html.js';
 
 type Unit = 'year' | 'month' | 'week' | 'day' | 'hour' | 'minute';
 
@@ -62,12 +62,4 @@ export function dueValues(
   if (next === null) return { due: 'no', at: '', zone };
   const iso = next.at.toISOString();
   return { due: 'yes', at: timeElement(iso, zone, localTime(iso, zone, locale), locale).value, zone };
-}
-
-/**
- * The end of "Your next digest …": "is due <time> (zone)", or "is not scheduled yet" without a slot. A
- * piece of a sentence: prefer `dueValues` in a message of its own.
- */
-export function dueWords(next: { at: Date } | null, zone: string, locale: Locale = ENGLISH): SafeHtml {
-  return new SafeHtml(locale.html('web.time.due', dueValues(next, zone, locale), ['at']));
 }

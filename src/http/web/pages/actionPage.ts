@@ -1,8 +1,8 @@
-import { DateTime } from 'luxon';
 import type { Locale, MessageKey, MessageValues } from '../../../i18n/locale.js';
 import { z } from 'zod';
 import { SafeHtml, html } from '../html.js';
 import { page } from '../layout.js';
+import { localTime } from '../time.js';
 
 /* What the pages of a digest's private action links share (digestActions.ts, readingActions.ts, unsubscribe.ts). */
 
@@ -35,20 +35,8 @@ export function message<K extends MessageKey>(
 /** A title (an item's, a feed's) as it goes into a message: in its own direction. */
 export const titled = (title: string): string => html`<span dir="auto">${title}</span>`.value;
 
-/**
- * A moment in `zone`, in the reader's language: "Tuesday 3 June 2025, 07:00" in English (the day through
- * the Locale, the time in the language's digits).
- */
-export function momentIn(locale: Locale, iso: string, zone: string): string {
-  const local = DateTime.fromISO(iso, { zone: 'utc' }).setZone(zone);
-  const time = new Intl.DateTimeFormat(locale.lang, {
-    timeZone: zone,
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-  }).format(new Date(iso));
-  return locale.t('web.action.moment', { day: locale.day(local.toFormat('yyyy-LL-dd'), true), time });
-}
+/** A moment in `zone`, in the reader's language (time.ts `localTime`: one rule for the web's dates). */
+export const momentIn = (locale: Locale, iso: string, zone: string): string => localTime(iso, zone, locale);
 
 /** A moment in the reader's zone, the zone named (as its e-mail says "Times are in …"). */
 export const until = (locale: Locale, iso: string, zone: string): string =>
