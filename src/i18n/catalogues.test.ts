@@ -6,7 +6,7 @@ import {
   pseudoCatalogue,
   readCatalogues,
 } from '../../scripts/i18n/catalogues.js';
-import { LANGUAGES, languageOf } from './languages.js';
+import { LANGUAGES, catalogueOf, languageOf } from './languages.js';
 import { localeOf } from './locale.js';
 import { acceptedLanguage, chosenLanguage } from './negotiate.js';
 import { pseudoText } from './pseudo.js';
@@ -48,8 +48,9 @@ test('compiled messages: plurals by the language’s rules, exact matches first,
     { m: '{n, plural, =0 {none} one {# item} other {# items}} for {who, select, me {me} other {{who}}}' },
     'test',
   );
-  assert.match(source, /export const messages = \{/);
-  assert.match(source, /export type Catalogue = typeof messages;/);
+  // The messages are made by load(), at a language's first use, not when the module loads.
+  assert.match(source, /export const load = \(\) => \(\{/);
+  assert.match(source, /export type Catalogue = ReturnType<typeof load>;/);
   const en = localeOf('en');
   assert.equal(
     en.t('digest.subject', { date: 'Sunday 22 November', count: 0 }),
@@ -125,4 +126,16 @@ test('lists in the language’s own way: Japanese 、, Chinese 、 and 和, Arab
   assert.equal(localeOf('ja').list(['A', 'B', 'C']), 'A、B、C');
   assert.equal(localeOf('zh-Hans').list(['A', 'B', 'C']), 'A、B和C');
   assert.equal(localeOf('ar').list(['A', 'B', 'C']), 'A وB وC');
+});
+
+test('a language’s messages are made once, at its first use: one never spoken costs nothing', () => {
+  const de = languageOf('de');
+  assert.ok(de !== undefined);
+  let made = 0;
+  const counted = { ...de, code: 'x-counted', load: () => (made++, de.load()) };
+  assert.equal(made, 0);
+  const first = catalogueOf(counted);
+  assert.equal(catalogueOf(counted), first);
+  assert.equal(made, 1);
+  assert.equal(first['list.untitled'](), 'Ohne Titel');
 });

@@ -1,16 +1,16 @@
 import type { Catalogue } from './compiled/en.js';
-import { messages as en } from './compiled/en.js';
-import { messages as enXA } from './compiled/en-XA.js';
-import { messages as ar } from './compiled/ar.js';
-import { messages as de } from './compiled/de.js';
-import { messages as es } from './compiled/es.js';
-import { messages as fr } from './compiled/fr.js';
-import { messages as it } from './compiled/it.js';
-import { messages as ja } from './compiled/ja.js';
-import { messages as zhHans } from './compiled/zh-Hans.js';
-import { messages as nl } from './compiled/nl.js';
-import { messages as pl } from './compiled/pl.js';
-import { messages as ptBR } from './compiled/pt-BR.js';
+import { load as en } from './compiled/en.js';
+import { load as enXA } from './compiled/en-XA.js';
+import { load as ar } from './compiled/ar.js';
+import { load as de } from './compiled/de.js';
+import { load as es } from './compiled/es.js';
+import { load as fr } from './compiled/fr.js';
+import { load as it } from './compiled/it.js';
+import { load as ja } from './compiled/ja.js';
+import { load as zhHans } from './compiled/zh-Hans.js';
+import { load as nl } from './compiled/nl.js';
+import { load as pl } from './compiled/pl.js';
+import { load as ptBR } from './compiled/pt-BR.js';
 
 /**
  * The languages Tidings speaks: each a catalogue (src/i18n/messages/CODE.json, compiled by `npm run
@@ -32,7 +32,8 @@ export interface Language {
    * case aside, in `languageOf` and in Accept-Language.
    */
   also?: readonly string[];
-  messages: Catalogue;
+  /** Its messages, made at the first call (catalogueOf keeps them): a language never spoken costs nothing. */
+  load: () => Catalogue;
   /** en-XA: Intl's output (month and day names) is made pseudo too, so no English word is left. */
   pseudo?: boolean;
 }
@@ -40,20 +41,20 @@ export interface Language {
 export const LANGUAGES: readonly Language[] = [
   // English's dates are British ("Sunday 22 November"), and its numbers unseparated ("10000 links"),
   // as they were before the catalogues: the contract lines and tests read them byte for byte.
-  { code: 'en', name: 'English', dir: 'ltr', intl: 'en-GB', grouping: false, messages: en },
+  { code: 'en', name: 'English', dir: 'ltr', intl: 'en-GB', grouping: false, load: en },
   // Right to left; Intl writes its digits as the locale asks: "ar" has Western digits in Node 20's ICU
   // (CLDR 47: 12,345 and 28 نوفمبر 2026); "ar-EG" or "ar-SA" would write Arabic-Indic ones (١٢٬٣٤٥).
-  { code: 'ar', name: 'العربية', dir: 'rtl', intl: 'ar', grouping: true, messages: ar },
+  { code: 'ar', name: 'العربية', dir: 'rtl', intl: 'ar', grouping: true, load: ar },
   // "Sonntag, 22. November 2026", "12.345 Links".
-  { code: 'de', name: 'Deutsch', dir: 'ltr', intl: 'de', grouping: true, messages: de },
+  { code: 'de', name: 'Deutsch', dir: 'ltr', intl: 'de', grouping: true, load: de },
   // "domingo, 22 de noviembre de 2026"; four digits stay whole, as the RAE writes: "1234", "12.345".
-  { code: 'es', name: 'Español', dir: 'ltr', intl: 'es', grouping: true, messages: es },
+  { code: 'es', name: 'Español', dir: 'ltr', intl: 'es', grouping: true, load: es },
   // "dimanche 22 novembre 2026", "12 345 liens" (a narrow no-break space between thousands).
-  { code: 'fr', name: 'Français', dir: 'ltr', intl: 'fr', grouping: true, messages: fr },
+  { code: 'fr', name: 'Français', dir: 'ltr', intl: 'fr', grouping: true, load: fr },
   // "domenica 22 novembre 2026", "12.345 link" (and "1234": ICU's Italian groups from five digits).
-  { code: 'it', name: 'Italiano', dir: 'ltr', intl: 'it', grouping: true, messages: it },
+  { code: 'it', name: 'Italiano', dir: 'ltr', intl: 'it', grouping: true, load: it },
   // Japanese and Chinese: "2026年11月28日土曜日", "11月28日周六 18:05"; numbers 12,345.
-  { code: 'ja', name: '日本語', dir: 'ltr', intl: 'ja', grouping: true, messages: ja },
+  { code: 'ja', name: '日本語', dir: 'ltr', intl: 'ja', grouping: true, load: ja },
   // Simplified Chinese, as mainland China and Singapore write it; Traditional (zh-TW, zh-HK, zh-Hant) is
   // another language, not offered for it.
   {
@@ -62,27 +63,39 @@ export const LANGUAGES: readonly Language[] = [
     dir: 'ltr',
     intl: 'zh-Hans',
     grouping: true,
-    messages: zhHans,
+    load: zhHans,
     also: ['zh', 'zh-CN', 'zh-SG', 'zh-MY', 'zh-Hans-CN', 'zh-Hans-SG', 'zh-Hans-MY'],
   },
   // "10.000 links", "domingo, 22 de novembro de 2026"; 0 and 1 are both singular in CLDR's pt.
-  { code: 'pt-BR', name: 'Português (Brasil)', dir: 'ltr', intl: 'pt-BR', grouping: true, messages: ptBR },
+  { code: 'pt-BR', name: 'Português (Brasil)', dir: 'ltr', intl: 'pt-BR', grouping: true, load: ptBR },
   // "10.000 links", "zondag 22 november 2026".
-  { code: 'nl', name: 'Nederlands', dir: 'ltr', intl: 'nl', grouping: true, messages: nl },
+  { code: 'nl', name: 'Nederlands', dir: 'ltr', intl: 'nl', grouping: true, load: nl },
   // "10 000 linków" (a no-break space, and none in four digits: "1000"), "niedziela, 22 listopada 2026".
-  { code: 'pl', name: 'Polski', dir: 'ltr', intl: 'pl', grouping: true, messages: pl },
+  { code: 'pl', name: 'Polski', dir: 'ltr', intl: 'pl', grouping: true, load: pl },
   {
     code: 'en-XA',
     name: 'Ƥŝéûðö (en-XA)',
     dir: 'ltr',
     intl: 'en-GB',
     grouping: false,
-    messages: enXA,
+    load: enXA,
     pseudo: true,
   },
 ];
 
 export const DEFAULT_LANGUAGE = 'en';
+
+const loaded = new Map<string, Catalogue>();
+
+/** A language's messages, made once, when first asked for. */
+export function catalogueOf(language: Language): Catalogue {
+  let messages = loaded.get(language.code);
+  if (messages === undefined) {
+    messages = language.load();
+    loaded.set(language.code, messages);
+  }
+  return messages;
+}
 
 /** The codes, for a message that lists them. */
 export const LANGUAGE_CODES: readonly string[] = LANGUAGES.map((l) => l.code);

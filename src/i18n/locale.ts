@@ -1,7 +1,7 @@
 import { escapeHtml } from '../lib/escape.js';
 import type { Catalogue } from './compiled/en.js';
 import { ConfigError } from '../config.js';
-import { DEFAULT_LANGUAGE, LANGUAGE_CODES, type Language, languageOf } from './languages.js';
+import { DEFAULT_LANGUAGE, LANGUAGE_CODES, type Language, catalogueOf, languageOf } from './languages.js';
 import { pseudoText } from './pseudo.js';
 import { type Runtime, runtimeFor } from './runtime.js';
 
@@ -33,7 +33,7 @@ export class Locale {
 
   /** A message, as plain text. */
   t<K extends MessageKey>(key: K, ...values: MessageValues<K>): string {
-    const message = this.#language.messages[key] as (d: unknown, r: Runtime) => string;
+    const message = catalogueOf(this.#language)[key] as (d: unknown, r: Runtime) => string;
     return message(values[0] ?? {}, this.#runtime);
   }
 
@@ -55,7 +55,7 @@ export class Locale {
       pieces.set(mark, String(marked[name]));
       marked[name] = mark;
     });
-    const message = this.#language.messages[key] as (d: unknown, r: Runtime) => string;
+    const message = catalogueOf(this.#language)[key] as (d: unknown, r: Runtime) => string;
     const text = escapeHtml(message(marked, this.#runtime));
     return pieces.size === 0 ? text : text.replace(/\uE000\d+\uE001/g, (m) => pieces.get(m) ?? '');
   }

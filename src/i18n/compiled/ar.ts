@@ -2,7 +2,7 @@
 import type { Catalogue } from './en.js';
 import type { Runtime } from '../runtime.js';
 
-export const messages: Catalogue = {
+export const load = (): Catalogue => ({
   "brand": (): string => "Tidings",
   "list.untitled": (): string => "بلا عنوان",
   "time.aboutMinutes": (d: { "minutes": number }, r: Runtime): string => r.plural(d["minutes"], 0, { "zero": () => "أقل من دقيقة", "one": () => "دقيقة واحدة تقريبًا", "two": () => "دقيقتان تقريبًا", "few": () => r.number(d["minutes"]) + " دقائق تقريبًا", "many": () => r.number(d["minutes"]) + " دقيقة تقريبًا", "other": () => r.number(d["minutes"]) + " دقيقة تقريبًا" }),
@@ -684,4 +684,4 @@ export const messages: Catalogue = {
   "web.save.fillButton": (): string => "أدرجه",
   "web.save.carryKey": (d: { "link": string }): string => "التعليمات أدناه تحمل مفتاحك. " + d["link"] + ".",
   "web.save.startAgain": (): string => "ابدأ من جديد",
-};
+});

@@ -2,7 +2,7 @@
 import type { Catalogue } from './en.js';
 import type { Runtime } from '../runtime.js';
 
-export const messages: Catalogue = {
+export const load = (): Catalogue => ({
   "brand": (): string => "Tidings",
   "list.untitled": (): string => "Ohne Titel",
   "time.aboutMinutes": (d: { "minutes": number }, r: Runtime): string => "etwa " + r.plural(d["minutes"], 0, { "one": () => r.number(d["minutes"]) + " Minute", "other": () => r.number(d["minutes"]) + " Minuten" }),
@@ -684,4 +684,4 @@ export const messages: Catalogue = {
   "web.save.fillButton": (): string => "Eintragen",
   "web.save.carryKey": (d: { "link": string }): string => "Die Anleitung unten enthält deinen Schlüssel. " + d["link"] + ".",
   "web.save.startAgain": (): string => "Von vorn beginnen",
-};
+});

@@ -2,7 +2,7 @@
 import type { Catalogue } from './en.js';
 import type { Runtime } from '../runtime.js';
 
-export const messages: Catalogue = {
+export const load = (): Catalogue => ({
   "brand": (): string => "Ţîîðîîñĝš",
   "list.untitled": (): string => "ÛÛñţîîţļééð",
   "time.aboutMinutes": (d: { "minutes": number }, r: Runtime): string => "ååƀööûûţ " + r.plural(d["minutes"], 0, { "one": () => r.number(d["minutes"]) + " ɱîîñûûţéé", "other": () => r.number(d["minutes"]) + " ɱîîñûûţééš" }),
@@ -684,4 +684,4 @@ export const messages: Catalogue = {
   "web.save.fillButton": (): string => "Ƒîîļļ îîţ îîñ",
   "web.save.carryKey": (d: { "link": string }): string => "Ţĥéé îîñšţŕûûçţîîööñš ƀééļööŵ çååŕŕý ýööûûŕ ķééý. " + d["link"] + ".",
   "web.save.startAgain": (): string => "Šţååŕţ ååĝååîîñ",
-};
+});

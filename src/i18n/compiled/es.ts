@@ -2,7 +2,7 @@
 import type { Catalogue } from './en.js';
 import type { Runtime } from '../runtime.js';
 
-export const messages: Catalogue = {
+export const load = (): Catalogue => ({
   "brand": (): string => "Tidings",
   "list.untitled": (): string => "Sin título",
   "time.aboutMinutes": (d: { "minutes": number }, r: Runtime): string => r.plural(d["minutes"], 0, { "one": () => "alrededor de " + r.number(d["minutes"]) + " minuto", "many": () => "unos " + r.number(d["minutes"]) + " de minutos", "other": () => "unos " + r.number(d["minutes"]) + " minutos" }),
@@ -684,4 +684,4 @@ export const messages: Catalogue = {
   "web.save.fillButton": (): string => "Introducirla",
   "web.save.carryKey": (d: { "link": string }): string => "Las instrucciones de abajo llevan tu clave. " + d["link"] + ".",
   "web.save.startAgain": (): string => "Empezar de nuevo",
-};
+});

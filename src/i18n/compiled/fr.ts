@@ -2,7 +2,7 @@
 import type { Catalogue } from './en.js';
 import type { Runtime } from '../runtime.js';
 
-export const messages: Catalogue = {
+export const load = (): Catalogue => ({
   "brand": (): string => "Tidings",
   "list.untitled": (): string => "Sans titre",
   "time.aboutMinutes": (d: { "minutes": number }, r: Runtime): string => "environ " + r.plural(d["minutes"], 0, { "one": () => r.number(d["minutes"]) + " minute", "many": () => r.number(d["minutes"]) + " de minutes", "other": () => r.number(d["minutes"]) + " minutes" }),
@@ -684,4 +684,4 @@ export const messages: Catalogue = {
   "web.save.fillButton": (): string => "La renseigner",
   "web.save.carryKey": (d: { "link": string }): string => "Les instructions ci-dessous contiennent votre clé. " + d["link"] + ".",
   "web.save.startAgain": (): string => "Recommencer",
-};
+});

@@ -2,7 +2,7 @@
 import type { Catalogue } from './en.js';
 import type { Runtime } from '../runtime.js';
 
-export const messages: Catalogue = {
+export const load = (): Catalogue => ({
   "brand": (): string => "Tidings",
   "list.untitled": (): string => "Senza titolo",
   "time.aboutMinutes": (d: { "minutes": number }, r: Runtime): string => "circa " + r.plural(d["minutes"], 0, { "one": () => r.number(d["minutes"]) + " minuto", "many": () => r.number(d["minutes"]) + " di minuti", "other": () => r.number(d["minutes"]) + " minuti" }),
@@ -684,4 +684,4 @@ export const messages: Catalogue = {
   "web.save.fillButton": (): string => "Inseriscila",
   "web.save.carryKey": (d: { "link": string }): string => "Le istruzioni qui sotto contengono la tua chiave. " + d["link"] + ".",
   "web.save.startAgain": (): string => "Ricomincia",
-};
+});

@@ -2,7 +2,7 @@
 import type { Catalogue } from './en.js';
 import type { Runtime } from '../runtime.js';
 
-export const messages: Catalogue = {
+export const load = (): Catalogue => ({
   "brand": (): string => "Tidings",
   "list.untitled": (): string => "無題",
   "time.aboutMinutes": (d: { "minutes": number }, r: Runtime): string => "約" + r.plural(d["minutes"], 0, { "other": () => r.number(d["minutes"]) + "分" }),
@@ -684,4 +684,4 @@ export const messages: Catalogue = {
   "web.save.fillButton": (): string => "入れる",
   "web.save.carryKey": (d: { "link": string }): string => "以下の手順にはあなたのキーが含まれています。" + d["link"],
   "web.save.startAgain": (): string => "最初からやり直す",
-};
+});

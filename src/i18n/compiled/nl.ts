@@ -2,7 +2,7 @@
 import type { Catalogue } from './en.js';
 import type { Runtime } from '../runtime.js';
 
-export const messages: Catalogue = {
+export const load = (): Catalogue => ({
   "brand": (): string => "Tidings",
   "list.untitled": (): string => "Zonder titel",
   "time.aboutMinutes": (d: { "minutes": number }, r: Runtime): string => r.plural(d["minutes"], 0, { "one": () => "ongeveer " + r.number(d["minutes"]) + " minuut", "other": () => "ongeveer " + r.number(d["minutes"]) + " minuten" }),
@@ -684,4 +684,4 @@ export const messages: Catalogue = {
   "web.save.fillButton": (): string => "Invullen",
   "web.save.carryKey": (d: { "link": string }): string => "De instructies hieronder bevatten je sleutel. " + d["link"] + ".",
   "web.save.startAgain": (): string => "Opnieuw beginnen",
-};
+});

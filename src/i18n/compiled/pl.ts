@@ -2,7 +2,7 @@
 import type { Catalogue } from './en.js';
 import type { Runtime } from '../runtime.js';
 
-export const messages: Catalogue = {
+export const load = (): Catalogue => ({
   "brand": (): string => "Tidings",
   "list.untitled": (): string => "Bez tytułu",
   "time.aboutMinutes": (d: { "minutes": number }, r: Runtime): string => r.plural(d["minutes"], 0, { "one": () => "około " + r.number(d["minutes"]) + " minuty", "few": () => "około " + r.number(d["minutes"]) + " minut", "many": () => "około " + r.number(d["minutes"]) + " minut", "other": () => "około " + r.number(d["minutes"]) + " minuty" }),
@@ -684,4 +684,4 @@ export const messages: Catalogue = {
   "web.save.fillButton": (): string => "Wpisz",
   "web.save.carryKey": (d: { "link": string }): string => "Poniższe instrukcje zawierają Twój klucz. " + d["link"] + ".",
   "web.save.startAgain": (): string => "Zacznij od nowa",
-};
+});

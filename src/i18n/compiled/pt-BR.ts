@@ -2,7 +2,7 @@
 import type { Catalogue } from './en.js';
 import type { Runtime } from '../runtime.js';
 
-export const messages: Catalogue = {
+export const load = (): Catalogue => ({
   "brand": (): string => "Tidings",
   "list.untitled": (): string => "Sem título",
   "time.aboutMinutes": (d: { "minutes": number }, r: Runtime): string => r.plural(d["minutes"], 0, { "=0": () => "menos de um minuto", "one": () => "cerca de " + r.number(d["minutes"]) + " minuto", "other": () => "cerca de " + r.number(d["minutes"]) + " minutos" }),
@@ -684,4 +684,4 @@ export const messages: Catalogue = {
   "web.save.fillButton": (): string => "Preencher",
   "web.save.carryKey": (d: { "link": string }): string => "As instruções abaixo levam a sua chave. " + d["link"] + ".",
   "web.save.startAgain": (): string => "Recomeçar",
-};
+});

@@ -2,7 +2,7 @@
 import type { Catalogue } from './en.js';
 import type { Runtime } from '../runtime.js';
 
-export const messages: Catalogue = {
+export const load = (): Catalogue => ({
   "brand": (): string => "Tidings",
   "list.untitled": (): string => "无标题",
   "time.aboutMinutes": (d: { "minutes": number }, r: Runtime): string => "约" + r.plural(d["minutes"], 0, { "other": () => r.number(d["minutes"]) + "分钟" }),
@@ -684,4 +684,4 @@ export const messages: Catalogue = {
   "web.save.fillButton": (): string => "填入",
   "web.save.carryKey": (d: { "link": string }): string => "以下步骤中包含你的密钥。" + d["link"],
   "web.save.startAgain": (): string => "重新开始",
-};
+});
