@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
 import type { Worker } from 'node:worker_threads';
 import pino from 'pino';
-import { useFeedServer } from '../test/feedFixtures.js';
+import { useFeedServer, waitFor } from '../test/feedFixtures.js';
 import { describeEachEngine, newAccount } from '../test/harness.js';
 import { PAGE_TEST_HOST, pageOf, saveUrl, testReaderDeps } from '../test/pageFixtures.js';
 import { enrichOnce } from './enrich.js';
@@ -63,18 +63,27 @@ describe('extraction threads', () => {
 
   it('a page past its time limit has its thread ended and is refused; the next page is read', async () => {
     const ended: unknown[] = [];
-    // The limit leaves an ordinary page's first extraction in a fresh thread room on a busy machine (at
-    // load 20 it took over 300 ms), and the slow page none: it costs about 14 s of CPU in a thread.
-    const pool = new ExtractPool(1, (err) => ended.push(err), { ...THREAD_LIMITS, timeMs: 1000 });
+    // The test's clock says when a page's time is up, so no machine is too busy or too fast for it.
+    const timeUp: (() => void)[] = [];
+    const clock = {
+      start: (up: () => void) => timeUp.push(up),
+      cancel: () => undefined,
+    };
+    const pool = new ExtractPool(1, (err) => ended.push(err), THREAD_LIMITS, clock);
     try {
-      // Under every size limit and flat (no deep recursion that could end it early): 29,990 links, each
-      // of which Readability weighs against the whole body, so its cost grows faster than its length.
+      // Flat and under every size limit, yet about 14 s of CPU: Readability weighs each of 29,990 links
+      // against the whole body. It is still being read when its time is up.
       const slow = html(`<div>${'<a href="/x">link text here</a> '.repeat(MAX_ELEMENTS / 2 - 10)}</div>`);
-      const [refused, next] = await Promise.all([pool.extract(slow), pool.extract(page(1))]);
-      assert.equal(refused.refused, LIMIT_REASONS.time(1000));
+      const pending = Promise.all([pool.extract(slow), pool.extract(page(1))]);
+      await waitFor('the slow page handed to the thread', () => Promise.resolve(timeUp.length === 1));
+      timeUp[0]?.();
+      const [refused, next] = await pending;
+      assert.equal(refused.refused, LIMIT_REASONS.time(THREAD_LIMITS.timeMs));
       assert.equal(refused.byteLength, slow.body.byteLength);
-      assert.deepEqual(next, extractPage(page(1)));
+      assert.deepEqual(next, extractPage(page(1)), 'read by a fresh thread, its own clock never up');
+      assert.equal(timeUp.length, 2);
       assert.equal(ended.length, 1);
+      assert.equal(pool.started, 2);
     } finally {
       await pool.close();
     }

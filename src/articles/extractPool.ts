@@ -1,4 +1,4 @@
-import { ThreadPool, type ThreadLimits } from '../lib/threadPool.js';
+import { type LimitClock, REAL_CLOCK, ThreadPool, type ThreadLimits } from '../lib/threadPool.js';
 import type { ExtractInput, PageExtract } from './extract.js';
 import { LIMIT_REASONS, PAGE_TIME_LIMIT_MS, THREAD_OLD_MB, THREAD_YOUNG_MB } from './limits.js';
 import { emptyExtract } from './types.js';
@@ -28,6 +28,7 @@ export class ExtractPool extends ThreadPool<ExtractInput, PageExtract> {
     size: number,
     onEnd: (err: unknown) => void = () => undefined,
     limits: ThreadLimits = THREAD_LIMITS,
+    clock: LimitClock = REAL_CLOCK,
   ) {
     super(
       size,
@@ -44,6 +45,7 @@ export class ExtractPool extends ThreadPool<ExtractInput, PageExtract> {
       },
       limits,
       onEnd,
+      clock,
     );
   }
 

@@ -10,6 +10,22 @@ export interface ThreadLimits {
   youngMb?: number;
 }
 
+/**
+ * The clock of the time limit: `start` calls `timeUp` once `ms` have passed, unless the handle it gave is
+ * cancelled first. The real one is setTimeout's; a test gives its own, to say when a task's time is up.
+ */
+export interface LimitClock {
+  start(timeUp: () => void, ms: number): unknown;
+  cancel(handle: unknown): void;
+}
+
+export const REAL_CLOCK: LimitClock = {
+  start: (timeUp, ms) => setTimeout(timeUp, ms),
+  cancel: (handle) => {
+    clearTimeout(handle as NodeJS.Timeout);
+  },
+};
+
 /** What a pool runs, and how it words a task it refuses. */
 export interface PoolJob<In, Out> {
   /** The thread's module beside `from` (an import.meta.url), started by lib/threads.ts startThread. */
@@ -53,7 +69,8 @@ interface Thread<In, Out> {
   ready: boolean;
   /** The task it is running: one at a time, so that a limit it passes is that task's. */
   task: Task<In, Out> | null;
-  timer: NodeJS.Timeout | null;
+  /** The clock's handle for its task's time limit. */
+  timer: { handle: unknown } | null;
   /** Tasks it has finished. */
   done: number;
   /** Ended by the pool (a time limit, retirement, close) or found ended: its later events mean nothing. */
@@ -85,6 +102,7 @@ export class ThreadPool<In, Out> {
     readonly limits: ThreadLimits,
     /** Told of each thread that ended other than by close() or retirement: a task past a limit, or a crash. */
     private readonly onEnd: (err: unknown) => void = () => undefined,
+    private readonly clock: LimitClock = REAL_CLOCK,
   ) {}
 
   run(input: In): Promise<Out> {
@@ -129,9 +147,10 @@ export class ThreadPool<In, Out> {
     task.tries++;
     thread.task = task;
     if (this.job.unref === true) thread.worker.ref();
-    thread.timer = setTimeout(() => {
-      this.end(thread, this.job.reasons.time(this.limits.timeMs));
+    const handle = this.clock.start(() => {
+      if (thread.task === task) this.end(thread, this.job.reasons.time(this.limits.timeMs));
     }, this.limits.timeMs);
+    thread.timer = { handle };
     thread.worker.postMessage({ id: task.id, input: task.input });
   }
 
@@ -200,7 +219,7 @@ export class ThreadPool<In, Out> {
   }
 
   private idle(thread: Thread<In, Out>): void {
-    if (thread.timer !== null) clearTimeout(thread.timer);
+    if (thread.timer !== null) this.clock.cancel(thread.timer.handle);
     thread.timer = null;
     thread.task = null;
     if (this.job.unref === true) thread.worker.unref();
