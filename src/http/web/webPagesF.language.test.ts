@@ -108,6 +108,8 @@ await describeEachEngine('web app: the reading list and the OPML import in the r
       `--${BOUNDARY}\r\nContent-Disposition: form-data; name="_csrf"\r\n\r\n${client.csrf}\r\n--${BOUNDARY}\r\nContent-Disp`,
     );
     assert.equal(malformed.statusCode, 400);
+    const tooLarge = await upload({}, 'x'.repeat(50 * 1024 * 1024 + 1));
+    assert.equal(tooLarge.statusCode, 413);
     // The file reader's reason (English, from below the transports) in the page's own sentence; its advice
     // to the CLI (--format auto) turned into the form's choice, in the reader's language.
     const wrongFormat = await upload({ format: 'wallabag' }, CSV);
@@ -115,7 +117,7 @@ await describeEachEngine('web app: the reading list and the OPML import in the r
     const reason = /id="import-error">[^<:]*: ([^<]*)</.exec(wrongFormat.body)?.[1] ?? '';
     assert.match(reason, /^The file looks like a pocket export, not wallabag; /);
     assert.doesNotMatch(reason, /--format|Recognise/);
-    for (const res of [noFile, unknownFormat, malformed, wrongFormat]) {
+    for (const res of [noFile, unknownFormat, malformed, tooLarge, wrongFormat]) {
       assert.match(res.body, /<p class="error" role="alert" id="import-error">/);
       assert.deepEqual(englishIn(res.body, ['The file looks like a', 'export, not', 'choose']), []);
     }
