@@ -5,8 +5,8 @@ import { IMPORT_LIMITS } from '../../imports/record.js';
 import { MultipartForm, WebError } from './context.js';
 
 /**
- * Why a file (an export, an OPML list) was not imported, in the reader's language: `why` is the reader's
- * of the file (from below the transports), ended as a sentence.
+ * Why a file (an export, an OPML list) was not imported, in the reader's language. `why` is what the code
+ * that read the file said of it (below the transports, in English), made to end as a sentence.
  */
 export const cannotImport = (locale: Locale, why: string): string =>
   locale.t('web.upload.refused', { why: `${why}${/[.!?]$/.test(why) ? '' : '.'}` });
