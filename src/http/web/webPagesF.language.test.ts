@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { accountById, updateAccountSettings } from '../../store/accounts.js';
+import { saveUrl } from '../../test/digestPipeline.js';
 import { describeEachEngine, newAccount } from '../../test/harness.js';
+import { insertPage, linkQueuedPage } from '../../test/pages.js';
 import { englishWordsOf } from '../../test/englishWords.js';
 import { WebClient, webServer } from '../../test/webClient.js';
 
@@ -205,6 +207,32 @@ await describeEachEngine('web app: the reading list and the OPML import in the r
     const [frame = '', ...why] = error.split(': ');
     assert.ok(why.length > 0, error);
     assert.deepEqual(englishWordsOf(frame), []);
+  });
+
+  test('en-XA: the reading view’s own words around a page’s text (item.ts, readerHtml.ts)', async () => {
+    const url = 'https://zq7.example/qoxa';
+    await saveUrl(ctx.store(), account.id, url);
+    const page = await insertPage(ctx.store(), {
+      url,
+      title: 'Qoxa zirv',
+      site_name: 'Plumk',
+      author: 'Vexo Darq',
+      published_at: '2026-11-20T07:00:00.000Z',
+      language: 'und',
+      image_url: 'https://img.zq7.example/lead.jpg',
+      image_width: 1200,
+      image_height: 800,
+      image_alt: 'Darq',
+      // What the sanitiser drops or rewrites: no word of its own comes in their place.
+      html: '<p>Zirv <a href="javascript:x()">qoxa</a> <img src="https://img.zq7.example/a.png"></p><form>Go</form>',
+      word_count: 900,
+    });
+    await linkQueuedPage(ctx.store(), account.id, url, page);
+    const res = await client.get(`/items/${page}`);
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /<article class="reader"/);
+    assert.match(res.body, /<span>qoxa<\/span>/, 'the unsafe link kept as its text only');
+    assert.deepEqual(englishIn(res.body, ['Qoxa zirv', 'Plumk', 'Vexo Darq', 'Darq', 'Zirv', 'qoxa']), []);
   });
 
   test('de and pl: the import’s counts agree with their numbers', async () => {
