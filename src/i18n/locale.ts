@@ -103,6 +103,20 @@ export class Locale {
     return this.#intlText(format.format(new Date(iso)));
   }
 
+  /** The date of a moment in `timezone`, spelled out: "3 June 2025" in English; null when `iso` is none. */
+  date(iso: string, timezone: string): string | null {
+    const ms = Date.parse(iso);
+    if (Number.isNaN(ms)) return null;
+    let format: Intl.DateTimeFormat;
+    try {
+      format = new Intl.DateTimeFormat(this.#language.intl, { timeZone: timezone, dateStyle: 'long' });
+    } catch {
+      // A zone Intl does not know: the date in UTC.
+      format = new Intl.DateTimeFormat(this.#language.intl, { timeZone: 'UTC', dateStyle: 'long' });
+    }
+    return this.#intlText(format.format(ms));
+  }
+
   /** A calendar day (YYYY-MM-DD, already local) spelled out; the string itself when it is not such a day. */
   day(localDate: string, withYear: boolean): string {
     const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(localDate);

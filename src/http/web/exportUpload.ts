@@ -1,7 +1,15 @@
 import type { Readable } from 'node:stream';
 import busboy from 'busboy';
+import type { Locale } from '../../i18n/locale.js';
 import { IMPORT_LIMITS } from '../../imports/record.js';
 import { MultipartForm, WebError } from './context.js';
+
+/**
+ * Why a file (an export, an OPML list) was not imported, in the reader's language. `why` is what the code
+ * that read the file said of it (below the transports, in English), made to end as a sentence.
+ */
+export const cannotImport = (locale: Locale, why: string): string =>
+  locale.t('web.upload.refused', { why: `${why}${/[.!?]$/.test(why) ? '' : '.'}` });
 
 /** The reading-list upload's file field. */
 export const EXPORT_FIELD = 'export';
@@ -37,6 +45,7 @@ export function readExportUpload(
   contentType: string,
   payload: Readable,
   timeLimitMs: number,
+  locale: Locale,
 ): Promise<ExportUploadForm> {
   return new Promise((resolve, reject) => {
     const fields = new URLSearchParams();
@@ -119,7 +128,7 @@ export function readExportUpload(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      reject(new WebError(400, 'The upload was cut off before it was complete. Try again.'));
+      reject(new WebError(400, locale.t('web.upload.cutOff')));
     });
     payload.pipe(form);
   });

@@ -3,7 +3,9 @@ import { type AddressInfo, type Socket, connect } from 'node:net';
 import { test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { IMPORT_THREAD_LIMITS, type ImportThreadLimits, ImportThreads } from '../../imports/importThread.js';
+import { accountById, updateAccountSettings } from '../../store/accounts.js';
 import { readingListCounts } from '../../store/readingList.js';
+import { englishWordsOf } from '../../test/englishWords.js';
 import { describeEachEngine, newAccount, silentLogger } from '../../test/harness.js';
 import { WebClient } from '../../test/webClient.js';
 import { buildServer } from '../server.js';
@@ -164,6 +166,27 @@ await describeEachEngine('the reading-list upload’s limits, over real connecti
       assert.match(answer, /did not arrive within 0\.5 s/);
       assert.match(answer, /Import a reading list/, 'the reading list’s page, with its form');
       assert.deepEqual(await readingListCounts(ctx.store().db, reader.id), { unread: 0, archived: 0 });
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('en-XA: the page of an upload past its time limit leaves no English word (issue 36)', async () => {
+    const { app, port } = await serve({ uploadMs: 500 });
+    try {
+      const reader = await signedIn(app);
+      await updateAccountSettings(ctx.store().db, reader.id, { language: 'en-XA' });
+      const body = uploadBody(reader.csrf, CSV);
+      const answer = await rawUpload(port, reader.cookie, body, Math.floor(body.length / 2)).answer;
+      assert.match(answer, /^HTTP\/1\.1 408 /);
+      assert.match(answer, /content-length: \d+/i, 'one body, not chunks');
+      const page = answer.slice(answer.indexOf('\r\n\r\n'));
+      assert.match(page, /<p class="error" role="alert" id="import-error">[^<]*tidings import/);
+      const name = (await accountById(ctx.store().db, reader.id))?.name ?? '';
+      assert.deepEqual(
+        englishWordsOf(page, [name, 'tidings import --account ID FILE', 'tidings import']),
+        [],
+      );
     } finally {
       await app.close();
     }

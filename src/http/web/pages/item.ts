@@ -100,7 +100,7 @@ function readingPage(
   const byline = [
     site,
     bylineAuthor(p.author, site, domainOf(item.url)),
-    p.published_at === null ? null : dateLabel(locale, p.published_at, found.timezone),
+    p.published_at === null ? null : locale.date(p.published_at, found.timezone),
     locale.minRead(readingMinutes(p)),
   ].filter((s): s is string => s !== null && s.trim() !== '');
   const body = p.html === null ? '' : readerHtml(p.html, media);
@@ -157,17 +157,4 @@ function readingPage(
 function languageTag(value: string | null): string | null {
   const tag = value?.trim() ?? '';
   return /^[a-z]{2,3}(?:-[a-z0-9]{1,8}){0,3}$/i.test(tag) ? tag : null;
-}
-
-/** "3 June 2025" in the reader's zone; null when the time does not parse. */
-function dateLabel(locale: Locale, iso: string, timezone: string): string | null {
-  const ms = Date.parse(iso);
-  if (Number.isNaN(ms)) return null;
-  // English as it was ("3 June 2025", en-GB); other languages as Intl writes their long dates.
-  const intl = locale.lang.startsWith('en') ? 'en-GB' : locale.lang;
-  try {
-    return new Intl.DateTimeFormat(intl, { timeZone: timezone, dateStyle: 'long' }).format(ms);
-  } catch {
-    return new Intl.DateTimeFormat(intl, { timeZone: 'UTC', dateStyle: 'long' }).format(ms);
-  }
 }

@@ -5,7 +5,9 @@ import { followTimeLimitMs } from '../../../accounts/subscriptions.js';
 import { TidingsError } from '../../../errors.js';
 import type { OpmlImport } from '../../../feeds/subscribe/import.js';
 import { MAX_OPML_BYTES } from '../../../feeds/subscribe/opml.js';
+import type { Locale } from '../../../i18n/locale.js';
 import { webRefusal } from '../errors.js';
+import { cannotImport } from '../exportUpload.js';
 import {
   MultipartForm,
   SignInRequired,
@@ -25,7 +27,7 @@ import { feedsPageOf } from './feeds.js';
 export const OPML_BODY_LIMIT = MAX_OPML_BYTES + 64 * 1024;
 
 /** Reads a multipart body into its fields and files (at most one of each name; at most 16 parts). */
-export function readMultipartForm(contentType: string, body: Buffer): Promise<MultipartForm> {
+export function readMultipartForm(contentType: string, body: Buffer, locale: Locale): Promise<MultipartForm> {
   return new Promise((resolve, reject) => {
     const fields = new URLSearchParams();
     const files = new Map<string, Buffer>();
@@ -51,7 +53,7 @@ export function readMultipartForm(contentType: string, body: Buffer): Promise<Mu
       });
     });
     parser.on('error', () => {
-      reject(new WebError(400, 'The upload was not a valid form. Try again.'));
+      reject(new WebError(400, locale.t('web.upload.invalidForm')));
     });
     parser.on('close', () => {
       resolve(new MultipartForm(fields, files));
@@ -66,7 +68,7 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
     'multipart/form-data',
     { parseAs: 'buffer' },
     (request: FastifyRequest, body: Buffer, done: (err: Error | null, form?: MultipartForm) => void) => {
-      readMultipartForm(String(request.headers['content-type']), body).then(
+      readMultipartForm(String(request.headers['content-type']), body, localeFor(request)).then(
         (form) => {
           done(null, form);
         },
@@ -86,7 +88,7 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
   scope.get('/feeds/export.opml', async (request, reply) => {
     const session = requireSession(request);
     const document = await exportSubscriptions(deps.store, session.accountId);
-    if (document === null) throw new WebError(404, 'This account no longer exists.');
+    if (document === null) throw new WebError(404, localeFor(request).t('web.feeds.accountGone'));
     return reply
       .header('content-type', 'text/x-opml; charset=utf-8')
       .header('content-disposition', 'attachment; filename="tidings-feeds.opml"')
@@ -106,12 +108,15 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
     async (request, reply) => {
       const session = requireSession(request);
       checkCsrf(request, session);
+      const locale = localeFor(request);
       // A refusal comes back to the Feeds page, the reason beside the file field.
       const refuse = async (status: number, importError: string) =>
         sendPage(reply, status, await feedsPageOf(deps, session, { importError }));
       const file = request.body instanceof MultipartForm ? request.body.files.get('opml') : undefined;
-      if (file === undefined || file.length === 0) return refuse(400, 'Choose an OPML file to import.');
-      if (file.length >= MAX_OPML_BYTES) return refuse(413, 'That file is too large: at most 5 MiB.');
+      if (file === undefined || file.length === 0) return refuse(400, locale.t('web.opml.noFile'));
+      if (file.length >= MAX_OPML_BYTES) {
+        return refuse(413, locale.t('web.opml.tooLarge', { mib: MAX_OPML_BYTES / 1024 / 1024 }));
+      }
       const feeds = deps.feeds();
       // The largest import taken (TIDINGS_MAX_OPML_OUTLINES, 2,000 feeds) is done within a second or two;
       // with the limits raised, a slow database could make it outlast the connection's idle timeout (60 s),
@@ -124,9 +129,9 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
         imported = await importSubscriptions(feeds, session.accountId, list);
       } catch (err) {
         // Not OPML (400), more feeds than one import or one account may have (409, the limit named).
-        const refusal = webRefusal(err, deps.config, localeFor(request));
+        const refusal = webRefusal(err, deps.config, locale);
         if (refusal === null || !(err instanceof TidingsError)) throw err;
-        return refuse(refusal.status, `That file cannot be imported: ${err.message}.`);
+        return refuse(refusal.status, cannotImport(locale, err.message));
       }
       const { added, known, refused, withoutUrl } = imported;
       // Feeds refused are listed, with why, on the page answered here; an import without any redirects.

@@ -30,7 +30,8 @@ import {
   viewerOf,
 } from '../context.js';
 import { webRefusal } from '../errors.js';
-import { EXPORT_FIELD, ExportUploadForm, readExportUpload } from '../exportUpload.js';
+import { EXPORT_FIELD, ExportUploadForm, cannotImport, readExportUpload } from '../exportUpload.js';
+import type { LabelKey } from '../localeTime.js';
 import { type ImportOutcome, READING_PAGE_SIZE, listHref, readingListPage } from './readingListView.js';
 
 /** The upload's body: the file and a few fields, with room for multipart's own bytes. */
@@ -50,9 +51,9 @@ class ClientGone extends Error {
   }
 }
 
-const NOTICES: Record<string, string> = {
-  archived: 'Archived.',
-  unarchived: 'Back among your unread items.',
+const NOTICES: Record<string, LabelKey> = {
+  archived: 'web.readingList.notice.archived',
+  unarchived: 'web.readingList.notice.unarchived',
 };
 
 /** The filter of an address (or a form's hidden fields): unread unless another state is named. */
@@ -72,10 +73,10 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
     start: number,
     extra: { notice?: string | undefined; outcome?: ImportOutcome } = {},
   ) {
-    const account = await accountOf(deps.store, session.accountId);
-    if (account === null) throw new WebError(404, 'This account no longer exists.');
     const viewer = viewerOf(session);
     if (viewer === null) throw new Error('no viewer for a session');
+    const account = await accountOf(deps.store, session.accountId);
+    if (account === null) throw new WebError(404, viewer.locale.t('web.readingList.accountGone'));
     let view = await readingListView(deps.store, session.accountId, filter, {
       offset: start,
       limit: READING_PAGE_SIZE,
@@ -104,7 +105,8 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
     const session = requireSession(request);
     const filter = filterOf(queryParam(request, 'state'), queryParam(request, 'tag'));
     const start = startParam(queryParam(request, 'start'));
-    const notice = NOTICES[queryParam(request, 'notice') ?? ''];
+    const key = NOTICES[queryParam(request, 'notice') ?? ''];
+    const notice = key === undefined ? undefined : localeFor(request).t(key);
     return sendPage(reply, 200, await render(session, filter, start, { notice }));
   });
 
@@ -121,7 +123,7 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
         await setReadingItemState(deps.store, session.accountId, id, state);
       } catch (err) {
         if (!(err instanceof TidingsError) || err.kind !== 'not_found') throw err;
-        throw new WebError(404, 'That item is not in your reading list.');
+        throw new WebError(404, localeFor(request).t('web.readingList.notInList'));
       }
       // Back to the list as it was: its filters and its page.
       const form = formOf(request);
@@ -144,7 +146,12 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
     upload.addContentTypeParser(
       'multipart/form-data',
       (request: FastifyRequest, payload, parsed: (err: Error | null, form?: ExportUploadForm) => void) => {
-        readExportUpload(String(request.headers['content-type']), payload, deps.imports.limits.uploadMs).then(
+        readExportUpload(
+          String(request.headers['content-type']),
+          payload,
+          deps.imports.limits.uploadMs,
+          localeFor(request),
+        ).then(
           (form) => {
             parsed(null, form);
           },
@@ -166,6 +173,7 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
       async (request, reply) => {
         const session = requireSession(request);
         checkCsrf(request, session);
+        const locale = localeFor(request);
         const form = request.body instanceof ExportUploadForm ? request.body : null;
         const unread = filterOf(undefined, undefined);
         const refuse = async (status: number, error: string) =>
@@ -173,23 +181,26 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
         if (form?.late === true) {
           return refuse(
             408,
-            `The file did not arrive within ${deps.imports.limits.uploadMs / 1000} s, the most an upload may take; nothing of it was imported. On a slow connection, import it on the server with tidings import.`,
+            locale.t('web.readingList.refused.late', {
+              seconds: deps.imports.limits.uploadMs / 1000,
+              command: 'tidings import',
+            }),
           );
         }
-        if (form === null || form.malformed) {
-          return refuse(400, 'The upload could not be read as a form. Choose the file again and import it.');
-        }
+        if (form === null || form.malformed)
+          return refuse(400, locale.t('web.readingList.refused.malformed'));
         if (form.tooLarge) {
           return refuse(
             413,
-            `That file is larger than ${IMPORT_LIMITS.fileBytes / 1024 / 1024} MB, the most one import takes; nothing of it was imported. Split it and import each part.`,
+            locale.t('web.readingList.refused.tooLarge', { mb: IMPORT_LIMITS.fileBytes / 1024 / 1024 }),
           );
         }
         const file = form.files.get(EXPORT_FIELD);
-        if (file === undefined || file.length === 0) return refuse(400, 'Choose an export file to import.');
+        if (file === undefined || file.length === 0)
+          return refuse(400, locale.t('web.readingList.refused.noFile'));
         const format = field(form.fields, 'format') ?? 'auto';
         if (format !== 'auto' && !(IMPORT_FORMATS as readonly string[]).includes(format)) {
-          return refuse(400, 'Choose one of the formats listed.');
+          return refuse(400, locale.t('web.readingList.refused.format'));
         }
         allowQuiet(request.raw.socket, IMPORT_QUIET_MS);
         // A client that goes while its upload waits its turn gives its place up (issue 33 C).
@@ -214,13 +225,15 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
             return reply;
           }
           // Not an export (400), past a limit (409, the limit named): nothing of it was imported.
-          const refusal = webRefusal(err, deps.config, localeFor(request));
+          const refusal = webRefusal(err, deps.config, locale);
           if (refusal === null || !(err instanceof TidingsError)) throw err;
-          const why = err.message.replace('try --format auto', 'choose “Recognise it”');
-          return refuse(
-            refusal.status,
-            `That file cannot be imported: ${why}${/[.!?]$/.test(why) ? '' : '.'}`,
+          // The reason is the file reader's (English, for now); its advice to the CLI becomes the form's.
+          const option = locale.t('web.readingList.import.auto');
+          const why = err.message.replace(
+            'try --format auto',
+            locale.t('web.readingList.refused.chooseAuto', { option }),
           );
+          return refuse(refusal.status, cannotImport(locale, why));
         }
         return sendPage(reply, 200, await render(session, unread, 0, { outcome: { counts } }));
       },
