@@ -60,7 +60,9 @@ await describeEachEngine('web app: Keys, Apps, saving and invitations in the rea
     const code = decodeURIComponent(/href="javascript:([^"]+)"/.exec(made.body)?.[1] ?? '');
     assert.doesNotMatch(code, /could not save/, 'the bookmarklet speaks the reader’s language');
 
-    const spare = /action="\/keys\/(\d+)\/revoke"/.exec(made.body)?.[1];
+    const spare = /<span class="title">spare<\/span[\s\S]*?action="\/keys\/(\d+)\/rename"/.exec(
+      made.body,
+    )?.[1];
     assert.ok(spare !== undefined);
     await ctx
       .store()
