@@ -12,7 +12,10 @@ export function bookmarkletCode(baseUrl: string, apiKey: string, locale: Locale 
   // Each alert is one message of the catalogue with the API's answer in it: the words before and after it.
   const around = (key: 'web.saveHow.bookmarkletSaved' | 'web.saveHow.bookmarkletFailed'): string => {
     const [before = '', after = ''] = locale.t(key, { message: '\u0000' }).split('\u0000');
-    return `${JSON.stringify(before)}+j.message+${JSON.stringify(after)}`;
+    return [before, 'j.message', after]
+      .map((part, i) => (i === 1 ? part : part === '' ? null : JSON.stringify(part)))
+      .filter((part) => part !== null)
+      .join('+');
   };
   return [
     '(()=>{',
