@@ -50,6 +50,12 @@ const APPLE_TOUCH_ICON = PNG_ICONS.find((i) => i.path.includes('apple'))?.path ?
 export const csrfField = (viewer: Viewer): SafeHtml =>
   html`<input type="hidden" name="_csrf" value="${viewer.csrfToken}" />`;
 
+/**
+ * Words for a screen reader only, after a control's visible words (WCAG 2.5.3: its accessible name begins
+ * with what is seen, so no aria-label replaces them): "Revoke" + " key “phone”".
+ */
+export const unseen = (text: string): SafeHtml => html`<span class="visually-hidden">${text}</span>`;
+
 export function page(opts: PageOptions): SafeHtml {
   const { viewer, locale } = opts;
   const nav =

@@ -1,4 +1,5 @@
-import { type SafeHtml, html } from './html.js';
+import { ENGLISH, type Locale } from '../../i18n/locale.js';
+import { SafeHtml, html } from './html.js';
 
 /**
  * The bookmarklet's code. It runs on the page being read: it POSTs that page's address and title to
@@ -6,13 +7,21 @@ import { type SafeHtml, html } from './html.js';
  * origin), and says what the API answered. A page whose Content-Security-Policy forbids the request
  * gets the same POST as a form sent to a new tab instead, which shows the API's JSON answer.
  */
-export function bookmarkletCode(baseUrl: string, apiKey: string): string {
+export function bookmarkletCode(baseUrl: string, apiKey: string, locale: Locale = ENGLISH): string {
   const endpoint = `${baseUrl}/api/v1/articles?apiKey=${encodeURIComponent(apiKey)}`;
+  // Each alert is one message of the catalogue with the API's answer in it: the words before and after it.
+  const around = (key: 'web.saveHow.bookmarkletSaved' | 'web.saveHow.bookmarkletFailed'): string => {
+    const [before = '', after = ''] = locale.t(key, { message: '\u0000' }).split('\u0000');
+    return [before, 'j.message', after]
+      .map((part, i) => (i === 1 ? part : part === '' ? null : JSON.stringify(part)))
+      .filter((part) => part !== null)
+      .join('+');
+  };
   return [
     '(()=>{',
     `const e=${JSON.stringify(endpoint)},d={url:location.href,title:document.title};`,
     'fetch(e,{method:"POST",body:new URLSearchParams(d)})',
-    '.then(r=>r.json().then(j=>alert((r.ok?"Tidings: ":"Tidings could not save this page: ")+j.message)))',
+    `.then(r=>r.json().then(j=>alert(r.ok?${around('web.saveHow.bookmarkletSaved')}:${around('web.saveHow.bookmarkletFailed')})))`,
     '.catch(()=>{const f=document.createElement("form");f.method="post";f.action=e;f.target="_blank";',
     'for(const[n,v]of Object.entries(d)){const i=document.createElement("input");i.type="hidden";',
     'i.name=n;i.value=v;f.append(i)}document.body.append(f);f.submit();f.remove()})',
@@ -21,8 +30,8 @@ export function bookmarkletCode(baseUrl: string, apiKey: string): string {
 }
 
 /** The bookmarklet as a link to drag to the bookmarks bar. */
-export function bookmarkletHref(baseUrl: string, apiKey: string): string {
-  return `javascript:${encodeURIComponent(bookmarkletCode(baseUrl, apiKey))}`;
+export function bookmarkletHref(baseUrl: string, apiKey: string, locale: Locale = ENGLISH): string {
+  return `javascript:${encodeURIComponent(bookmarkletCode(baseUrl, apiKey, locale))}`;
 }
 
 /** Shell-quoted in single quotes. */
@@ -59,7 +68,7 @@ function isLoopbackHost(hostname: string): boolean {
  * installing Tidings as an app on Android (browsers install web apps only over https) and carries the keys
  * in these addresses unencrypted. Empty when the address is a public https one.
  */
-export function baseUrlWarnings(baseUrl: string): string[] {
+export function baseUrlWarnings(baseUrl: string, locale: Locale = ENGLISH): string[] {
   let url: URL;
   try {
     url = new URL(baseUrl);
@@ -68,37 +77,32 @@ export function baseUrlWarnings(baseUrl: string): string[] {
   }
   const warnings: string[] = [];
   if (isLoopbackHost(url.hostname)) {
-    warnings.push(
-      `This Tidings’ address, ${url.origin}, is this computer’s own (loopback): a phone or any other device cannot reach it, so the addresses below work only on this computer. The operator sets the address others use in TIDINGS_BASE_URL.`,
-    );
+    warnings.push(locale.t('web.saveHow.loopback', { origin: url.origin, setting: 'TIDINGS_BASE_URL' }));
   }
   if (url.protocol === 'http:') {
-    warnings.push(
-      `This Tidings’ address is plain http: Android installs Tidings as an app (and so adds it to the share menu) only over https, and the keys in these addresses travel unencrypted. Serve Tidings over https and set TIDINGS_BASE_URL to that address.`,
-    );
+    warnings.push(locale.t('web.saveHow.plainHttp', { setting: 'TIDINGS_BASE_URL' }));
   }
   return warnings;
 }
 
+/** An HTML value of a message: `<code>` (a variable, a field, a method) or `<em>` (a name on a phone's screen). */
+const code = (text: string): string => html`<code>${text}</code>`.value;
+const em = (text: string): string => html`<em>${text}</em>`.value;
+
 /** The ways to save a link from elsewhere, filled in with a key when there is one to show. */
-export function saveInstructions(baseUrl: string, apiKey: string | null): SafeHtml {
+export function saveInstructions(locale: Locale, baseUrl: string, apiKey: string | null): SafeHtml {
   const endpoint = `${baseUrl}/api/v1/articles?apiKey=${apiKey ?? 'YOUR_KEY'}`;
   const bookmarklet =
     apiKey === null
-      ? html`<p>
-          The bookmarklet carries a key inside it. Make one above: with a new key, or with one you already
-          have.
-        </p>`
-      : html`<p>
-            Drag this link to your bookmarks bar (or bookmark it). On any page, click it to save that page to
-            your queue:
+      ? html`<p>${locale.t('web.saveHow.noKey')}</p>`
+      : html`<p>${locale.t('web.saveHow.drag')}</p>
+          <p>
+            <a class="bookmarklet" href="${bookmarkletHref(baseUrl, apiKey, locale)}"
+              >${locale.t('web.saveHow.bookmarkletLink')}</a
+            >
           </p>
-          <p><a class="bookmarklet" href="${bookmarkletHref(baseUrl, apiKey)}">Save to Tidings</a></p>
-          <p class="hint">
-            Clicking it here does nothing: this page does not run scripts. The key is inside the bookmark, so
-            keep it to yourself; revoke the key on the Keys page if it leaks.
-          </p>`;
-  const warnings = baseUrlWarnings(baseUrl);
+          <p class="hint">${locale.t('web.saveHow.clickHere')}</p>`;
+  const warnings = baseUrlWarnings(baseUrl, locale);
   return html`${
       warnings.length === 0
         ? null
@@ -106,44 +110,97 @@ export function saveInstructions(baseUrl: string, apiKey: string | null): SafeHt
             ${warnings.map((w) => html`<p>${w}</p>`)}
           </div>`
     }
-    <h2 id="bookmarklet">Bookmarklet</h2>
+    <h2 id="bookmarklet">${locale.t('web.saveHow.bookmarklet')}</h2>
     ${bookmarklet}
     <h2 id="curl">curl</h2>
     <p>
-      Either variant of the API saves to the same
-      queue${apiKey === null ? html` (set <code>TIDINGS_KEY</code> to one of your keys first)` : null}:
+      ${new SafeHtml(
+        locale.html(
+          'web.saveHow.curlIntro',
+          { key: code('TIDINGS_KEY'), set: apiKey === null ? 'yes' : 'no' },
+          ['key'],
+        ),
+      )}
     </p>
     <pre><code>${curlExamples(baseUrl, apiKey).join('\n')}</code></pre>
     <p class="hint">
-      The full API, with JSON and multipart bodies and every error, is described at
-      <a href="/openapi.json">/openapi.json</a>.
+      ${new SafeHtml(
+        locale.html('web.saveHow.openapi', { link: html`<a href="/openapi.json">/openapi.json</a>`.value }, [
+          'link',
+        ]),
+      )}
     </p>
-    <h2 id="phone">From your phone’s share menu</h2>
-    <p><strong>iPhone and iPad</strong> (the Shortcuts app):</p>
+    <h2 id="phone">${locale.t('web.saveHow.phoneHeading')}</h2>
+    <p>
+      ${new SafeHtml(locale.html('web.saveHow.iphone', { strong: html`<strong>${locale.t('web.saveHow.iphoneName')}</strong>`.value }, ['strong']))}
+    </p>
     <ol>
-      <li>Create a shortcut and turn on <em>Show in Share Sheet</em>; let it receive URLs.</li>
       <li>
-        Add the action <em>Get Contents of URL</em> with the address <code class="mono">${endpoint}</code>,
-        method <em>POST</em>, request body <em>Form</em>, and one field: <code>url</code> set to
-        <em>Shortcut Input</em>.
+        ${new SafeHtml(
+          locale.html('web.saveHow.iphone1', { option: em(locale.t('web.saveHow.iosShowInShareSheet')) }, [
+            'option',
+          ]),
+        )}
       </li>
       <li>
-        Optionally add <em>Show Notification</em> to see that it worked. Then share any page to the shortcut.
+        ${new SafeHtml(
+          locale.html(
+            'web.saveHow.iphone2',
+            {
+              action: em(locale.t('web.saveHow.iosGetContents')),
+              address: html`<code class="mono">${endpoint}</code>`.value,
+              method: em('POST'),
+              body: em(locale.t('web.saveHow.iosForm')),
+              field: code('url'),
+              input: em(locale.t('web.saveHow.iosShortcutInput')),
+            },
+            ['action', 'address', 'method', 'body', 'field', 'input'],
+          ),
+        )}
+      </li>
+      <li>
+        ${new SafeHtml(
+          locale.html('web.saveHow.iphone3', { action: em(locale.t('web.saveHow.iosShowNotification')) }, [
+            'action',
+          ]),
+        )}
       </li>
     </ol>
-    <p><strong>Android</strong> (Chrome): install Tidings as an app, and it joins the share menu.</p>
+    <p>
+      ${new SafeHtml(locale.html('web.saveHow.android', { strong: html`<strong>${locale.t('web.saveHow.androidName')}</strong>`.value }, ['strong']))}
+    </p>
     <ol>
-      <li>Open Tidings in Chrome and sign in.</li>
-      <li>In Chrome’s menu (⋮), choose <em>Add to Home screen</em> or <em>Install app</em>.</li>
+      <li>${locale.t('web.saveHow.android1')}</li>
       <li>
-        In any app, <em>Share</em> a page and choose <em>Tidings</em>: it opens with the address and title
-        filled in; tap <em>Add to queue</em>.
+        ${new SafeHtml(
+          locale.html(
+            'web.saveHow.android2',
+            {
+              add: em(locale.t('web.saveHow.chromeAddToHome')),
+              install: em(locale.t('web.saveHow.chromeInstall')),
+            },
+            ['add', 'install'],
+          ),
+        )}
+      </li>
+      <li>
+        ${new SafeHtml(
+          locale.html(
+            'web.saveHow.android3',
+            {
+              share: em(locale.t('web.saveHow.androidShare')),
+              app: em('Tidings'),
+              add: em(locale.t('web.queue.add.submit')),
+            },
+            ['share', 'app', 'add'],
+          ),
+        )}
       </li>
     </ol>
     <p class="hint">
-      No key is needed for this: the app uses this browser’s sign-in. Chrome on a computer can install Tidings
-      too (the install icon in the address bar). Without installing, an app that sends web requests from the
-      share menu, such as HTTP Shortcuts, can send a <em>POST</em> to the address above with a form field
-      <code>url</code> set to the shared text.
+      ${locale.t('web.saveHow.noKeyNeeded')}
+      ${new SafeHtml(
+        locale.html('web.saveHow.otherApps', { method: em('POST'), field: code('url') }, ['method', 'field']),
+      )}
     </p>`;
 }

@@ -8,8 +8,8 @@ import { WebClient, webServer } from '../../test/webClient.js';
 
 /**
  * Issue 36 points 4 and 6 for the Save page: in the pseudo-locale en-XA no English word is left in the
- * page's own part (the instructions below it, saveInstructions.ts, are not converted yet: cut off), and in
- * Arabic the page runs right to left.
+ * page's own part (the instructions below it, saveInstructions.ts, are cut off here: webPagesG.language.test.ts
+ * checks them, their curl lines and machine words aside), and in Arabic the page runs right to left.
  */
 /** What the fixture itself writes: the key's prefix, the account's name. */
 const FIXTURE = ['tdg_', 'test'];

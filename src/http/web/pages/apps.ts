@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Locale } from '../../../i18n/locale.js';
 import {
   type ApiClientInfo,
   CLIENT_NAME_MAX,
@@ -17,14 +18,15 @@ import {
   field,
   formOf,
   idParam,
+  localeFor,
   queryParam,
   requireSession,
   sendPage,
   seeOther,
   viewerOf,
 } from '../context.js';
-import { type SafeHtml, html } from '../html.js';
-import { type Viewer, csrfField, page } from '../layout.js';
+import { SafeHtml, html } from '../html.js';
+import { type Viewer, csrfField, page, unseen } from '../layout.js';
 import { ago, timeElement } from '../time.js';
 
 /*
@@ -46,14 +48,20 @@ interface AppsView {
   created?: { client: ApiClientInfo; secret: string } | undefined;
 }
 
-const BAD_NAME = `Give the app a name of 1 to ${CLIENT_NAME_MAX} characters, such as “Kobo” or “phone”.`;
+const badName = (locale: Locale): string => locale.t('web.apps.badName', { max: CLIENT_NAME_MAX });
 
 export function registerApps(scope: FastifyInstance, deps: WebDeps): void {
-  async function view(session: WebSession, extra: Partial<AppsView>): Promise<SafeHtml> {
+  async function view(
+    request: FastifyRequest,
+    session: WebSession,
+    extra: Partial<AppsView>,
+  ): Promise<SafeHtml> {
     const clients = await listApiClients(deps.store, session.accountId);
     const account = await showAccount(deps.store, session.accountId);
     const viewer = viewerOf(session);
-    if (viewer === null || account === null) throw new WebError(404, 'This account no longer exists.');
+    if (viewer === null || account === null) {
+      throw new WebError(404, localeFor(request).t('web.apps.accountGone'));
+    }
     return appsPage({
       viewer,
       clients,
@@ -69,9 +77,9 @@ export function registerApps(scope: FastifyInstance, deps: WebDeps): void {
     const session = requireSession(request);
     const notice =
       queryParam(request, 'notice') === 'revoked'
-        ? 'App revoked: it is signed out, and its client ID and secret no longer work.'
+        ? localeFor(request).t('web.apps.notice.revoked')
         : undefined;
-    return sendPage(reply, 200, await view(session, { notice }));
+    return sendPage(reply, 200, await view(request, session, { notice }));
   });
 
   scope.post('/settings/apps', async (request, reply) => {
@@ -79,15 +87,15 @@ export function registerApps(scope: FastifyInstance, deps: WebDeps): void {
     checkCsrf(request, session);
     const name = foldWhitespace(field(formOf(request), 'name') ?? '');
     if (name === '' || name.length > CLIENT_NAME_MAX) {
-      return sendPage(reply, 400, await view(session, { error: BAD_NAME }));
+      return sendPage(reply, 400, await view(request, session, { error: badName(localeFor(request)) }));
     }
     const made = await createApiClient(deps.store, session.accountId, name, deps.now());
-    if (made === null) throw new WebError(404, 'This account no longer exists.');
+    if (made === null) throw new WebError(404, localeFor(request).t('web.apps.accountGone'));
     // The secret is in this answer only (never in a URL, never stored): the page is not cached.
     return sendPage(
       reply,
       200,
-      await view(session, { created: { client: made.client, secret: made.clientSecret } }),
+      await view(request, session, { created: { client: made.client, secret: made.clientSecret } }),
     );
   });
 
@@ -96,11 +104,11 @@ export function registerApps(scope: FastifyInstance, deps: WebDeps): void {
     checkCsrf(request, session);
     const id = idParam(request);
     try {
-      if (id === null) throw new WebError(404, 'You have no such app.');
+      if (id === null) throw new WebError(404, localeFor(request).t('web.apps.noSuchApp'));
       await revokeApiClient(deps.store, session.accountId, id);
     } catch (err) {
       if (isTidingsError(err, 'not_found'))
-        throw new WebError(404, 'You have no such app (it may already be revoked).');
+        throw new WebError(404, localeFor(request).t('web.apps.notActive'));
       throw err;
     }
     return seeOther(reply, '/settings/apps?notice=revoked');
@@ -108,59 +116,70 @@ export function registerApps(scope: FastifyInstance, deps: WebDeps): void {
 }
 
 function appsPage(v: AppsView): SafeHtml {
+  const { locale } = v.viewer;
+  const signIn = html`<a href="/settings/sign-in">${locale.t('web.settings.signInLinkLabel')}</a>`.value;
   return page({
-    title: 'Apps',
-    locale: v.viewer.locale,
+    title: locale.t('web.apps.title'),
+    locale,
     viewer: v.viewer,
     current: 'settings',
-    body: html`<h1>Apps</h1>
+    body: html`<h1>${locale.t('web.apps.title')}</h1>
       ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
       ${v.error === undefined ? null : html`<p class="error" role="alert">${v.error}</p>`}
       ${v.created === undefined ? null : createdPanel(v, v.created)}
       <p>
-        Apps that speak wallabag’s API read and save your reading list: KOReader on an e-reader, the wallabag
-        apps on a phone, the Wallabagger browser extension. Give each its own entry here: then you can revoke
-        one without touching the others. They sign in with your password; set one under
-        <a href="/settings/sign-in">Sign-in settings</a>.
+        ${locale.t('web.apps.intro')}
+        ${new SafeHtml(locale.html('web.apps.password', { link: signIn }, ['link']))}
       </p>
-      <h2>Your apps</h2>
+      <h2>${locale.t('web.apps.yourApps')}</h2>
       ${
         v.clients.length === 0
-          ? html`<p>None yet.</p>`
+          ? html`<p>${locale.t('web.apps.none')}</p>`
           : html`<ul class="items">
               ${v.clients.map((c) => clientRow(c, v))}
             </ul>`
       }
-      <h2 id="create-heading">Add an app</h2>
+      <h2 id="create-heading">${locale.t('web.apps.addHeading')}</h2>
       <form class="row" method="post" action="/settings/apps" aria-labelledby="create-heading">
         ${csrfField(v.viewer)}
         <div class="grow">
-          <label for="new-app-name">Name</label>
+          <label for="new-app-name">${locale.t('web.apps.name')}</label>
           <input
             id="new-app-name"
             name="name"
             type="text"
             required
             maxlength="${CLIENT_NAME_MAX}"
-            placeholder="Kobo"
+            placeholder="${locale.t('web.apps.namePlaceholder')}"
           />
         </div>
-        <button type="submit">Add app</button>
+        <button type="submit">${locale.t('web.apps.addButton')}</button>
       </form>`,
   });
 }
 
+/** "added 2 days ago": a message whose `when` is a <time> element, in the reader's language. */
+function when(
+  locale: Locale,
+  key: 'web.apps.addedAt' | 'web.apps.lastSignedIn',
+  iso: string,
+  v: AppsView,
+): SafeHtml {
+  const at = timeElement(iso, v.zone, ago(iso, v.now, locale), locale).value;
+  return new SafeHtml(locale.html(key, { when: at }, ['when']));
+}
+
 function clientRow(c: ApiClientInfo, v: AppsView): SafeHtml {
+  const { locale } = v.viewer;
   return html`<li>
     <div class="main">
       <span class="title">${c.name}</span>
       <div class="meta">
-        <span class="mono">${c.client_id}</span> · added
-        ${timeElement(c.created_at, v.zone, ago(c.created_at, v.now))} ·
+        <span class="mono">${c.client_id}</span> · ${when(locale, 'web.apps.addedAt', c.created_at, v)} ·
         ${
           c.last_used_at === null
-            ? 'never signed in'
-            : html`last signed in ${timeElement(c.last_used_at, v.zone, ago(c.last_used_at, v.now))}`
+            ? locale.t('web.apps.neverSignedIn')
+            : when(locale, 'web.apps.lastSignedIn', c.last_used_at, v)
         }
       </div>
     </div>
@@ -168,7 +187,7 @@ function clientRow(c: ApiClientInfo, v: AppsView): SafeHtml {
       <form method="post" action="/settings/apps/${c.id}/revoke">
         ${csrfField(v.viewer)}
         <button class="danger" type="submit">
-          Revoke<span class="visually-hidden"> app “${c.name}”</span>
+          ${locale.t('web.apps.revoke')}${unseen(locale.t('web.apps.revokeWhich', { name: c.name }))}
         </button>
       </form>
     </div>
@@ -176,26 +195,21 @@ function clientRow(c: ApiClientInfo, v: AppsView): SafeHtml {
 }
 
 function createdPanel(v: AppsView, created: { client: ApiClientInfo; secret: string }): SafeHtml {
+  const { locale } = v.viewer;
   const value = (id: string, label: string, text: string): SafeHtml =>
     html`<div>
       <label for="${id}">${label}</label>
       <input id="${id}" type="text" readonly value="${text}" spellcheck="false" />
     </div>`;
   return html`<section class="panel" aria-labelledby="created-heading">
-    <h2 id="created-heading">Type these into “${created.client.name}”</h2>
-    <p>
-      <strong>Copy the secret now: it is shown only this once.</strong> Tidings keeps only a fingerprint of
-      it.
-    </p>
+    <h2 id="created-heading">${locale.t('web.apps.createdHeading', { name: created.client.name })}</h2>
+    <p><strong>${locale.t('web.apps.copyNow')}</strong> ${locale.t('web.apps.fingerprint')}</p>
     <div class="stack">
-      ${value('app-server', 'Server URL', v.baseUrl)}
-      ${value('app-client-id', 'Client ID', created.client.client_id)}
-      ${value('app-client-secret', 'Client secret', created.secret)}
-      ${value('app-username', 'Username', v.username)}
+      ${value('app-server', locale.t('web.apps.serverUrl'), v.baseUrl)}
+      ${value('app-client-id', locale.t('web.apps.clientId'), created.client.client_id)}
+      ${value('app-client-secret', locale.t('web.apps.clientSecret'), created.secret)}
+      ${value('app-username', locale.t('web.apps.username'), v.username)}
     </div>
-    <p class="hint">
-      Password: your Tidings password. In KOReader: Tools → Wallabag → Settings → Configure Wallabag server,
-      the five fields in this order.
-    </p>
+    <p class="hint">${locale.t('web.apps.passwordHint')} ${locale.t('web.apps.koreader')}</p>
   </section>`;
 }

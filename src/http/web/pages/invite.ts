@@ -1,11 +1,6 @@
 import type { Locale } from '../../../i18n/locale.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  CLOSED_INVITATION,
-  type Invitation,
-  acceptInvitation,
-  invitationFor,
-} from '../../../accounts/invitations.js';
+import { type Invitation, acceptInvitation, invitationFor } from '../../../accounts/invitations.js';
 import { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARS, passwordProblem } from '../../../accounts/passwordHash.js';
 import { setAccountPassword } from '../../../accounts/passwords.js';
 import type { CreatedAccount } from '../../../accounts/service.js';
@@ -22,8 +17,8 @@ import {
   viewerOf,
   localeFor,
 } from '../context.js';
-import { sentence } from '../errors.js';
-import { type SafeHtml, html } from '../html.js';
+import { sentence, webRefusal } from '../errors.js';
+import { SafeHtml, html } from '../html.js';
 import { type Viewer, page } from '../layout.js';
 import {
   checkedFormToken,
@@ -45,14 +40,21 @@ interface AcceptForm {
   error?: string | undefined;
 }
 
+/** Why an invitation cannot be accepted, in words for the person holding it (accounts' CLOSED_INVITATION). */
+const CLOSED = {
+  used: 'web.invite.closed.used',
+  expired: 'web.invite.closed.expired',
+  unknown: 'web.invite.closed.unknown',
+} as const;
+
 /**
  * The acceptance form's optional password (with its confirmation): set, the new account can sign in with
  * its e-mail address or name and it at once; left empty, the welcome page points to Settings, Sign-in,
  * where a password or a passkey can be added later. Never echoed back into the form.
  */
-function passwordFields(): SafeHtml {
+function passwordFields(locale: Locale): SafeHtml {
   return html`<div>
-      <label for="password">Password (optional)</label>
+      <label for="password">${locale.t('web.invite.password')}</label>
       <input
         id="password"
         name="password"
@@ -63,12 +65,11 @@ function passwordFields(): SafeHtml {
         aria-describedby="password-hint"
       />
       <p class="hint" id="password-hint">
-        At least ${PASSWORD_MIN_CHARS} characters, to sign in with your e-mail address or name. You can also
-        set one, or add a passkey, later in Settings.
+        ${locale.t('web.invite.passwordHint', { min: PASSWORD_MIN_CHARS })}
       </p>
     </div>
     <div>
-      <label for="confirm">Password again</label>
+      <label for="confirm">${locale.t('web.invite.confirm')}</label>
       <input
         id="confirm"
         name="confirm"
@@ -80,13 +81,21 @@ function passwordFields(): SafeHtml {
 }
 
 /** What is wrong with the password typed on the acceptance form; null when none was typed or it is fine. */
-function passwordOfForm(form: URLSearchParams): { password: string | null; problem: string | null } {
+function passwordOfForm(
+  form: URLSearchParams,
+  locale: Locale,
+): { password: string | null; problem: string | null } {
   const password = field(form, 'password') ?? '';
   if (password === '') return { password: null, problem: null };
   if (password !== (field(form, 'confirm') ?? '')) {
-    return { password: null, problem: 'the two passwords differ: type the same password twice' };
+    return { password: null, problem: locale.t('web.invite.passwordsDiffer') };
   }
-  return { password, problem: passwordProblem(password) };
+  // The rule's own words (accounts/passwordHash.ts), framed as the other refused inputs are.
+  const problem = passwordProblem(password);
+  return {
+    password,
+    problem: problem === null ? null : locale.t('web.refusal.invalid_input', { detail: sentence(problem) }),
+  };
 }
 
 /**
@@ -99,10 +108,10 @@ export function registerInvite(scope: FastifyInstance, deps: WebDeps): void {
     (request.params as Record<string, string | undefined>).token ?? '';
 
   /** The invitation the link names, if it still works; else the page that says why not. */
-  async function openInvitation(token: string): Promise<Invitation> {
+  async function openInvitation(request: FastifyRequest, token: string): Promise<Invitation> {
     const found = await invitationFor(deps.store, token, deps.now());
     if (found.state === 'open') return found.invitation;
-    throw new WebError(found.state === 'unknown' ? 404 : 410, CLOSED_INVITATION[found.state]);
+    throw new WebError(found.state === 'unknown' ? 404 : 410, localeFor(request).t(CLOSED[found.state]));
   }
 
   function renderForm(
@@ -117,13 +126,14 @@ export function registerInvite(scope: FastifyInstance, deps: WebDeps): void {
   }
 
   scope.get('/invite/:token', async (request, reply) => {
-    const invitation = await openInvitation(tokenOf(request));
+    const invitation = await openInvitation(request, tokenOf(request));
     return renderForm(request, reply, 200, { name: '', email: invitation.email ?? '', timezone: 'UTC' });
   });
 
   scope.post('/invite/:token', async (request, reply) => {
     const token = tokenOf(request);
-    await openInvitation(token);
+    await openInvitation(request, token);
+    const locale = localeFor(request);
     const body = formOf(request);
     const form: AcceptForm = {
       name: field(body, 'name') ?? '',
@@ -131,24 +141,26 @@ export function registerInvite(scope: FastifyInstance, deps: WebDeps): void {
       timezone: (field(body, 'timezone') ?? '').trim() || 'UTC',
     };
     if (checkedFormToken(request, inviteCookieName(secure()), field(body, '_csrf')) === null) {
-      const error = 'The form had expired. It is fresh again now: send it once more.';
+      const error = locale.t('web.invite.formExpired');
       return renderForm(request, reply, 403, { ...form, error });
     }
-    const typed = passwordOfForm(body);
-    if (typed.problem !== null) {
-      return renderForm(request, reply, 400, { ...form, error: sentence(typed.problem) });
-    }
+    const typed = passwordOfForm(body, locale);
+    if (typed.problem !== null) return renderForm(request, reply, 400, { ...form, error: typed.problem });
     let created: CreatedAccount;
     try {
       created = await acceptInvitation(deps.store, token, form, deps.now());
     } catch (err) {
-      if (isTidingsError(err, 'invalid_input')) {
-        return renderForm(request, reply, 400, { ...form, error: sentence(err.message) });
+      if (isTidingsError(err, 'invalid_input') || isTidingsError(err, 'email_taken')) {
+        const refusal = webRefusal(err, deps.config, locale);
+        if (refusal !== null) {
+          return renderForm(request, reply, refusal.status, { ...form, error: refusal.message });
+        }
       }
-      if (isTidingsError(err, 'email_taken')) {
-        return renderForm(request, reply, 409, { ...form, error: sentence(err.message) });
+      // Used or expired since the form was shown (another acceptance won): the page that says which.
+      if (isTidingsError(err, 'not_found')) {
+        await openInvitation(request, token);
+        throw new WebError(410, locale.t(CLOSED.used));
       }
-      if (isTidingsError(err, 'not_found')) throw new WebError(410, err.message);
       throw err;
     }
     if (typed.password !== null) {
@@ -171,8 +183,7 @@ export function registerInvite(scope: FastifyInstance, deps: WebDeps): void {
     const session = await findSession(deps.store, opened.token, deps.now());
     if (session !== null) rememberSession(request, session.session);
     const viewer = viewerOf(session?.session ?? null);
-    if (viewer === null)
-      throw new WebError(503, 'Your account is made, but signing in failed. Sign in with its key.');
+    if (viewer === null) throw new WebError(503, locale.t('web.invite.signInFailed'));
     // The key is in this answer only (never in a URL, never stored): the page is not cached.
     return sendPage(reply, 200, welcomePage(viewer, created));
   });
@@ -187,25 +198,22 @@ function acceptPage(
 ): SafeHtml {
   return page({
     locale,
-    title: 'Join Tidings',
+    title: locale.t('web.invite.title'),
     viewer: null,
-    body: html`<h1>Join Tidings</h1>
-      <p>
-        You are invited to an account of your own: links you save, and the feeds you follow, come to you once
-        a day as one digest.
-      </p>
+    body: html`<h1>${locale.t('web.invite.title')}</h1>
+      <p>${locale.t('web.invite.intro')}</p>
       ${
         signedInAs === null
           ? null
           : html`<p class="notice" role="status">
-              This browser is signed in as ${signedInAs}. Accepting signs it in as the new account instead.
+              ${locale.t('web.invite.signedInAs', { name: signedInAs })}
             </p>`
       }
       ${form.error === undefined ? null : html`<p class="error" role="alert" id="accept-error">${form.error}</p>`}
       <form class="stack" method="post" action="/invite/${token}">
         <input type="hidden" name="_csrf" value="${csrf}" />
         <div>
-          <label for="name">Your name</label>
+          <label for="name">${locale.t('web.invite.name')}</label>
           <input
             id="name"
             name="name"
@@ -217,7 +225,7 @@ function acceptPage(
           />
         </div>
         <div>
-          <label for="email">Email address (optional)</label>
+          <label for="email">${locale.t('web.invite.email')}</label>
           <input
             id="email"
             name="email"
@@ -226,10 +234,10 @@ function acceptPage(
             autocomplete="email"
             value="${form.email}"
           />
-          <p class="hint">Where your digest is emailed, if you want it emailed.</p>
+          <p class="hint">${locale.t('web.invite.emailHint')}</p>
         </div>
         <div>
-          <label for="timezone">Time zone</label>
+          <label for="timezone">${locale.t('web.invite.timezone')}</label>
           <input
             id="timezone"
             name="timezone"
@@ -241,37 +249,46 @@ function acceptPage(
             aria-describedby="timezone-hint"
           />
           <p class="hint" id="timezone-hint">
-            A city such as Berlin or New York, or an IANA name such as Europe/Berlin: your digest comes at
-            07:00 there.
+            ${locale.t('web.invite.timezoneHint', { zone: 'Europe/Berlin' })}
           </p>
         </div>
-        ${passwordFields()}
-        <div><button type="submit">Create my account</button></div>
+        ${passwordFields(locale)}
+        <div><button type="submit">${locale.t('web.invite.submit')}</button></div>
       </form>`,
   });
 }
 
 function welcomePage(viewer: Viewer, created: CreatedAccount): SafeHtml {
+  const { locale } = viewer;
+  const link = (href: string, label: string): string => html`<a href="${href}">${label}</a>`.value;
   return page({
-    title: 'Welcome',
-    locale: viewer.locale,
+    title: locale.t('web.invite.welcomeTitle'),
+    locale,
     viewer,
-    body: html`<h1>Welcome, ${created.account.name}</h1>
-      <p class="notice" role="status">Your account is made, and this browser is signed in.</p>
+    body: html`<h1>${locale.t('web.invite.welcome', { name: created.account.name })}</h1>
+      <p class="notice" role="status">${locale.t('web.invite.made')}</p>
       <section class="panel" aria-labelledby="key-heading">
-        <h2 id="key-heading">Your API key</h2>
-        <p>
-          <strong>Copy it now: it is shown only this once.</strong> Programs, bookmarklets and phone shortcuts
-          save links with it, and it signs you in on another device. More keys are made on the Keys page.
-        </p>
-        <label for="first-key">Key</label>
+        <h2 id="key-heading">${locale.t('web.invite.keyHeading')}</h2>
+        <p><strong>${locale.t('web.invite.copyNow')}</strong> ${locale.t('web.invite.keyUse')}</p>
+        <label for="first-key">${locale.t('web.invite.keyLabel')}</label>
         <input id="first-key" type="text" readonly value="${created.apiKey}" spellcheck="false" />
       </section>
-      <p><a href="/settings">Settings</a>: when your digest comes, your email address, your name.</p>
       <p>
-        <a href="/settings/sign-in">Sign-in settings</a>: add a passkey, or a password, to sign in on your
-        phone without this key.
+        ${new SafeHtml(
+          locale.html('web.invite.settings', { link: link('/settings', locale.t('web.nav.settings')) }, [
+            'link',
+          ]),
+        )}
       </p>
-      <p><a href="/queue">Go to your queue</a></p>`,
+      <p>
+        ${new SafeHtml(
+          locale.html(
+            'web.invite.signIn',
+            { link: link('/settings/sign-in', locale.t('web.settings.signInLinkLabel')) },
+            ['link'],
+          ),
+        )}
+      </p>
+      <p><a href="/queue">${locale.t('web.invite.toQueue')}</a></p>`,
   });
 }

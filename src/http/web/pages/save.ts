@@ -109,6 +109,6 @@ function savePage(
               ${new SafeHtml(locale.html('web.save.carryKey', { link: startAgain }, ['link']))}
             </p>`
       }
-      ${saveInstructions(baseUrl, v.apiKey ?? null)}`,
+      ${saveInstructions(locale, baseUrl, v.apiKey ?? null)}`,
   });
 }
