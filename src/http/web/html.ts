@@ -41,3 +41,16 @@ export function safeHref(url: string): string {
     return '#';
   }
 }
+
+/**
+ * Markup around words of a catalogue message, for `locale.html(key, {...values, ...around}, [...names])`:
+ * the message keeps the words (`{linkStart}read it{linkEnd}`), so a sentence is never glued from a
+ * translated piece. `link(href)`: an `<a>`; `strong`: `<strong>`.
+ */
+export const markup = {
+  // A string, not an `html` template: the tag opens here and closes at linkEnd.
+  link: (href: string) => ({ linkStart: `<a href="${escapeHtml(href)}">`, linkEnd: '</a>' }),
+  strong: { strongStart: '<strong>', strongEnd: '</strong>' },
+  linkNames: ['linkStart', 'linkEnd'],
+  strongNames: ['strongStart', 'strongEnd'],
+} as const;
