@@ -48,8 +48,12 @@ export function safeHref(url: string): string {
  * translated piece. `link(href)`: an `<a>`; `strong`: `<strong>`.
  */
 export const markup = {
-  // A string, not an `html` template: the tag opens here and closes at linkEnd.
-  link: (href: string) => ({ linkStart: `<a href="${escapeHtml(href)}">`, linkEnd: '</a>' }),
+  // A string, not an `html` template: the tag opens here and closes at linkEnd. `external`: another
+  // site's page, opened without telling it where from.
+  link: (href: string, external = false) => ({
+    linkStart: `<a href="${escapeHtml(href)}"${external ? ' rel="noopener noreferrer"' : ''}>`,
+    linkEnd: '</a>',
+  }),
   strong: { strongStart: '<strong>', strongEnd: '</strong>' },
   linkNames: ['linkStart', 'linkEnd'],
   strongNames: ['strongStart', 'strongEnd'],

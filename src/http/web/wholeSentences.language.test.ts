@@ -38,6 +38,14 @@ function everyCase(locale: Locale): string[] {
   ] as const) {
     out.push(locale.html(key, markup.link('/x'), markup.linkNames));
   }
+  out.push(
+    locale.html(
+      'web.newsletters.unsubscribed.link',
+      { who: 'Zeta', ...markup.link('/x', true) },
+      markup.linkNames,
+    ),
+    locale.html('web.search.where', { kind: 'earlier', when: '', ...markup.link('/x') }, markup.linkNames),
+  );
   for (const all of ['yes', 'no'] as const) {
     for (const n of [0, 1, 2, 5]) {
       for (const byDefault of ['yes', 'no'] as const) {
@@ -81,6 +89,20 @@ test('English reads as it did when the sentences were glued', () => {
   assert.equal(
     en.html('web.digestLink.signIn', markup.link('/sign-in'), markup.linkNames),
     '<a href="/sign-in">Sign in</a> to see your digests.',
+  );
+  assert.equal(
+    en.html(
+      'web.search.where',
+      { kind: 'earlier', when: '', ...markup.link('/digests/1') },
+      markup.linkNames,
+    ),
+    'In the digest of <a href="/digests/1">an earlier day</a>',
+  );
+  assert.equal(
+    en.html('web.newsletters.unsubscribed.link', { who: 'W', ...markup.link('https://w.example/', true) }, [
+      ...markup.linkNames,
+    ]),
+    'To unsubscribe from W, open <a href="https://w.example/" rel="noopener noreferrer">its unsubscribe page</a> and follow its steps.',
   );
   const share = { feed: 'F', n: 3 };
   assert.equal(
@@ -137,6 +159,10 @@ test('every language writes every case, its markup balanced', () => {
 
 test('a language’s grammar in the whole sentence: Polish plurals and negation, the case after “in”', () => {
   const pl = localeOf('pl');
+  assert.equal(
+    pl.html('web.search.where', { kind: 'earlier', when: '', linkStart: '', linkEnd: '' }, markup.linkNames),
+    'W jednym z wcześniejszych przeglądów',
+  );
   const share = (n: number) =>
     pl.t('web.action.share.shows', { all: 'no', n, byDefault: 'no', feed: 'Zeta' });
   assert.equal(share(2), 'Każdy przegląd pokazuje najwyżej 2 wpisy z „Zeta”.');
