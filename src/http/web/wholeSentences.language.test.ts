@@ -38,6 +38,9 @@ function everyCase(locale: Locale): string[] {
   ] as const) {
     out.push(locale.html(key, markup.link('/x'), markup.linkNames));
   }
+  for (const on of ['yes', 'no'] as const) {
+    out.push(locale.html('web.feeds.row.originalState', { on, ...markup.strong }, markup.strongNames));
+  }
   out.push(
     locale.html(
       'web.newsletters.unsubscribed.link',
@@ -103,6 +106,10 @@ test('English reads as it did when the sentences were glued', () => {
       ...markup.linkNames,
     ]),
     'To unsubscribe from W, open <a href="https://w.example/" rel="noopener noreferrer">its unsubscribe page</a> and follow its steps.',
+  );
+  assert.equal(
+    en.html('web.feeds.row.originalState', { on: 'no', ...markup.strong }, markup.strongNames),
+    'Reading the original pages: <strong>off</strong>',
   );
   const share = { feed: 'F', n: 3 };
   assert.equal(
