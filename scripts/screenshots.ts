@@ -1,146 +1,74 @@
 /**
- * Screenshots of the web app's pages at desktop and phone width, for the README: a fresh SQLite database
- * with sample data, the server on a loopback port, Debian's Chromium. Writes docs/screenshots/*.png.
+ * Screenshots of the web app at desktop and phone width: a fresh SQLite database with sample data
+ * (scripts/screenshotSample.ts), the server on a loopback port, Debian's Chromium.
  *
- *   npm run screenshots
+ *   npm run screenshots            # the README's (English, docs/screenshots/*.png) and every language's
+ *   npm run screenshots -- ar de   # only these languages' sets
+ *
+ * A language's set, docs/screenshots/CODE/: the queue, today's digest's web page and its e-mail, Settings
+ * and the reading view, each at both widths, the sample account set to that language (issue 36).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
-import { issueKey } from '../src/accounts/apiKeys.js';
-import { createAccountWithKey } from '../src/accounts/service.js';
-import { addSavedUrl } from '../src/queue/add.js';
-import { checkItem, enqueue } from '../src/queue/enqueue.js';
+import type { Page } from 'playwright-core';
+import { anyDigestToRead } from '../src/accounts/digests.js';
+import { fitEmail } from '../src/digest/render/fit.js';
+import { withMediaLinks } from '../src/digest/media.js';
+import { LANGUAGE_CODES } from '../src/i18n/languages.js';
+import { DIRECT_MEDIA } from '../src/lib/mediaUrl.js';
+import { updateAccountSettings } from '../src/store/accounts.js';
 import { openStore } from '../src/store/db.js';
-import { createDigest } from '../src/store/digests.js';
-import { findOrCreateFeed } from '../src/store/feeds.js';
 import { migrateToLatest } from '../src/store/migrate.js';
-import { createSubscription } from '../src/store/subscriptions.js';
 import { launchBrowser, listeningServer } from '../src/test/browser.js';
+import { type Sample, makeSample } from './screenshotSample.js';
 
 const OUT = 'docs/screenshots';
 const SIZES = { desktop: { width: 1280, height: 860 }, phone: { width: 390, height: 844 } } as const;
+/** Every language a reader can choose; the pseudo-locale en-XA is for tests, not pictures. */
+const LANGUAGES = LANGUAGE_CODES.filter((code) => code !== 'en-XA');
+
+const asked = process.argv.slice(2);
+const unknown = asked.filter((code) => !LANGUAGES.includes(code));
+if (unknown.length > 0) {
+  console.error(`not a language Tidings speaks: ${unknown.join(', ')} (one of ${LANGUAGES.join(', ')})`);
+  process.exit(2);
+}
+const readme = asked.length === 0;
+const languages = readme ? LANGUAGES : asked;
 
 const dir = mkdtempSync(join(tmpdir(), 'tidings-screenshots-'));
 const store = openStore(join(dir, 'tidings.db'));
 await migrateToLatest(store);
-const { account, apiKey } = await createAccountWithKey(store, {
-  name: 'Ada',
-  timezone: 'Europe/Berlin',
-  email: 'ada@example.com',
-});
-await issueKey(store, account.id, 'phone');
-await issueKey(store, account.id, 'work laptop');
-
-const hoursAgo = (h: number): string => new Date(Date.now() - h * 3600_000).toISOString();
-const saved: [string, string, number][] = [
-  ['https://www.example.com/essays/slow-software', 'In praise of slow software', 30],
-  ['https://blog.example.org/2026/11/gardening-in-november', 'What to plant in November', 20],
-  ['https://news.example.net/science/deep-sea-vents', 'Life around deep-sea vents', 5],
-];
-for (const [url, title] of saved) {
-  await addSavedUrl(store, account.id, { url, title, source: 'api' }, { limit: 100 });
-}
-await store.db.transaction().execute(async (trx) => {
-  const at = hoursAgo(12);
-  const feed = await findOrCreateFeed(trx, {
-    url: 'https://letters.example/feed.xml',
-    title: 'Letters',
-    siteUrl: null,
-    at,
-  });
-  await createSubscription(trx, account.id, { feedId: feed.id, title: 'Weekly letters', at });
-  for (const [n, title] of ['On walking', 'Notes from the coast'].entries()) {
-    await enqueue(
-      trx,
-      account.id,
-      [checkItem({ url: `https://letters.example/${n + 1}`, title, source: 'feed', feedId: feed.id })],
-      { engine: store.engine, limit: 100 },
-    );
-  }
-});
-await store.db.transaction().execute(async (trx) => {
-  const at = hoursAgo(48);
-  const feed = await findOrCreateFeed(trx, {
-    url: 'https://photos.example/atom.xml',
-    title: 'Photo of the day',
-    siteUrl: 'https://photos.example/',
-    at,
-  });
-  await createSubscription(trx, account.id, {
-    feedId: feed.id,
-    folder: 'Pictures',
-    exclude: 'sponsored',
-    at,
-  });
-});
-await sql`update feeds set last_fetched_at = ${hoursAgo(0.5)}, next_fetch_at = ${hoursAgo(-0.5)},
-  site_url = 'https://letters.example/' where url = 'https://letters.example/feed.xml'`.execute(store.db);
-await sql`update feeds set last_fetched_at = ${hoursAgo(2)}, next_fetch_at = ${hoursAgo(-1)}, error_count = 2,
-  last_error = 'the server answered 503 Service Unavailable' where url = 'https://photos.example/atom.xml'`.execute(
-  store.db,
-);
-for (const [n, delivery, items] of [
-  [1, 'sent', 12],
-  [2, 'sent', 9],
-  [3, 'failed', 14],
-] as const) {
-  const built = hoursAgo(24 * n + 1);
-  await createDigest(store.db, account.id, {
-    localDate: built.slice(0, 10),
-    createdAt: built,
-    itemCount: items,
-    savedCount: 0,
-    feedCount: 0,
-    remaining: 0,
-    delivery,
-    nextAttemptAt: null,
-    messageId: `sample-${n}`,
-  });
-}
-await sql`update digests set sent_at = created_at where delivery = 'sent'`.execute(store.db);
-await sql`update digests set last_error = '550 mailbox unavailable' where delivery = 'failed'`.execute(
-  store.db,
-);
-const ages = [30, 20, 5, 3, 1];
-const { rows } = await sql<{ id: number }>`select id from queue_items order by id`.execute(store.db);
-for (const [i, row] of rows.entries()) {
-  await sql`update queue_items set created_at = ${hoursAgo(ages[i] ?? 1)} where id = ${row.id}`.execute(
-    store.db,
-  );
-}
+const sample = await makeSample(store);
 
 const { app, baseUrl } = await listeningServer(store);
 const browser = await launchBrowser();
 try {
-  mkdirSync(OUT, { recursive: true });
   const page = await browser.context.newPage();
-  const shoot = async (name: string, fullPage = false): Promise<void> => {
+  const shoot = async (folder: string, name: string, fullPage = false): Promise<void> => {
+    mkdirSync(folder, { recursive: true });
     for (const [size, viewport] of Object.entries(SIZES)) {
       await page.setViewportSize(viewport);
-      await page.screenshot({ path: `${OUT}/${name}-${size}.png`, fullPage: fullPage && size === 'desktop' });
+      await page.screenshot({
+        path: `${folder}/${name}-${size}.png`,
+        fullPage: fullPage && size === 'desktop',
+      });
     }
   };
 
   await page.goto(`${baseUrl}/sign-in`);
-  await shoot('sign-in');
-  await page.getByLabel('API key').fill(apiKey);
+  if (readme) await shoot(OUT, 'sign-in');
+  await page.getByLabel('API key').fill(sample.apiKey);
   await page.getByRole('button', { name: 'Sign in with key' }).click();
   await page.waitForURL(`${baseUrl}/queue`);
-  await shoot('queue');
-  await page.goto(`${baseUrl}/feeds`);
-  await shoot('feeds', true);
-  await page.goto(`${baseUrl}/digests`);
-  await shoot('digests');
-  await page.goto(`${baseUrl}/settings`);
-  await shoot('settings');
-  await page.goto(`${baseUrl}/keys`);
-  await shoot('keys');
-  await page.goto(`${baseUrl}/save`);
-  await page.getByRole('button', { name: 'Make a bookmarklet with a new key' }).click();
-  await shoot('save');
-  console.log(`screenshots written to ${OUT}/`);
+  if (readme) await readmeSet(page, baseUrl, shoot);
+  for (const code of languages) {
+    await updateAccountSettings(store.db, sample.accountId, { language: code });
+    await languageSet(page, baseUrl, sample, (name, fullPage) => shoot(`${OUT}/${code}`, name, fullPage));
+    console.log(`${OUT}/${code}/ written`);
+  }
+  if (readme) console.log(`screenshots written to ${OUT}/`);
 } finally {
   await browser.close();
   const closing = app.close();
@@ -148,4 +76,46 @@ try {
   await closing;
   await store.close();
   rmSync(dir, { recursive: true, force: true });
+}
+
+type Shoot = (folder: string, name: string, fullPage?: boolean) => Promise<void>;
+
+/** The README's pictures, in English: docs/screenshots/NAME-SIZE.png. */
+async function readmeSet(page: Page, base: string, shoot: Shoot): Promise<void> {
+  await page.goto(`${base}/queue`);
+  await shoot(OUT, 'queue');
+  await page.goto(`${base}/feeds`);
+  await shoot(OUT, 'feeds', true);
+  await page.goto(`${base}/digests`);
+  await shoot(OUT, 'digests');
+  await page.goto(`${base}/settings`);
+  await shoot(OUT, 'settings');
+  await page.goto(`${base}/keys`);
+  await shoot(OUT, 'keys');
+  await page.goto(`${base}/save`);
+  await page.getByRole('button', { name: 'Make a bookmarklet with a new key' }).click();
+  await shoot(OUT, 'save');
+}
+
+/** One language's pictures, the account set to it: docs/screenshots/CODE/NAME-SIZE.png. */
+async function languageSet(
+  page: Page,
+  base: string,
+  s: Sample,
+  shoot: (name: string, fullPage?: boolean) => Promise<void>,
+): Promise<void> {
+  await page.goto(`${base}/queue`);
+  await shoot('queue');
+  // Signed in, a digest's address without its token leads to the digest's own web page.
+  await page.goto(`${base}/digests/${s.digestId}`);
+  await shoot('digest', true);
+  // The e-mail as it is sent (cut to its size), read now in the account's language.
+  const loaded = await anyDigestToRead(store, s.digestId, base);
+  if (loaded === null) throw new Error(`digest ${s.digestId} is gone`);
+  await page.setContent(fitEmail(withMediaLinks(loaded.view, DIRECT_MEDIA)).html);
+  await shoot('digest-email', true);
+  await page.goto(`${base}/settings`);
+  await shoot('settings', true);
+  await page.goto(`${base}/items/${s.pageId}`);
+  await shoot('reading');
 }

@@ -66,8 +66,17 @@ export const LANGUAGES: readonly Language[] = [
     load: zhHans,
     also: ['zh', 'zh-CN', 'zh-SG', 'zh-MY', 'zh-Hans-CN', 'zh-Hans-SG', 'zh-Hans-MY'],
   },
-  // "10.000 links", "domingo, 22 de novembro de 2026"; 0 and 1 are both singular in CLDR's pt.
-  { code: 'pt-BR', name: 'Português (Brasil)', dir: 'ltr', intl: 'pt-BR', grouping: true, load: ptBR },
+  // "10.000 links", "domingo, 22 de novembro de 2026"; 0 and 1 are both singular in CLDR's pt. A plain
+  // "pt" is this one too (the only Portuguese Tidings speaks); "pt-PT" is not: European Portuguese differs.
+  {
+    code: 'pt-BR',
+    name: 'Português (Brasil)',
+    dir: 'ltr',
+    intl: 'pt-BR',
+    grouping: true,
+    load: ptBR,
+    also: ['pt'],
+  },
   // "10.000 links", "zondag 22 november 2026".
   { code: 'nl', name: 'Nederlands', dir: 'ltr', intl: 'nl', grouping: true, load: nl },
   // "10 000 linków" (a no-break space, and none in four digits: "1000"), "niedziela, 22 listopada 2026".

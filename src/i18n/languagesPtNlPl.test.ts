@@ -90,6 +90,12 @@ test('dates are Intl’s in each language, in the account’s zone', () => {
 
 test('codes: a region finds its language; browsers negotiate them, a plain "pt" included', () => {
   assert.equal(languageOf('pt_br')?.code, 'pt-BR');
+  // A plain "pt" (`--language pt`, TIDINGS_LANGUAGE=pt) is Brazilian Portuguese, as "zh" is zh-Hans;
+  // European Portuguese is not offered it.
+  assert.equal(languageOf('pt')?.code, 'pt-BR');
+  assert.equal(languageOf('PT')?.code, 'pt-BR');
+  assert.equal(languageOf('pt-PT'), undefined);
+  assert.equal(acceptedLanguage('pt-PT'), null);
   assert.equal(languageOf('nl-BE')?.code, 'nl');
   assert.equal(languageOf('pl-PL')?.code, 'pl');
   assert.equal(languageOf('zz-pl'), undefined);

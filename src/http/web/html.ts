@@ -41,3 +41,20 @@ export function safeHref(url: string): string {
     return '#';
   }
 }
+
+/**
+ * Markup around words of a catalogue message, for `locale.html(key, {...values, ...around}, [...names])`:
+ * the message keeps the words (`{linkStart}read it{linkEnd}`), so a sentence is never glued from a
+ * translated piece. `link(href)`: an `<a>`; `strong`: `<strong>`.
+ */
+export const markup = {
+  // A string, not an `html` template: the tag opens here and closes at linkEnd. `external`: another
+  // site's page, opened without telling it where from.
+  link: (href: string, external = false) => ({
+    linkStart: `<a href="${escapeHtml(href)}"${external ? ' rel="noopener noreferrer"' : ''}>`,
+    linkEnd: '</a>',
+  }),
+  strong: { strongStart: '<strong>', strongEnd: '</strong>' },
+  linkNames: ['linkStart', 'linkEnd'],
+  strongNames: ['strongStart', 'strongEnd'],
+} as const;

@@ -1,6 +1,6 @@
 import type { Locale, MessageKey, MessageValues } from '../../../i18n/locale.js';
 import { z } from 'zod';
-import { SafeHtml, html } from '../html.js';
+import { SafeHtml, html, markup } from '../html.js';
 import { page } from '../layout.js';
 import { localTime } from '../time.js';
 
@@ -61,12 +61,7 @@ export const button = (
 
 /** "… on the Feeds page when you sign in": where the same is done signed in. */
 const feedsHint = (locale: Locale): SafeHtml =>
-  message(
-    locale,
-    'web.action.feedsHint',
-    { link: html`<a href="/feeds">${locale.t('web.action.feedsHint.link')}</a>`.value },
-    ['link'],
-  );
+  message(locale, 'web.action.feedsHint', markup.link('/feeds'), markup.linkNames);
 
 /** The page of an action: its title, a notice, what it says, and a hint of where the same is done signed in. */
 export function actionPage(

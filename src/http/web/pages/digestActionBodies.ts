@@ -7,19 +7,15 @@ import { button, message, titled, until } from './actionPage.js';
 
 /* What the pages of a digest's action links say (pages/digestActions.ts), in the account's language. */
 
-/** "up to 3 of its entries", "all of its entries", "none of its entries". */
-const entriesWords = (locale: Locale, perDigest: PerDigest): string =>
-  perDigest === 'all'
-    ? locale.t('web.action.share.all')
-    : perDigest === 0
-      ? locale.t('web.action.share.none')
-      : locale.t('web.action.share.upTo', { n: perDigest });
+/** A feed's share as a message's values: `{all, select, yes {…} other {{n, plural, =0 {…} other {…}}}}`. */
+const entriesValues = (perDigest: PerDigest): { all: 'yes' | 'no'; n: number } =>
+  perDigest === 'all' ? { all: 'yes', n: 0 } : { all: 'no', n: perDigest };
 
-/** "up to 3 of its entries (the default)". */
-const shareWords = (locale: Locale, share: DigestShare): string =>
-  share.perDigestDefault
-    ? locale.t('web.action.share.default', { share: entriesWords(locale, share.perDigest) })
-    : entriesWords(locale, share.perDigest);
+/** The same, and `{byDefault}`: "up to 3 of its entries (the default)". */
+const shareValues = (share: DigestShare): { all: 'yes' | 'no'; n: number; byDefault: 'yes' | 'no' } => ({
+  ...entriesValues(share.perDigest),
+  byDefault: share.perDigestDefault ? 'yes' : 'no',
+});
 
 /** An Undo's label: "Undo: back to 3 (the default)", "… to all", "… to 5". */
 const backTo = (locale: Locale, choice: PerDigestChoice): string =>
@@ -55,14 +51,14 @@ export function previewBody(locale: Locale, p: ActionPreview, path: string, zone
       const shows = message(
         locale,
         'web.action.share.shows',
-        { share: shareWords(locale, p.share), feed: titled(p.feedName) },
+        { ...shareValues(p.share), feed: titled(p.feedName) },
         ['feed'],
       );
       return html`${para(shows)} ${mutedLine(locale, p.share, zone)}
       ${
         same
           ? para(message(locale, 'web.action.share.already', { kind: p.kind }))
-          : html`${para(message(locale, 'web.action.share.next', { kind: p.kind, next: entriesWords(locale, p.next) }))}
+          : html`${para(message(locale, 'web.action.share.next', { kind: p.kind, ...entriesValues(p.next) }))}
               <div class="row">${button(path, locale.t('web.action.share.button', { kind: p.kind }))}</div>`
       }`;
     }
@@ -100,7 +96,7 @@ export function doneBody(locale: Locale, d: ActionDone, path: string, zone: stri
     }
     case 'fewer':
     case 'more': {
-      const values = { share: shareWords(locale, d.share), feed: titled(d.feedName) };
+      const values = { ...shareValues(d.share), feed: titled(d.feedName) };
       if (d.undo === null || d.undo.kind !== 'share') {
         return notice(message(locale, 'web.action.share.unchanged', values, ['feed']));
       }

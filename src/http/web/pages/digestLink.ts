@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { archivedDigest } from '../../../accounts/digests.js';
 import { type WebDeps, sendPage, seeOther, sessionOf, viewerOf, localeFor } from '../context.js';
-import { SafeHtml, html } from '../html.js';
+import { SafeHtml, html, markup } from '../html.js';
 import { page } from '../layout.js';
 
 /**
@@ -33,13 +33,10 @@ export async function digestLinkPage(
   const locale = localeFor(request);
   const next = `/digests${digestId === null ? '' : `/${digestId}`}`;
   const signIn = `/sign-in?next=${encodeURIComponent(next)}`;
-  const label = locale.t(viewer === null ? 'web.digestLink.signInLink' : 'web.digestLink.archiveLink');
   const onward =
     viewer === null
-      ? locale.html('web.digestLink.signIn', { link: html`<a href="${signIn}">${label}</a>`.value }, ['link'])
-      : locale.html('web.digestLink.archive', { link: html`<a href="/digests">${label}</a>`.value }, [
-          'link',
-        ]);
+      ? locale.html('web.digestLink.signIn', markup.link(signIn), markup.linkNames)
+      : locale.html('web.digestLink.archive', markup.link('/digests'), markup.linkNames);
   return sendPage(
     reply,
     404,

@@ -1,7 +1,7 @@
 import type { ArchivedDigest } from '../../../accounts/digests.js';
 import type { Slot } from '../../../digest/schedule.js';
 import type { Locale } from '../../../i18n/locale.js';
-import { SafeHtml, html } from '../html.js';
+import { SafeHtml, html, markup } from '../html.js';
 import { type Viewer, csrfField } from '../layout.js';
 import { localeTimeElement } from '../localeTime.js';
 
@@ -19,13 +19,11 @@ export function digestNowSection(
 ): SafeHtml {
   const { locale } = viewer;
   if (today !== null) {
-    const read = html`<a href="${today.webUrl}">${locale.t('web.settings.digestNow.readIt')}</a>`.value;
-    const sendTime = html`<a href="#time">${locale.t('web.settings.digestNow.sendTime')}</a>`.value;
     return html`<h2>${locale.t('web.settings.digestNow.heading')}</h2>
       <p>
-        ${new SafeHtml(locale.html('web.settings.digestNow.already', { read }, ['read']))}
+        ${new SafeHtml(locale.html('web.settings.digestNow.already', markup.link(today.webUrl), markup.linkNames))}
         ${nextDigestLine(locale, next, zone)}
-        ${new SafeHtml(locale.html('web.settings.digestNow.sooner', { sendTime }, ['sendTime']))}
+        ${new SafeHtml(locale.html('web.settings.digestNow.sooner', markup.link('#time'), markup.linkNames))}
       </p>`;
   }
   return html`<h2>${locale.t('web.settings.digestNow.heading')}</h2>

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { type ArchivedDigest, digestArchive } from '../../../accounts/digests.js';
 import type { Digest } from '../../../store/digests.js';
 import { type WebDeps, WebError, queryParam, requireSession, sendPage, viewerOf } from '../context.js';
-import { SafeHtml, html } from '../html.js';
+import { SafeHtml, html, markup } from '../html.js';
 import type { Locale } from '../../../i18n/locale.js';
 import { page } from '../layout.js';
 import { ago, fromNow, timeElement } from '../time.js';
@@ -65,13 +65,7 @@ export function registerDigests(scope: FastifyInstance, deps: WebDeps): void {
           ${
             total === 0
               ? html`<p>
-                  ${new SafeHtml(
-                    locale.html(
-                      'web.digests.none',
-                      { settings: html`<a href="/settings">${locale.t('web.digests.settings')}</a>`.value },
-                      ['settings'],
-                    ),
-                  )}
+                  ${new SafeHtml(locale.html('web.digests.none', markup.link('/settings'), markup.linkNames))}
                 </p>`
               : html`<p>${locale.t('web.digests.count', { total })}</p>
                   <ul class="items">

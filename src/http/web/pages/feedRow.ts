@@ -7,7 +7,7 @@ import {
 } from '../../../lib/digestShare.js';
 import type { SubscriptionView } from '../../../store/subscriptions.js';
 import { sentence } from '../errors.js';
-import { SafeHtml, html, safeHref } from '../html.js';
+import { SafeHtml, html, markup, safeHref } from '../html.js';
 import { type Viewer, csrfField } from '../layout.js';
 import { ago, fromNow, localTime, timeElement } from '../time.js';
 import { ENGLISH, type Locale } from '../../../i18n/locale.js';
@@ -173,11 +173,7 @@ function originalForm(s: SubscriptionView, v: RowContext): SafeHtml {
     <input type="hidden" name="fetch_original" value="${s.fetchOriginal ? 'false' : 'true'}" />
     <span id="original-state-${s.id}"
       >${new SafeHtml(
-        locale.html(
-          'web.feeds.row.originalState',
-          { state: html`<strong>${locale.t('web.feeds.row.onOff', { on })}</strong>`.value },
-          ['state'],
-        ),
+        locale.html('web.feeds.row.originalState', { on, ...markup.strong }, markup.strongNames),
       )}</span
     >
     —

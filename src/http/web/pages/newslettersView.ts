@@ -5,7 +5,7 @@ import type { Locale } from '../../../i18n/locale.js';
 import type { LabelKey } from '../localeTime.js';
 import { COPY_SCRIPT_PATH } from '../copyScript.js';
 import { sentence } from '../errors.js';
-import { SafeHtml, html, safeHref } from '../html.js';
+import { SafeHtml, html, markup, safeHref } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { ago, fromNow, localTime, timeElement } from '../time.js';
 import { shareForm } from './feedRow.js';
@@ -141,13 +141,8 @@ function unsubscribedNotice(u: Unsubscribed, locale: Locale): SafeHtml {
         : u.how === 'link'
           ? locale.html(
               'web.newsletters.unsubscribed.link',
-              {
-                who,
-                link: html`<a href="${safeHref(target)}" rel="noopener noreferrer"
-                  >${locale.t('web.newsletters.unsubscribed.linkText')}</a
-                >`.value,
-              },
-              ['who', 'link'],
+              { who, ...markup.link(safeHref(target), true) },
+              ['who', ...markup.linkNames],
             )
           : locale.html('web.newsletters.unsubscribed.none', { who }, ['who']);
   return html`<div class="notice" role="status">

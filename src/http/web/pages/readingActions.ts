@@ -12,7 +12,7 @@ import {
 } from '../../../accounts/readingActions.js';
 import type { ReadingAction } from '../../../digest/actionTokens.js';
 import { type WebDeps, WebError, field } from '../context.js';
-import { type SafeHtml, html } from '../html.js';
+import { type SafeHtml, html, markup } from '../html.js';
 import { actionPage, button, id, message, notFound, titled } from './actionPage.js';
 
 /*
@@ -28,12 +28,7 @@ export const readingActionQuery = z.object({ do: z.enum(['archive', 'tomorrow'])
 const KEPT_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 const hint = (locale: Locale): SafeHtml =>
-  message(
-    locale,
-    'web.action.reading.hint',
-    { link: html`<a href="/settings">${locale.t('web.action.reading.hint.link')}</a>`.value },
-    ['link'],
-  );
+  message(locale, 'web.action.reading.hint', markup.link('/settings'), markup.linkNames);
 
 /**
  * The page for a reading-list action: its preview (GET: `form` null), what it did (POST), or what its

@@ -18,7 +18,7 @@ import {
   viewerOf,
 } from '../context.js';
 import { webRefusal } from '../errors.js';
-import { SafeHtml, html, safeHref } from '../html.js';
+import { SafeHtml, html, markup, safeHref } from '../html.js';
 import type { Locale } from '../../../i18n/locale.js';
 import { page } from '../layout.js';
 import { ago, timeElement } from '../time.js';
@@ -130,14 +130,22 @@ function results(locale: Locale, q: string, found: SearchResults, zone: string, 
 }
 
 function hit(locale: Locale, h: SearchHit, zone: string, now: Date): SafeHtml {
-  const day = h.kind === 'digest' ? dayOf(locale, h.digestDate) : '';
+  // A digest of an unknown day: "In the digest of an earlier day", those words the link's.
+  const earlier = h.kind === 'digest' && h.digestDate === null;
+  const day = h.kind === 'digest' && h.digestDate !== null ? locale.day(h.digestDate, true) : '';
   const when =
     h.kind === 'digest'
       ? h.digestUrl === null
         ? html`${day}`.value
         : html`<a href="${h.digestUrl}">${day}</a>`.value
       : timeElement(h.at, zone, ago(h.at, now, locale), locale).value;
-  const where = new SafeHtml(locale.html('web.search.where', { kind: h.kind, when }, ['when']));
+  const link = earlier && h.digestUrl !== null ? markup.link(h.digestUrl) : { linkStart: '', linkEnd: '' };
+  const where = new SafeHtml(
+    locale.html('web.search.where', { kind: earlier ? 'earlier' : h.kind, when, ...link }, [
+      'when',
+      ...markup.linkNames,
+    ]),
+  );
   return html`<li>
     <div class="main">
       <a class="title" href="${safeHref(h.url)}">${marked(h.title)}</a>
@@ -146,9 +154,6 @@ function hit(locale: Locale, h: SearchHit, zone: string, now: Date): SafeHtml {
     </div>
   </li>`;
 }
-
-const dayOf = (locale: Locale, date: string | null): string =>
-  date === null ? locale.t('web.search.earlierDay') : locale.day(date, true);
 
 /** Segments as HTML: every text escaped, the matches in <mark>. */
 const marked = (segments: readonly Segment[]): SafeHtml[] =>

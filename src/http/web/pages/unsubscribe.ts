@@ -22,7 +22,7 @@ import {
 } from '../context.js';
 import { emailPaused } from '../../../digest/unsubscribe.js';
 import type { Account } from '../../../store/accounts.js';
-import { type SafeHtml, html } from '../html.js';
+import { type SafeHtml, html, markup } from '../html.js';
 import { type Viewer, csrfField, page } from '../layout.js';
 import { BODY_LIMIT, message, momentIn, notFound } from './actionPage.js';
 
@@ -102,25 +102,23 @@ function unsubscribePage(
   state: EmailState,
   done: EmailAction | null,
 ): SafeHtml {
-  const strong = (word: string): string => html`<strong>${word}</strong>`.value;
+  const { strong, strongNames: marks } = markup;
   const now =
     state.status === 'off'
-      ? message(locale, 'web.unsubscribe.state.off', { off: strong(locale.t('web.unsubscribe.off')) }, [
-          'off',
-        ])
+      ? message(locale, 'web.unsubscribe.state.off', strong, marks)
       : state.status === 'paused'
         ? message(
             locale,
             'web.unsubscribe.state.paused',
             {
-              paused: strong(locale.t('web.unsubscribe.paused')),
+              ...strong,
               until: html`<time datetime="${state.until}"
                 >${locale.t('web.unsubscribe.utc', { time: momentIn(locale, state.until, 'UTC') })}</time
               >`.value,
             },
-            ['paused', 'until'],
+            [...marks, 'until'],
           )
-        : message(locale, 'web.unsubscribe.state.on', { on: strong(locale.t('web.unsubscribe.on')) }, ['on']);
+        : message(locale, 'web.unsubscribe.state.on', strong, marks);
   const button = (value: EmailAction, label: string, kind: string | null) =>
     html`<form class="inline" method="post" action="${action}">
       <input type="hidden" name="action" value="${value}" />
@@ -141,12 +139,7 @@ function unsubscribePage(
         ${state.status === 'on' ? null : button('resume', locale.t('web.unsubscribe.button.resume'), 'quiet')}
       </div>
       <p class="hint">
-        ${message(
-          locale,
-          'web.unsubscribe.hint',
-          { link: html`<a href="/settings">${locale.t('web.unsubscribe.hint.link')}</a>`.value },
-          ['link'],
-        )}
+        ${message(locale, 'web.unsubscribe.hint', markup.link('/settings'), markup.linkNames)}
       </p>`,
   });
 }
