@@ -22,7 +22,7 @@ export class Locale {
   readonly #runtime: Runtime;
   #list: Intl.ListFormat | undefined;
   readonly #times = new Map<string, Intl.DateTimeFormat>();
-  readonly #days: { long?: Intl.DateTimeFormat; short?: Intl.DateTimeFormat } = {};
+  readonly #days: { long?: Intl.DateTimeFormat; short?: Intl.DateTimeFormat; date?: Intl.DateTimeFormat } = {};
 
   constructor(language: Language) {
     this.#language = language;
@@ -121,6 +121,20 @@ export class Locale {
     const text = format.format(day);
     // English as it always was: "Sunday 22 November 2026", without en-GB's comma after the weekday.
     return this.#intlText(this.#language.intl === 'en-GB' ? text.replace(',', '') : text);
+  }
+
+  /** A calendar day (YYYY-MM-DD) without its weekday: "12 March 2024"; the string itself when it is not one. */
+  date(localDate: string): string {
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(localDate);
+    const day = m === null ? null : new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+    if (day === null || Number.isNaN(day.getTime())) return localDate;
+    this.#days.date ??= new Intl.DateTimeFormat(this.#language.intl, {
+      timeZone: 'UTC',
+      day: 'numeric',
+      month: 'long',
+      year: 'numeric',
+    });
+    return this.#intlText(this.#days.date.format(day));
   }
 
   /**
