@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { type QueuedFacts, backfillWindow } from '../i18n/feedSentences.js';
+import { type QueuedFacts, backfillWindow } from '../i18n/sharedSentences.js';
 import { zoneOrUtc } from '../digest/zone.js';
 import { TidingsError, isTidingsError } from '../errors.js';
 import { compileFilter } from '../feeds/filters.js';
@@ -119,7 +119,7 @@ async function follow(
 }
 
 /**
- * What subscribing put in the queue, as facts the transports word (src/i18n/feedSentences.ts
+ * What subscribing put in the queue, as facts the transports word (src/i18n/sharedSentences.ts
  * `queuedSentence`, for the CLI and the Feeds page alike): how many items of the backfill window were
  * queued, or why none was. The newest item's day in the account's zone.
  */

@@ -76,3 +76,27 @@ export function orGone<T>(value: T | null, accountId: number): T {
 /** The refusal of an account that is not there (or went away meanwhile), in the operator's language. */
 export const noAccount = (accountId: number): TidingsError =>
   new TidingsError('not_found', localeOf(null).t('cli.error.noAccount', { id: String(accountId) }));
+
+/** A file the operator named that cannot be read: the reason as the system gave it. */
+export const cannotRead = (file: string, err: unknown): UsageError =>
+  new UsageError(
+    localeOf(null).t('cli.error.cannotRead', {
+      file,
+      reason: err instanceof Error ? err.message : String(err),
+    }),
+  );
+
+/** A file the operator named that a service refused (not OPML, not an export): its name and why. */
+export const fileRefused = (file: string, reason: string): UsageError =>
+  new UsageError(localeOf(null).t('cli.error.fileRefused', { file, reason }));
+
+/** A listener that cannot take its port (in use, not allowed): exit 1, with the settings that move it. */
+export function cannotListen(
+  what: 'http' | 'mail' | 'metrics',
+  address: string,
+  code: unknown,
+  [port, host]: readonly [string, string],
+): UsageError {
+  const values = { what, address, code: String(code), port, host };
+  return new UsageError(localeOf(null).t('cli.serve.cannotListen', values));
+}

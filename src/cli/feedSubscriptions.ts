@@ -18,7 +18,7 @@ import {
   mutedAt,
   parsePerDigestChoice,
 } from '../lib/digestShare.js';
-import { queuedSentence } from '../i18n/feedSentences.js';
+import { queuedSentence } from '../i18n/sharedSentences.js';
 import { type Locale, localeOf } from '../i18n/locale.js';
 import { withoutBidiControls } from '../lib/bidi.js';
 import { feedDeps } from '../feeds/deps.js';
@@ -252,7 +252,10 @@ export function setCommand(feed: Command, io: Io): void {
       const share = shareChange(opts);
       if (on === undefined && share === null) {
         const flags = '--per-digest, --priority, --unmute';
-        throw new UsageError(localeOf(null).t('cli.feed.set.giveOne', { flags, last: '--fetch-original' }), 2);
+        throw new UsageError(
+          localeOf(null).t('cli.feed.set.giveOne', { flags, last: '--fetch-original' }),
+          2,
+        );
       }
       await withStore(io, async (store) => {
         const accountId = await operatorAccount(store, account);

@@ -22,7 +22,8 @@ export class Locale {
   readonly #runtime: Runtime;
   #list: Intl.ListFormat | undefined;
   readonly #times = new Map<string, Intl.DateTimeFormat>();
-  readonly #days: { long?: Intl.DateTimeFormat; short?: Intl.DateTimeFormat; date?: Intl.DateTimeFormat } = {};
+  readonly #days: { long?: Intl.DateTimeFormat; short?: Intl.DateTimeFormat; date?: Intl.DateTimeFormat } =
+    {};
 
   constructor(language: Language) {
     this.#language = language;

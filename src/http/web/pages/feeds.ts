@@ -16,7 +16,7 @@ import {
 } from '../../../accounts/subscriptions.js';
 import { setDigestShare } from '../../../accounts/digestShare.js';
 import { isTidingsError } from '../../../errors.js';
-import { queuedSentence } from '../../../i18n/feedSentences.js';
+import { queuedSentence } from '../../../i18n/sharedSentences.js';
 import { isPriority, parsePerDigestChoice } from '../../../lib/digestShare.js';
 import { webRefusal } from '../errors.js';
 import {

@@ -1,5 +1,5 @@
 import type { InterruptedImport } from '../../../accounts/opml.js';
-import { interruptedSentence } from '../../../i18n/feedSentences.js';
+import { interruptedSentence } from '../../../i18n/sharedSentences.js';
 import type { OpmlImport } from '../../../feeds/subscribe/import.js';
 import type { SubscriptionView } from '../../../store/subscriptions.js';
 import { sentence } from '../errors.js';

@@ -1,9 +1,9 @@
 import type { Locale } from './locale.js';
 
 /**
- * Sentences about following feeds that more than one transport says (the CLI and the Feeds page): the
- * services below return facts (src/accounts/subscriptions.ts `queuedFacts`, src/accounts/opml.ts
- * `interruptedImport`), each transport words them in its reader's language with these.
+ * Sentences that more than one transport (or a transport and a log) says: the services below return facts
+ * (src/accounts/subscriptions.ts `queuedFacts`, src/accounts/opml.ts `interruptedImport`, an import's
+ * counts, an address migration 0026 cleared), each transport words them in its reader's language here.
  */
 
 /** The backfill window: "the last 3 days" is whole days, "the last 12 hours" is not. */
@@ -52,3 +52,34 @@ export function interruptedSentence(locale: Locale, i: { done: number; listed: n
     listed: grouped.format(i.listed),
   });
 }
+
+/** An import's counts (src/imports/counts.ts `ImportCounts`), as much as its sentence says. */
+export interface ImportCountsFacts {
+  format: string;
+  rows: number;
+  imported: number;
+  merged: number;
+  duplicates: number;
+  bad: number;
+  badExamples: readonly unknown[];
+}
+
+/** "Imported 3 links from a pocket export of 4 rows into the reading list: …" */
+export function importCountsSentence(locale: Locale, c: ImportCountsFacts): string {
+  const { format, rows, imported, merged, duplicates, bad } = c;
+  // How many of the bad rows are shown below it: none said when they all are.
+  const shown = bad > c.badExamples.length ? c.badExamples.length : 0;
+  return locale.t('imports.counts', { format, rows, imported, merged, duplicates, bad, shown });
+}
+
+/** One line for the operator about an address migration 0026 cleared (src/store/accountEmails.ts). */
+export const clearedEmailSentence = (
+  locale: Locale,
+  c: { account: number; name: string; email: string; keptBy: number },
+): string =>
+  locale.t('accounts.emailCleared', {
+    account: String(c.account),
+    name: c.name,
+    email: c.email,
+    keptBy: String(c.keptBy),
+  });
