@@ -24,6 +24,7 @@ const testdata = (name: string) => fileURLToPath(new URL(`../imports/testdata/${
 /** The words of CLI output, with what the operator types or copies taken out. */
 function wordsOf(lines: readonly string[], content: readonly string[]): string[] {
   const text = lines
+    .flatMap((l) => l.split('\n'))
     // A command line to copy (pg_dump's); `backup` names the command.
     .filter((l) => !/^\s*pg_dump /.test(l))
     .join('\n')
