@@ -1,4 +1,5 @@
 import { TidingsError } from '../errors.js';
+import { localeOf } from '../i18n/locale.js';
 import type { AccountId } from '../lib/authorized.js';
 import type { Store } from '../store/db.js';
 import { accountById } from '../store/accounts.js';
@@ -23,7 +24,10 @@ export const grantAccount = (id: number): AccountId => id as AccountId;
  * database). Throws not_found when there is no such account.
  */
 export async function operatorAccount(store: Store, id: number): Promise<AccountId> {
-  if ((await accountById(store.db, id)) === null) throw new TidingsError('not_found', `no account ${id}`);
+  if ((await accountById(store.db, id)) === null) {
+    // The operator's own door (the CLI): refused in the operator's language (TIDINGS_LANGUAGE).
+    throw new TidingsError('not_found', localeOf(null).t('cli.error.noAccount', { id: String(id) }));
+  }
   return grantAccount(id);
 }
 

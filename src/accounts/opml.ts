@@ -58,10 +58,6 @@ export async function interruptedImport(
   return { done: last.done, listed: last.listed, startedAt: last.started_at };
 }
 
-/** What a person is told about an import cut short. */
-export const interruptedWords = (i: InterruptedImport): string =>
-  `Import cut short: ${i.done.toLocaleString('en')} of ${i.listed.toLocaleString('en')} feeds of the file were handled. Import the same file again to finish: the feeds already followed are skipped.`;
-
 /** The account's subscriptions as an OPML 2.0 document; null when the account is gone. */
 export async function exportSubscriptions(store: Store, accountId: AccountId): Promise<string | null> {
   const list = await listSubscriptions(store, accountId);

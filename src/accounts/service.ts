@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import { DEFAULT_SCHEDULE, nextSlotAfter, scheduleOf } from '../digest/schedule.js';
 import { ensureDigestToken } from '../digest/token.js';
 import { TidingsError } from '../errors.js';
+import { ENGLISH } from '../i18n/locale.js';
+import { clearedEmailSentence } from '../i18n/sharedSentences.js';
 import { emailAddressProblem } from '../lib/email.js';
 import { withoutBidiControls } from '../lib/bidi.js';
 import type { Engine, Store } from '../store/db.js';
@@ -145,6 +147,5 @@ export async function sharedEmailsCleared(store: Store): Promise<ClearedEmail[]>
   return emailsClearedByUpgrade(store.db);
 }
 
-/** One line for the operator about an address 0026 cleared. */
-export const describeClearedEmail = (c: ClearedEmail): string =>
-  `account ${c.account} (${c.name}) no longer has the e-mail address ${c.email}: account ${c.keptBy} had it first (migration 0026)`;
+/** One line for the log about an address 0026 cleared (`tidings migrate` says it in the operator's language). */
+export const describeClearedEmail = (c: ClearedEmail): string => clearedEmailSentence(ENGLISH, c);

@@ -1,4 +1,5 @@
 import { DateTime } from 'luxon';
+import { type QueuedFacts, backfillWindow } from '../i18n/sharedSentences.js';
 import { zoneOrUtc } from '../digest/zone.js';
 import { TidingsError, isTidingsError } from '../errors.js';
 import { compileFilter } from '../feeds/filters.js';
@@ -117,35 +118,23 @@ async function follow(
   return { ...subscribed, alternatives };
 }
 
-/** The backfill window in words: "the last day", "the last 3 days", "the last 12 hours". */
-function windowWords(hours: number): string {
-  if (hours === 24) return 'the last day';
-  if (hours % 24 === 0) return `the last ${hours / 24} days`;
-  return hours === 1 ? 'the last hour' : `the last ${hours} hours`;
-}
-
 /**
- * What subscribing put in the queue, in the words the CLI and the Feeds page both use: "Queued 3 items
- * published in the last day", or why nothing was ("Nothing queued: the newest item is from 12 March 2024;
- * new items will come to your queue as they are published"). The date in the account's zone.
+ * What subscribing put in the queue, as facts the transports word (src/i18n/sharedSentences.ts
+ * `queuedSentence`, for the CLI and the Feeds page alike): how many items of the backfill window were
+ * queued, or why none was. The newest item's day in the account's zone.
  */
-export function queuedWords(
+export function queuedFacts(
   followed: { queued: number; newestItemAt: string | null },
   options: { backfillHours: number; zone: string; now: Date },
-): string {
-  const window = windowWords(options.backfillHours);
+): QueuedFacts {
+  const window = backfillWindow(options.backfillHours);
   const { queued, newestItemAt } = followed;
-  if (queued > 0) return `Queued ${queued} ${queued === 1 ? 'item' : 'items'} published in ${window}`;
-  const later = 'new items will come to your queue as they are published';
-  if (newestItemAt === null) return `Nothing queued: the feed has no dated items yet; ${later}`;
+  if (queued > 0) return { kind: 'queued', queued, window };
+  if (newestItemAt === null) return { kind: 'undated' };
   const since = options.now.getTime() - options.backfillHours * 3_600_000;
-  if (Date.parse(newestItemAt) >= since) {
-    return `Nothing queued: its items of ${window} were already in your queue or left out by your filters; ${later}`;
-  }
-  const day = DateTime.fromISO(newestItemAt, { zone: 'utc' })
-    .setZone(zoneOrUtc(options.zone))
-    .toFormat('d LLLL yyyy');
-  return `Nothing queued: the newest item is from ${day}; ${later}`;
+  if (Date.parse(newestItemAt) >= since) return { kind: 'inWindow', window };
+  const day = DateTime.fromISO(newestItemAt, { zone: 'utc' }).setZone(zoneOrUtc(options.zone));
+  return { kind: 'older', newestDay: day.toFormat('yyyy-MM-dd') };
 }
 
 /** How long following a feed may take: discovery, then the first fetch, with room to spare. */

@@ -143,8 +143,10 @@ export function accountCommands(program: Command, io: Io): void {
       };
       const present = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined));
       if (Object.keys(present).length === 0) {
+        const flags =
+          '--timezone, --time, --days, --max-items, --email, --email-enabled, --ereader-email, --resurface, --resurface-order, --skip-empty, --images, --clean-links';
         throw new UsageError(
-          'nothing to change: give --timezone, --time, --days, --max-items, --email, --email-enabled, --ereader-email, --resurface, --resurface-order, --skip-empty, --images, --clean-links or --language',
+          localeOf(null).t('cli.account.nothingToChange', { flags, last: '--language' }),
           2,
         );
       }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { disableAccount, enableAccount } from '../accounts/admin.js';
 import { removeAccount } from '../accounts/deleteAccount.js';
+import { localeOf } from '../i18n/locale.js';
 import type { Account } from '../store/accounts.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
 
@@ -18,8 +19,9 @@ export function accountJson(a: Account): string {
  * Accounts page, with the same rules (src/accounts/admin.ts, deleteAccount.ts).
  */
 export function accountAdminCommands(account: Command, io: Io): void {
-  const report = (a: Account, json: boolean, words: string): void => {
-    io.out(json ? accountJson(a) : `Account ${a.id} (${a.name}) ${words}`);
+  const report = (a: Account, json: boolean, done: 'disabled' | 'enabled'): void => {
+    const words = () => localeOf(null).t('cli.account.admin.done', { id: String(a.id), name: a.name, done });
+    io.out(json ? accountJson(a) : words());
   };
 
   account
@@ -31,11 +33,7 @@ export function accountAdminCommands(account: Command, io: Io): void {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
         const a = await disableAccount(store, accountId);
-        report(
-          a,
-          opts.json === true,
-          'is disabled: it cannot sign in, its API keys are refused and it gets no digests.',
-        );
+        report(a, opts.json === true, 'disabled');
       });
     });
 
@@ -48,7 +46,7 @@ export function accountAdminCommands(account: Command, io: Io): void {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
         const a = await enableAccount(store, accountId);
-        report(a, opts.json === true, 'is enabled.');
+        report(a, opts.json === true, 'enabled');
       });
     });
 
@@ -63,13 +61,13 @@ export function accountAdminCommands(account: Command, io: Io): void {
       const accountId = parseId(opts.account, '--account');
       if (opts.yes !== true) {
         throw new UsageError(
-          `this deletes account ${accountId} and everything in it, for good: add --yes to confirm`,
+          localeOf(null).t('cli.account.deleteConfirm', { id: String(accountId), flag: '--yes' }),
           2,
         );
       }
       await withStore(io, async (store) => {
         await removeAccount(store, accountId);
-        io.out(`Deleted account ${accountId} and everything in it.`);
+        io.out(localeOf(null).t('cli.account.deleted', { id: String(accountId) }));
       });
     });
 }

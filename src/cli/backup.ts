@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
+import { localeOf } from '../i18n/locale.js';
 import { BackupError, backupSqlite, parseDatabaseUrl } from '../store/db.js';
 import { type Io, UsageError } from './context.js';
 
@@ -16,12 +17,12 @@ export function backupCommand(program: Command, io: Io): void {
     .action(async (file: string, opts: { force?: boolean; json?: boolean }) => {
       const target = parseDatabaseUrl(loadConfig(io.env).databaseUrl);
       if (target.engine === 'postgres') {
-        throw new UsageError(
-          `backup copies SQLite databases; this one is PostgreSQL: back it up with pg_dump, e.g.\n  ${PG_DUMP_LINE}`,
-          2,
-        );
+        const values = { command: 'backup', tool: 'pg_dump', line: PG_DUMP_LINE };
+        throw new UsageError(localeOf(null).t('cli.backup.postgres', values), 2);
       }
-      if (target.file === ':memory:') throw new UsageError('DATABASE_URL is an in-memory database', 2);
+      if (target.file === ':memory:') {
+        throw new UsageError(localeOf(null).t('cli.backup.inMemory', { setting: 'DATABASE_URL' }), 2);
+      }
       try {
         const r = await backupSqlite(target.file, file, { force: opts.force === true });
         const durationMs = Math.round(r.durationMs);
@@ -36,7 +37,8 @@ export function backupCommand(program: Command, io: Io): void {
           );
           return;
         }
-        io.out(`Wrote ${r.file}: ${formatSize(r.bytes)} (${r.pages} pages) in ${durationMs} ms.`);
+        const wrote = { file: r.file, size: formatSize(r.bytes), pages: r.pages, ms: durationMs };
+        io.out(localeOf(null).t('cli.backup.wrote', wrote));
       } catch (err) {
         if (!(err instanceof BackupError)) throw err;
         // What the operator typed (an existing or impossible FILE) is 2; a database missing or refused, 1.

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createApiClient, listApiClients, revokeApiClient } from '../accounts/apiClients.js';
 import { operatorAccount } from '../accounts/authorize.js';
+import { localeOf } from '../i18n/locale.js';
 import { type Io, orGone, parseId, withStore } from './context.js';
 
 /**
@@ -27,11 +28,13 @@ export function clientCommands(program: Command, io: Io): void {
           io.out(JSON.stringify({ clientId: made.client.client_id, clientSecret: made.clientSecret }));
           return;
         }
-        io.out(`Created client ${made.client.id} (${made.client.name}) for account ${accountId}.`);
-        io.out(`Server URL:    ${config.baseUrl}`);
-        io.out(`Client ID:     ${made.client.client_id}`);
-        io.out(`Client secret, shown only this once: ${made.clientSecret}`);
-        io.out("Username and password: the account's name or e-mail address and its password.");
+        const locale = localeOf(null);
+        const { id, name, client_id: clientId } = made.client;
+        io.out(locale.t('cli.client.created', { id: String(id), name, account: String(accountId) }));
+        io.out(locale.t('cli.client.serverUrl', { url: config.baseUrl }));
+        io.out(locale.t('cli.client.clientId', { clientId }));
+        io.out(locale.t('cli.client.secret', { secret: made.clientSecret }));
+        io.out(locale.t('cli.client.signIn'));
       });
     });
 
@@ -48,9 +51,11 @@ export function clientCommands(program: Command, io: Io): void {
           for (const c of clients) io.out(JSON.stringify(c));
           return;
         }
-        io.out(['ID', 'NAME', 'CLIENT ID', 'CREATED', 'LAST SIGNED IN'].join('\t'));
+        const locale = localeOf(null);
+        io.out(locale.t('cli.client.list.header'));
         for (const c of clients) {
-          io.out([c.id, c.name, c.client_id, c.created_at, c.last_used_at ?? 'never'].join('\t'));
+          const lastUsed = c.last_used_at ?? locale.t('cli.key.never');
+          io.out([c.id, c.name, c.client_id, c.created_at, lastUsed].join('\t'));
         }
       });
     });
@@ -65,7 +70,7 @@ export function clientCommands(program: Command, io: Io): void {
       const id = parseId(clientIdArg, 'CLIENT_ID');
       await withStore(io, async (store) => {
         await revokeApiClient(store, await operatorAccount(store, accountId), id);
-        io.out(`Revoked client ${id} of account ${accountId}.`);
+        io.out(localeOf(null).t('cli.client.revoked', { id: String(id), account: String(accountId) }));
       });
     });
 }

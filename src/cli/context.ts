@@ -1,5 +1,5 @@
 import { type Config, loadConfig } from '../config.js';
-import { setOperatorLanguage } from '../i18n/locale.js';
+import { localeOf, setOperatorLanguage } from '../i18n/locale.js';
 import { TidingsError } from '../errors.js';
 import type { Store } from '../store/db.js';
 
@@ -52,9 +52,10 @@ export async function withStore<T>(io: Io, fn: (store: Store, config: Config) =>
   }
 }
 
+/** A positive whole number the operator typed for `what`: a flag or an argument's name; 'digest': a digest's ID. */
 export function parseId(value: string, what: string): number {
   if (!/^\d{1,15}$/.test(value))
-    throw new UsageError(`${what} must be a positive whole number, not "${value}"`, 2);
+    throw new UsageError(localeOf(null).t('cli.error.notWholeNumber', { what, value }), 2);
   return Number(value);
 }
 
@@ -68,6 +69,34 @@ export function curlLines(baseUrl: string, apiKey: string): string[] {
 
 /** What a service returned for an account the operator named, or not_found when it went away meanwhile. */
 export function orGone<T>(value: T | null, accountId: number): T {
-  if (value === null) throw new TidingsError('not_found', `no account ${accountId}`);
+  if (value === null) throw noAccount(accountId);
   return value;
+}
+
+/** The refusal of an account that is not there (or went away meanwhile), in the operator's language. */
+export const noAccount = (accountId: number): TidingsError =>
+  new TidingsError('not_found', localeOf(null).t('cli.error.noAccount', { id: String(accountId) }));
+
+/** A file the operator named that cannot be read: the reason as the system gave it. */
+export const cannotRead = (file: string, err: unknown): UsageError =>
+  new UsageError(
+    localeOf(null).t('cli.error.cannotRead', {
+      file,
+      reason: err instanceof Error ? err.message : String(err),
+    }),
+  );
+
+/** A file the operator named that a service refused (not OPML, not an export): its name and why. */
+export const fileRefused = (file: string, reason: string): UsageError =>
+  new UsageError(localeOf(null).t('cli.error.fileRefused', { file, reason }));
+
+/** A listener that cannot take its port (in use, not allowed): exit 1, with the settings that move it. */
+export function cannotListen(
+  what: 'http' | 'mail' | 'metrics',
+  address: string,
+  code: unknown,
+  [port, host]: readonly [string, string],
+): UsageError {
+  const values = { what, address, code: String(code), port, host };
+  return new UsageError(localeOf(null).t('cli.serve.cannotListen', values));
 }

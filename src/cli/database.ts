@@ -10,6 +10,7 @@ import { type Store, type StoreOptions, isDatabaseUnavailable, openStore, pingSt
 import { migrateToLatest } from '../store/migrate.js';
 
 import { DatabaseStartError } from './startError.js';
+import { localeOf } from '../i18n/locale.js';
 
 export { DatabaseStartError };
 
@@ -51,7 +52,8 @@ class NoAnswer extends Error {
 async function attempt(store: Store, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new NoAnswer(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const noAnswer = () => new NoAnswer(localeOf(null).t('cli.database.noAnswer', { ms: timeoutMs }));
+    timer = setTimeout(() => reject(noAnswer()), timeoutMs);
   });
   try {
     await Promise.race([pingStore(store), timeout]);
@@ -79,18 +81,21 @@ export async function waitForDatabase(
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
       if (!(err instanceof NoAnswer) && !isDatabaseUnavailable(err)) {
-        throw new DatabaseStartError(`cannot connect to the database at ${store.describe}: ${reason}`, {
-          cause: err,
-        });
+        const message = localeOf(null).t('cli.database.refused', { database: store.describe, reason });
+        throw new DatabaseStartError(message, { cause: err });
       }
       const elapsed = Date.now() - start;
       // The last pause is cut short so that the last attempt is made at the end of the window.
       const pause = Math.min(retryDelayMs(n), timeoutMs - elapsed);
       if (pause <= 0) {
-        const seconds = (elapsed / 1000).toFixed(1);
-        const attempts = `${n} attempt${n === 1 ? '' : 's'} in ${seconds} s`;
-        const tried = timeoutMs === 0 ? '' : ` (${attempts}; DATABASE_STARTUP_TIMEOUT_MS=${timeoutMs})`;
-        const message = `the database at ${store.describe} cannot be reached: ${reason}${tried}`;
+        const message = localeOf(null).t('cli.database.unreachable', {
+          database: store.describe,
+          reason,
+          tried: timeoutMs === 0 ? 'no' : 'yes',
+          attempts: n,
+          seconds: (elapsed / 1000).toFixed(1),
+          setting: `DATABASE_STARTUP_TIMEOUT_MS=${timeoutMs}`,
+        });
         throw new DatabaseStartError(message, { cause: err });
       }
       log.warn({ attempt: n, retryInMs: pause, reason }, 'database unreachable; retrying');

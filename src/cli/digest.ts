@@ -8,6 +8,7 @@ import { withMediaLinks } from '../digest/media.js';
 import { MediaSigner } from '../fetch/mediaKey.js';
 import { renderText } from '../digest/render/text.js';
 import { runDigestPass } from '../digest/worker.js';
+import { localeOf } from '../i18n/locale.js';
 import { createLogger } from '../logger.js';
 import { operatorAccount } from '../accounts/authorize.js';
 import { anyDigestAsEpub, anyDigestToRead, digestHistory } from '../accounts/digests.js';
@@ -66,13 +67,14 @@ function runCommand(digest: Command, io: Io): void {
           }
           for (const b of builds) io.out(opts.json === true ? buildLine(b) : describeBuild(b));
           for (const d of deliveries) io.out(opts.json === true ? JSON.stringify(d) : describeDelivery(d));
-          if (opts.json !== true && builds.length + deliveries.length === 0) io.out('Nothing is due.');
+          const locale = localeOf(null);
+          if (opts.json !== true && builds.length + deliveries.length === 0) {
+            io.out(locale.t('cli.digest.nothingDue'));
+          }
           const refused = opts.force === true ? builds.filter((b) => b.status === 'exists').length : 0;
           if (refused > 0) {
-            throw new UsageError(
-              `--force built no second digest for ${plural(refused, 'account')} whose day has one already (one digest a day)`,
-              FORCE_REFUSED_EXIT,
-            );
+            const values = { flag: '--force', count: refused };
+            throw new UsageError(locale.t('cli.digest.forceRefused', values), FORCE_REFUSED_EXIT);
           }
         } finally {
           deps.mailer?.close();
@@ -107,48 +109,42 @@ async function withNextDigest(store: Store, b: BuildOutcome): Promise<Built> {
 }
 
 function describeBuild(b: Built): string {
-  const who = `account ${b.accountId}`;
+  const locale = localeOf(null);
+  const account = String(b.accountId);
   switch (b.status) {
-    case 'built':
-      return (
-        `${who}: built digest ${b.digestId} for ${b.localDate} with ${plural(b.items, 'item')}` +
-        (b.remaining > 0 ? ` (${b.remaining} still queued)` : '')
-      );
+    case 'built': {
+      const { items, remaining } = b;
+      return locale.t('cli.digest.built', {
+        account,
+        digest: String(b.digestId),
+        date: b.localDate,
+        items,
+        remaining,
+      });
+    }
     case 'empty':
-      return `${who}: the queue is empty, no digest for ${b.localDate}`;
+      return locale.t('cli.digest.empty', { account, date: b.localDate });
     case 'exists': {
-      const said = `${who}: ${b.localDate} already has its digest (${b.digestId})`;
-      if (!('zone' in b)) return `${said}; the queue waits for the next one`;
+      const said = { account, date: b.localDate, digest: String(b.digestId) };
+      if (!('zone' in b)) return locale.t('cli.digest.exists', said);
       const at = b.nextDigestAt === null ? null : DateTime.fromISO(b.nextDigestAt).setZone(b.zone);
-      const next =
-        at === null ? 'the next scheduled one' : `the next, ${at.toFormat('yyyy-MM-dd HH:mm')} ${b.zone}`;
-      return `${said}, and Tidings builds one digest a day: nothing was built now; the queue waits for ${next}`;
+      const next = at === null ? 'none' : `${at.toFormat('yyyy-MM-dd HH:mm')} ${b.zone}`;
+      return locale.t('cli.digest.existsForced', { ...said, next });
     }
     case 'lease_lost':
-      return `${who}: another worker built it`;
     case 'no_account':
-      return `${who}: no such account`;
+      return locale.t('cli.digest.notBuilt', { account, status: b.status });
     case 'error':
-      return `${who}: building failed: ${b.message}`;
+      return locale.t('cli.digest.buildFailed', { account, error: b.message });
   }
 }
 
 function describeDelivery(d: DeliveryOutcome): string {
-  const what = `digest ${d.digestId} (account ${d.accountId})`;
-  switch (d.status) {
-    case 'sent':
-      return `${what}: emailed`;
-    case 'retrying':
-      return `${what}: not sent, retrying at ${d.nextAttemptAt}: ${d.error}`;
-    case 'failed':
-      return `${what}: email failed: ${d.error}`;
-    case 'not_emailed':
-      return `${what}: email was turned off, not sent`;
-    case 'lease_lost':
-      return `${what}: another worker is sending it`;
-    case 'error':
-      return `${what}: sending failed: ${d.message}`;
-  }
+  const what = { digest: String(d.digestId), account: String(d.accountId) };
+  const error =
+    d.status === 'retrying' || d.status === 'failed' ? d.error : d.status === 'error' ? d.message : '';
+  const at = d.status === 'retrying' ? d.nextAttemptAt : '';
+  return localeOf(null).t('cli.digest.delivery', { ...what, status: d.status, at, error });
 }
 
 function listCommand(digest: Command, io: Io): void {
@@ -167,11 +163,12 @@ function listCommand(digest: Command, io: Io): void {
           for (const d of digests) io.out(JSON.stringify(digestLine(d)));
           return;
         }
+        const locale = localeOf(null);
         if (digests.length === 0) {
-          io.out(`No digests yet for account ${accountId}.`);
+          io.out(locale.t('cli.digest.none', { account: String(accountId) }));
           return;
         }
-        io.out(['ID', 'DATE', 'ITEMS', 'QUEUED', 'DELIVERY'].join('\t'));
+        io.out(locale.t('cli.digest.list.header'));
         for (const d of digests) {
           io.out([d.id, d.local_date, d.item_count, d.remaining, deliveryText(d)].join('\t'));
         }
@@ -202,22 +199,12 @@ function digestLine(d: Digest): Record<string, unknown> {
 
 /** The delivery state in words, with the error when there is one. */
 function deliveryText(d: Digest): string {
-  switch (d.delivery) {
-    case 'sent':
-      return `sent ${d.sent_at ?? ''}`.trim();
-    case 'pending':
-      return d.attempts === 0
-        ? 'pending'
-        : `retrying at ${d.next_attempt_at ?? '?'} after ${plural(d.attempts, 'attempt')}: ${d.last_error ?? ''}`;
-    case 'sending':
-      return `sending (attempt ${d.attempts})`;
-    case 'failed':
-      return `failed after ${plural(d.attempts, 'attempt')}: ${d.last_error ?? ''}`;
-    case 'not_emailed':
-      return 'not emailed (email off or no address)';
-    case 'no_smtp':
-      return 'not emailed (no SMTP configured)';
-  }
+  const state = d.delivery === 'pending' && d.attempts > 0 ? 'retrying' : d.delivery;
+  const at = d.delivery === 'sent' ? (d.sent_at ?? '') : (d.next_attempt_at ?? '?');
+  const values = { state, at, attempts: d.attempts, error: d.last_error ?? '' };
+  const text = localeOf(null).t('cli.digest.deliveryState', values);
+  // "sent" without a time, as it always was; an error left empty keeps its line as it was too.
+  return d.delivery === 'sent' ? text.trim() : text;
 }
 
 function showCommand(digest: Command, io: Io): void {
@@ -227,13 +214,14 @@ function showCommand(digest: Command, io: Io): void {
     .argument('<id>', 'digest ID (see digest list)')
     .option('--format <format>', 'text or html', 'text')
     .action(async (id: string, opts: { format: string }) => {
-      const digestId = parseId(id, 'the digest ID');
+      const digestId = parseId(id, 'digest');
       if (opts.format !== 'text' && opts.format !== 'html') {
-        throw new UsageError(`--format must be text or html, not "${opts.format}"`, 2);
+        const values = { flag: '--format', value: opts.format };
+        throw new UsageError(localeOf(null).t('cli.digest.formatInvalid', values), 2);
       }
       await withStore(io, async (store, config) => {
         const loaded = await anyDigestToRead(store, digestId, config.baseUrl);
-        if (loaded === null) throw new UsageError(`no digest ${digestId}`);
+        if (loaded === null) throw noDigest(digestId);
         // As the email is sent: its pictures through the media proxy (unless it is off), cut to the
         // email's size as the email is (render/fit.ts): the same entries, the same closing line.
         const settings = { baseUrl: config.baseUrl, proxy: config.mediaProxy };
@@ -244,7 +232,8 @@ function showCommand(digest: Command, io: Io): void {
     });
 }
 
-const plural = (n: number, one: string): string => `${n} ${n === 1 ? one : `${one}s`}`;
+const noDigest = (id: number): UsageError =>
+  new UsageError(localeOf(null).t('cli.digest.noDigest', { id: String(id) }));
 
 function epubCommand(digest: Command, io: Io): void {
   digest
@@ -252,15 +241,15 @@ function epubCommand(digest: Command, io: Io): void {
     .description('write a digest as an EPUB 3 file to stdout: tidings digest epub ID > tidings.epub')
     .argument('<id>', 'digest ID (see digest list)')
     .action(async (id: string) => {
-      const digestId = parseId(id, 'the digest ID');
+      const digestId = parseId(id, 'digest');
       const write = io.outBytes;
-      if (write === undefined) throw new UsageError('this output takes no binary file');
+      if (write === undefined) throw new UsageError(localeOf(null).t('cli.digest.noBinary'));
       await withStore(io, async (store, config) => {
         const images = epubImageSource(() => ({ allowPrivate: config.allowPrivateNetworks }));
         const epub = await anyDigestAsEpub(store, digestId, config.baseUrl, images);
-        if (epub === null) throw new UsageError(`no digest ${digestId}`);
+        if (epub === null) throw noDigest(digestId);
         write(epub.bytes);
-        io.err(`${epub.fileName}: ${epub.bytes.length} bytes`);
+        io.err(localeOf(null).t('cli.digest.epubWritten', { file: epub.fileName, bytes: epub.bytes.length }));
       });
     });
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { operatorAccount } from '../accounts/authorize.js';
 import { readerDeps } from '../articles/deps.js';
 import { enrichOnce } from '../articles/enrich.js';
+import { localeOf } from '../i18n/locale.js';
 import { createLogger } from '../logger.js';
 import { type Io, parseId, withStore } from './context.js';
 
@@ -30,11 +31,9 @@ export function enrichCommand(program: Command, io: Io): void {
           io.out(JSON.stringify(summary));
           return;
         }
-        io.out(
-          `Read ${summary.read} of ${summary.pages} pages (${summary.truncated} cut at the size limit): ` +
-            `${summary.retried} to retry, ${summary.failed} failed; ${summary.linked} items linked, ` +
-            `${summary.forgotten} unused pages forgotten.`,
-        );
+        const { read, pages, truncated, retried, failed, linked, forgotten } = summary;
+        const counts = { read, pages, truncated, retried, failed, linked, forgotten };
+        io.out(localeOf(null).t('cli.enrich.summary', counts));
       });
     });
 }

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { feedParser } from '../feeds/parse/load.js';
 import { type Feed, FeedParseError } from '../feeds/parse/model.js';
 import { resolveHttpUrl } from '../feeds/parse/urls.js';
+import { localeOf } from '../i18n/locale.js';
 import { type Io, UsageError } from './context.js';
 import { addCommand, filterCommand, listCommand, removeCommand, setCommand } from './feedSubscriptions.js';
 
@@ -40,13 +41,17 @@ function parseCommand(feed: Command, io: Io): void {
         if ('error' in line) failures++;
         io.out(JSON.stringify(line));
       }
-      if (failures > 0) throw new UsageError(`${failures} of ${files.length} files could not be parsed`);
+      if (failures > 0) {
+        throw new UsageError(localeOf(null).t('cli.feed.parseFailed', { failures, files: files.length }));
+      }
     });
 }
 
 function checkBaseUrl(value: string): string {
   const url = resolveHttpUrl(value, null);
-  if (url === null) throw new UsageError(`--base-url must be an absolute http(s) URL, not "${value}"`, 2);
+  if (url === null) {
+    throw new UsageError(localeOf(null).t('cli.feed.baseUrlInvalid', { flag: '--base-url', value }), 2);
+  }
   return url;
 }
 

@@ -5,12 +5,11 @@ import {
   changeFilters,
   followFeed,
   listSubscriptions,
-  queuedWords,
+  queuedFacts,
   unsubscribe,
 } from '../accounts/subscriptions.js';
 import { type DigestShare, type DigestShareChange, setDigestShare } from '../accounts/digestShare.js';
 import { accountOf } from '../accounts/profile.js';
-import { TidingsError } from '../errors.js';
 import {
   DEFAULT_PER_DIGEST,
   MAX_PER_DIGEST,
@@ -18,12 +17,13 @@ import {
   isPriority,
   mutedAt,
   parsePerDigestChoice,
-  perDigestWords,
 } from '../lib/digestShare.js';
+import { queuedSentence } from '../i18n/sharedSentences.js';
+import { type Locale, localeOf } from '../i18n/locale.js';
 import { withoutBidiControls } from '../lib/bidi.js';
 import { feedDeps } from '../feeds/deps.js';
 import { createLogger } from '../logger.js';
-import { type Io, UsageError, parseId, withStore } from './context.js';
+import { type Io, UsageError, noAccount, parseId, withStore } from './context.js';
 
 export function addCommand(feed: Command, io: Io): void {
   feed
@@ -71,16 +71,21 @@ export function addCommand(feed: Command, io: Io): void {
             io.out(JSON.stringify(line));
             return;
           }
-          io.out(
-            `${result.created ? 'Subscribed to' : 'Already subscribed to'} ${title} <${result.feed.url}> (id ${result.subscription.id}).`,
-          );
+          const locale = localeOf(null);
+          const created = result.created ? 'yes' : 'no';
+          const { url: feedUrl } = result.feed;
+          const subscribed = { created, title, url: feedUrl, id: String(result.subscription.id) };
+          io.out(locale.t('cli.feed.subscribed', subscribed));
           if (result.created || queued > 0) {
             const zone = (await accountOf(store, accountId))?.timezone ?? 'UTC';
-            const words = queuedWords(result, { backfillHours: deps.backfillHours, zone, now: new Date() });
-            io.out(`${words}.`);
+            const facts = queuedFacts(result, { backfillHours: deps.backfillHours, zone, now: new Date() });
+            io.out(locale.t('cli.feed.queued', { sentence: queuedSentence(locale, facts) }));
           }
-          if (result.feed.last_error !== null) io.out(`Last fetch failed: ${result.feed.last_error}`);
-          for (const alt of result.alternatives) io.out(`The page also offers: ${alt.title} <${alt.url}>`);
+          const error = result.feed.last_error;
+          if (error !== null) io.out(locale.t('cli.feed.lastFetchFailed', { error }));
+          for (const alt of result.alternatives) {
+            io.out(locale.t('cli.feed.alternative', { title: alt.title, url: alt.url }));
+          }
         });
       },
     );
@@ -99,7 +104,7 @@ export function listCommand(feed: Command, io: Io): void {
       await withStore(io, async (store) => {
         const accountId = await operatorAccount(store, id);
         const list = await listSubscriptions(store, accountId);
-        if (list === null) throw new TidingsError('not_found', `no account ${id}`);
+        if (list === null) throw noAccount(id);
         const subs = list.subscriptions;
         const now = new Date();
         if (opts.json === true) {
@@ -116,45 +121,38 @@ export function listCommand(feed: Command, io: Io): void {
           }
           return;
         }
+        const locale = localeOf(null);
         if (subs.length === 0) {
-          io.out(`Account ${accountId} follows no feeds yet: tidings feed add --account ${accountId} URL`);
+          const command = `tidings feed add --account ${accountId} URL`;
+          io.out(locale.t('cli.feed.none', { id: String(accountId), command }));
           return;
         }
-        const head = [
-          'ID',
-          'TITLE',
-          'URL',
-          'LAST FETCH',
-          'NEXT FETCH',
-          'ITEMS',
-          'STATUS',
-          'ORIGINAL',
-          'SKIPPED',
-          'LENIENT',
-          'PER DIGEST',
-          'PRIORITY',
-          'MUTED UNTIL',
-        ];
-        io.out(head.join('\t'));
+        io.out(locale.t('cli.feed.list.header'));
         for (const s of subs) {
           const status =
             s.status === 'gone'
-              ? `gone: ${s.lastError ?? ''}`
+              ? locale.t('cli.feed.status.gone', { error: s.lastError ?? '' })
               : s.status === 'newsletter'
-                ? 'newsletter'
-                : (s.lastError ?? 'ok');
+                ? locale.t('cli.feed.status.newsletter')
+                : (s.lastError ?? locale.t('cli.feed.status.ok'));
           // Neither a gone feed nor a newsletter's sender (never fetched) has a next fetch.
           const next = s.status === 'active' ? s.nextFetchAt : '-';
-          const original = s.fetchOriginal ? 'yes' : 'no';
-          const when = s.lastFetchedAt ?? 'never';
+          const original = yesNo(locale, s.fetchOriginal);
+          const when = s.lastFetchedAt ?? locale.t('cli.key.never');
           // Added last, so that scripts reading the columns before them read the same: items its rules
           // would have queued and that could not be, with why the last one was not; then whether the last
           // document was not well-formed XML and was read leniently (feedparser's "bozo").
           const skipped =
-            s.lastSkipReason === null ? s.skippedItems : `${s.skippedItems} (last: ${s.lastSkipReason})`;
-          const lenient = s.readLeniently ? 'yes' : 'no';
+            s.lastSkipReason === null
+              ? s.skippedItems
+              : locale.t('cli.feed.skipped', { count: s.skippedItems, reason: s.lastSkipReason });
+          const lenient = yesNo(locale, s.readLeniently);
           // Then its share of each digest: "3 (default)", "all" or a number; its priority; a mute.
-          const share = `${formatPerDigest(s.perDigest)}${s.perDigestDefault ? ' (default)' : ''}`;
+          const share = locale.t('cli.feed.share', {
+            share: formatPerDigest(s.perDigest),
+            isDefault: s.perDigestDefault ? 'yes' : 'no',
+          });
+          const priority = locale.t('cli.feed.priority', { priority: s.priority });
           const muted = mutedAt(s.mutedUntil, now) ? (s.mutedUntil ?? '-') : '-';
           io.out(
             [
@@ -170,7 +168,7 @@ export function listCommand(feed: Command, io: Io): void {
                 skipped,
                 lenient,
               ],
-              ...[share, s.priority, muted],
+              ...[share, priority, muted],
             ].join('\t'),
           );
         }
@@ -190,7 +188,7 @@ export function removeCommand(feed: Command, io: Io): void {
       await withStore(io, async (store) => {
         const accountId = await operatorAccount(store, account);
         await unsubscribe(store, accountId, id);
-        io.out(`Removed feed subscription ${id} of account ${accountId}.`);
+        io.out(localeOf(null).t('cli.feed.removed', { id: String(id), account: String(accountId) }));
       });
     });
 }
@@ -212,8 +210,15 @@ export function filterCommand(feed: Command, io: Io): void {
           include: opts.include,
           exclude: opts.exclude,
         });
+        const { include, exclude } = filters;
         io.out(
-          `Filters of subscription ${id}: include ${filters.include ?? '(all)'}; exclude ${filters.exclude ?? '(none)'}.`,
+          localeOf(null).t('cli.feed.filters', {
+            id: String(id),
+            includeSet: include === null ? 'no' : 'yes',
+            include: include ?? '',
+            excludeSet: exclude === null ? 'no' : 'yes',
+            exclude: exclude ?? '',
+          }),
         );
       });
     });
@@ -246,23 +251,27 @@ export function setCommand(feed: Command, io: Io): void {
       const on = opts.fetchOriginal === undefined ? undefined : onOff(opts.fetchOriginal, '--fetch-original');
       const share = shareChange(opts);
       if (on === undefined && share === null) {
-        throw new UsageError('give --per-digest, --priority, --unmute or --fetch-original', 2);
+        const flags = '--per-digest, --priority, --unmute';
+        throw new UsageError(
+          localeOf(null).t('cli.feed.set.giveOne', { flags, last: '--fetch-original' }),
+          2,
+        );
       }
       await withStore(io, async (store) => {
         const accountId = await operatorAccount(store, account);
+        const locale = localeOf(null);
+        const sub = String(id);
         if (share !== null) {
           const set = await setDigestShare(store, accountId, id, share);
-          if (share.perDigest !== undefined) io.out(`Subscription ${id}: ${shareWords(set)}.`);
-          if (share.priority !== undefined) io.out(`Subscription ${id}: priority ${set.priority}.`);
-          if (share.mutedUntil !== undefined) io.out(`Subscription ${id}: not muted.`);
+          if (share.perDigest !== undefined) io.out(shareWords(locale, sub, set));
+          if (share.priority !== undefined) {
+            io.out(locale.t('cli.feed.set.priority', { id: sub, priority: set.priority }));
+          }
+          if (share.mutedUntil !== undefined) io.out(locale.t('cli.feed.set.unmuted', { id: sub }));
         }
         if (on === undefined) return;
         await changeFetchOriginal(store, accountId, id, on);
-        io.out(
-          on
-            ? `Subscription ${id}: the pages of its items are read too.`
-            : `Subscription ${id}: its items keep the feed's text only.`,
-        );
+        io.out(locale.t('cli.feed.set.original', { id: sub, on: on ? 'yes' : 'no' }));
       });
     });
 }
@@ -281,16 +290,15 @@ function shareChange(opts: SetOptions): DigestShareChange | null {
   if (opts.perDigest !== undefined) {
     const value = parsePerDigestChoice(opts.perDigest);
     if (value === null) {
-      throw new UsageError(
-        `--per-digest must be all, default or a whole number from 0 to ${MAX_PER_DIGEST}, not "${opts.perDigest}"`,
-        2,
-      );
+      const values = { flag: '--per-digest', max: MAX_PER_DIGEST, value: opts.perDigest };
+      throw new UsageError(localeOf(null).t('cli.feed.set.perDigestInvalid', values), 2);
     }
     change.perDigest = value;
   }
   if (opts.priority !== undefined) {
     if (!isPriority(opts.priority)) {
-      throw new UsageError(`--priority must be high, normal or low, not "${opts.priority}"`, 2);
+      const values = { flag: '--priority', value: opts.priority };
+      throw new UsageError(localeOf(null).t('cli.feed.set.priorityInvalid', values), 2);
     }
     change.priority = opts.priority;
   }
@@ -298,14 +306,20 @@ function shareChange(opts: SetOptions): DigestShareChange | null {
   return Object.keys(change).length === 0 ? null : change;
 }
 
-/** "each digest shows up to 5 of its entries" and the like. */
-function shareWords(share: DigestShare): string {
-  if (share.perDigest === 0) return 'each digest only counts its entries, on its "+N more" line';
-  return `each digest shows ${perDigestWords(share.perDigest)}${share.perDigestDefault ? ' (the default)' : ''}`;
+/** "Subscription 4: each digest shows up to 5 of its entries." and the like. */
+function shareWords(locale: Locale, id: string, share: DigestShare): string {
+  const { perDigest } = share;
+  return locale.t('cli.feed.set.share', {
+    id,
+    perDigest: perDigest === 'all' ? 'all' : perDigest === 0 ? 'none' : String(perDigest),
+    isDefault: share.perDigestDefault ? 'yes' : 'no',
+  });
 }
+
+const yesNo = (locale: Locale, value: boolean): string => locale.t(value ? 'cli.yes' : 'cli.no');
 
 function onOff(value: string, flag: string): boolean {
   if (value === 'true') return true;
   if (value === 'false') return false;
-  throw new UsageError(`${flag} must be true or false, not "${value}"`, 2);
+  throw new UsageError(localeOf(null).t('cli.error.notTrueFalse', { flag, value }), 2);
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { operatorAccount } from '../accounts/authorize.js';
 import { digestFeedAddress, rotateDigestFeed } from '../accounts/digestToken.js';
+import { localeOf } from '../i18n/locale.js';
 import { type Io, orGone, parseId, withStore } from './context.js';
 
 /**
@@ -24,9 +25,7 @@ export function feedUrlCommand(account: Command, io: Io): void {
             : await digestFeedAddress(store, id, config.baseUrl);
         io.out(orGone(url, accountId));
         if (opts.rotate === true) {
-          io.err(
-            'The token was replaced: the previous feed URL and the web links in earlier emails no longer work.',
-          );
+          io.err(localeOf(null).t('cli.feedUrl.rotated'));
         }
       });
     });

@@ -1,16 +1,18 @@
 #!/usr/bin/env node
 import { dropOutputWhenClosed } from './closedOutput.js';
+import { localeOf } from '../i18n/locale.js';
 import { processIo } from './context.js';
 import { runCli } from './run.js';
 
 // One rule for every command: a closed stdout or stderr ends the printing, not the command.
 for (const [stream, name] of [
-  [process.stdout, 'standard output'],
-  [process.stderr, 'standard error'],
+  [process.stdout, 'stdout'],
+  [process.stderr, 'stderr'],
 ] as const) {
   dropOutputWhenClosed(stream, (err) => {
     process.exitCode = 1;
-    if (stream !== process.stderr) process.stderr.write(`tidings: cannot write to ${name}: ${err.message}\n`);
+    const said = () => localeOf(null).t('cli.error.cannotWrite', { stream: name, reason: err.message });
+    if (stream !== process.stderr) process.stderr.write(`tidings: ${said()}\n`);
   });
 }
 

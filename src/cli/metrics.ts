@@ -7,7 +7,7 @@ import type { PrometheusMetrics } from '../lib/metricsRegistry.js';
 import { queueSizes } from '../queue/reads.js';
 import { pendingSaves } from '../queue/writer.js';
 import type { Store } from '../store/db.js';
-import { UsageError } from './context.js';
+import { cannotListen } from './context.js';
 
 /**
  * The process's metrics when TIDINGS_METRICS is on (null when off), with the gauges read at scrape time.
@@ -55,9 +55,8 @@ export async function listenMetrics(
     await app.close();
     const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      throw new UsageError(
-        `cannot listen for metrics on ${config.host}:${config.port} (${code}); set TIDINGS_METRICS_PORT or TIDINGS_METRICS_HOST`,
-      );
+      const settings = ['TIDINGS_METRICS_PORT', 'TIDINGS_METRICS_HOST'] as const;
+      throw cannotListen('metrics', `${config.host}:${config.port}`, code, settings);
     }
     throw err;
   }

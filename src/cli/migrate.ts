@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
-import { describeClearedEmail, sharedEmailsCleared } from '../accounts/service.js';
+import { sharedEmailsCleared } from '../accounts/service.js';
+import { localeOf } from '../i18n/locale.js';
+import { clearedEmailSentence } from '../i18n/sharedSentences.js';
 import { type Io, withStore } from './context.js';
 import { migrateDatabase } from './database.js';
 
@@ -10,11 +12,15 @@ export function migrateCommand(program: Command, io: Io): void {
     .action(async () => {
       await withStore(io, async (store, config) => {
         const results = await migrateDatabase(config, store);
-        for (const r of results)
-          io.out(`${r.migrationName}: ${r.status === 'Success' ? 'applied' : r.status}`);
-        io.out(results.length === 0 ? `${store.engine}: schema is up to date` : `${store.engine}: done`);
+        const locale = localeOf(null);
+        for (const r of results) {
+          const status = r.status === 'Success' ? 'applied' : r.status;
+          io.out(locale.t('cli.migrate.migration', { name: r.migrationName, status }));
+        }
+        const done = results.length === 0 ? 'upToDate' : 'done';
+        io.out(locale.t('cli.migrate.done', { engine: store.engine, done }));
         // Addresses several accounts shared, resolved by 0026: said on every run, for whoever upgraded.
-        for (const c of await sharedEmailsCleared(store)) io.out(describeClearedEmail(c));
+        for (const c of await sharedEmailsCleared(store)) io.out(clearedEmailSentence(locale, c));
       });
     });
 }

@@ -3,6 +3,7 @@ import { operatorAccount } from '../accounts/authorize.js';
 import { type Unsubscribed, unsubscribeSender } from '../accounts/newsletterSenders.js';
 import { newsletterAddress, newsletterSenders } from '../accounts/newsletters.js';
 import { createMailer } from '../digest/mail.js';
+import { localeOf } from '../i18n/locale.js';
 import { type Io, parseId, withStore } from './context.js';
 
 /**
@@ -37,7 +38,7 @@ export function newslettersCommands(program: Command, io: Io): void {
           rotate: opts.rotate === true,
         });
         if (opts.json === true) io.out(JSON.stringify({ address }));
-        else if (opts.rotate === true) io.out(`New address: ${address} (mail to the old one is refused).`);
+        else if (opts.rotate === true) io.out(localeOf(null).t('cli.newsletters.rotated', { address }));
         else io.out(address);
       });
     });
@@ -55,14 +56,19 @@ export function newslettersCommands(program: Command, io: Io): void {
           io.out(JSON.stringify(senders));
           return;
         }
+        const locale = localeOf(null);
         if (senders.length === 0) {
-          io.out('No newsletters yet: send them to the address `tidings newsletters address` prints.');
+          const command = '`tidings newsletters address`';
+          io.out(locale.t('cli.newsletters.none', { command }));
           return;
         }
         for (const s of senders) {
-          const muted = s.muted ? ', muted' : '';
-          io.out(`${s.id ?? '-'}\t${s.name} <${s.address}>\t${s.messages} messages, last ${s.lastAt}`);
-          io.out(`\tunsubscribe: ${s.unsubscribe}${muted}`);
+          const { name, address, messages, lastAt } = s;
+          io.out(
+            `${s.id ?? '-'}\t${locale.t('cli.newsletters.sender', { name, address, messages, lastAt })}`,
+          );
+          const how = s.unsubscribe === 'one-click' ? 'oneClick' : s.unsubscribe;
+          io.out(`\t${locale.t('cli.newsletters.unsubscribeBy', { how, muted: s.muted ? 'yes' : 'no' })}`);
         }
       });
     });
@@ -103,16 +109,17 @@ export function newslettersCommands(program: Command, io: Io): void {
 
 /** What unsubscribing did, in sentences. */
 function unsubscribedLines(d: Unsubscribed): string[] {
-  const who = `${d.sender.name} <${d.sender.address}>`;
-  const done: Record<Unsubscribed['how'], string> = {
-    'one-click': `Unsubscribed from ${who}: the one-click request was sent to ${d.target ?? ''}.`,
-    mailto: `Unsubscribed from ${who}: an unsubscribe message was sent to ${d.target ?? ''}.`,
-    link: `To unsubscribe from ${who}, open ${d.target ?? ''} and follow its steps.`,
-    none: `${who} offers no way to unsubscribe (no List-Unsubscribe header).`,
-  };
+  const locale = localeOf(null);
+  const done = locale.t('cli.newsletters.unsubscribed', {
+    how: d.how === 'one-click' ? 'oneClick' : d.how,
+    name: d.sender.name,
+    address: d.sender.address,
+    target: d.target ?? '',
+    header: 'List-Unsubscribe',
+  });
   return [
-    ...d.failed.map((f) => `Note: ${f}.`),
-    done[d.how],
-    'The sender is muted: its messages are only counted in your digests.',
+    ...d.failed.map((problem) => locale.t('cli.newsletters.note', { problem })),
+    done,
+    locale.t('cli.newsletters.muted'),
   ];
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { operatorAccount } from '../accounts/authorize.js';
 import { newOpdsLink, revokeOpdsLink } from '../accounts/opds.js';
+import { localeOf } from '../i18n/locale.js';
 import { type Io, orGone, parseId, withStore } from './context.js';
 
 /**
@@ -23,11 +24,11 @@ export function opdsUrlCommand(account: Command, io: Io): void {
         const id = await operatorAccount(store, accountId);
         if (opts.revoke === true) {
           const had = await revokeOpdsLink(store, id);
-          io.err(had ? 'The catalogue link was revoked.' : 'The account had no catalogue link.');
+          io.err(localeOf(null).t(had ? 'cli.opdsUrl.revoked' : 'cli.opdsUrl.noLink'));
           return;
         }
         io.out(orGone(await newOpdsLink(store, id, config.baseUrl), accountId));
-        io.err('Shown once: Tidings keeps only its hash. Any earlier catalogue link no longer works.');
+        io.err(localeOf(null).t('cli.opdsUrl.shownOnce'));
       });
     });
 }

@@ -5,14 +5,15 @@ import {
   exportSubscriptions,
   importSubscriptions,
   interruptedImport,
-  interruptedWords,
   readSubscriptionList,
 } from '../accounts/opml.js';
-import { isTidingsError, TidingsError } from '../errors.js';
+import { isTidingsError } from '../errors.js';
 import { type RefreshDeps, feedDeps } from '../feeds/deps.js';
 import type { OpmlList } from '../feeds/subscribe/opml.js';
+import { interruptedSentence } from '../i18n/sharedSentences.js';
+import { localeOf } from '../i18n/locale.js';
 import { createLogger } from '../logger.js';
-import { type Io, UsageError, parseId, withStore } from './context.js';
+import { type Io, cannotRead, fileRefused, noAccount, parseId, withStore } from './context.js';
 
 export function opmlCommands(program: Command, io: Io): void {
   const opml = program.command('opml').description('import and export subscription lists (OPML)');
@@ -32,19 +33,19 @@ export function opmlCommands(program: Command, io: Io): void {
         const list = await readOpmlFile(deps, file);
         // An import cut short before: this one finishes it (what is followed already is skipped).
         const before = await interruptedImport(store, accountId);
-        if (before !== null && opts.json !== true) io.out(`${interruptedWords(before)} Finishing it now.`);
+        const locale = localeOf(null);
+        if (before !== null && opts.json !== true) {
+          io.out(locale.t('cli.opml.finishing', { interrupted: interruptedSentence(locale, before) }));
+        }
         const { added, known, refused, withoutUrl } = await importSubscriptions(deps, accountId, list);
         if (opts.json === true) {
           const resumed = before === null ? null : { done: before.done, listed: before.listed };
           io.out(JSON.stringify({ added, known, refused, withoutUrl, resumed }));
           return;
         }
-        const skipped =
-          withoutUrl === 0 ? '' : `, ${withoutUrl} outlines without a feed address (xmlUrl) skipped`;
-        io.out(
-          `Imported ${added} feeds (${known} already followed, ${refused.length} refused${skipped}); they are fetched on the next poll.`,
-        );
-        for (const f of refused) io.err(`refused ${f.url}: ${f.message}`);
+        const counts = { added, known, refused: refused.length, withoutUrl };
+        io.out(locale.t('cli.opml.imported', counts));
+        for (const f of refused) io.err(locale.t('cli.opml.refused', { url: f.url, reason: f.message }));
       });
     });
 
@@ -56,7 +57,7 @@ export function opmlCommands(program: Command, io: Io): void {
       const id = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
         const document = await exportSubscriptions(store, await operatorAccount(store, id));
-        if (document === null) throw new TidingsError('not_found', `no account ${id}`);
+        if (document === null) throw noAccount(id);
         io.out(document.trimEnd());
       });
     });
@@ -68,12 +69,12 @@ async function readOpmlFile(deps: RefreshDeps, file: string): Promise<OpmlList> 
   try {
     bytes = await readFile(file);
   } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    throw cannotRead(file, err);
   }
   try {
     return await readSubscriptionList(deps, bytes);
   } catch (err) {
-    if (isTidingsError(err, 'invalid_input')) throw new UsageError(`${file}: ${err.message}`);
+    if (isTidingsError(err, 'invalid_input')) throw fileRefused(file, err.message);
     throw err;
   }
 }

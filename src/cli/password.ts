@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { operatorAccount } from '../accounts/authorize.js';
 import { operatorSetPassword } from '../accounts/passwords.js';
+import { localeOf } from '../i18n/locale.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
 
 /** Bytes read from a piped standard input at most (a password is at most 1,024; the service says so). */
@@ -26,25 +27,23 @@ export function passwordCommand(account: Command, io: Io): void {
         const id = await operatorAccount(store, accountId);
         const password = clear ? null : await readNewPassword(io);
         await operatorSetPassword(store, id, password, new Date());
-        io.out(
-          clear
-            ? `Removed the password of account ${accountId}; browsers signed in with it are signed out.`
-            : `Set the password of account ${accountId}. Sign in on the web with the account's email address or name.`,
-        );
+        const values = { id: String(accountId), clear: clear ? 'yes' : 'no' };
+        io.out(localeOf(null).t('cli.password.done', values));
       });
     });
 }
 
 async function readNewPassword(io: Io): Promise<string> {
   const stdin = process.stdin;
+  const locale = localeOf(null);
   if (!stdin.isTTY) {
     const line = await firstLine(stdin);
-    if (line === null || line === '') throw new UsageError('no password on standard input (one line)', 2);
+    if (line === null || line === '') throw new UsageError(locale.t('cli.password.noInput'), 2);
     return line;
   }
-  const first = await askHidden(io, 'New password: ');
-  const second = await askHidden(io, 'The same again: ');
-  if (first !== second) throw new UsageError('the two passwords are not the same; nothing changed', 2);
+  const first = await askHidden(io, locale.t('cli.password.ask'));
+  const second = await askHidden(io, locale.t('cli.password.again'));
+  if (first !== second) throw new UsageError(locale.t('cli.password.mismatch'), 2);
   return first;
 }
 
@@ -67,7 +66,8 @@ function firstLine(input: NodeJS.ReadStream): Promise<string | null> {
         answered = true;
         lines.close();
         input.destroy();
-        reject(new UsageError(`the first line of standard input is over ${PIPED_MAX_BYTES} bytes`, 2));
+        const tooLong = localeOf(null).t('cli.password.tooLong', { max: PIPED_MAX_BYTES });
+        reject(new UsageError(tooLong, 2));
       }
     });
     lines.once('line', (line) => answer(line));
@@ -80,7 +80,7 @@ function firstLine(input: NodeJS.ReadStream): Promise<string | null> {
 function askHidden(io: Io, question: string): Promise<string> {
   const stdin = process.stdin;
   return new Promise((resolve, reject) => {
-    io.err(question.trimEnd());
+    io.err(question);
     let value = '';
     const finish = (): void => {
       stdin.off('data', onData);
@@ -96,7 +96,7 @@ function askHidden(io: Io, question: string): Promise<string> {
         }
         if (ch === '\u0003' || ch === '\u0004') {
           finish();
-          reject(new UsageError('cancelled; nothing changed', 130));
+          reject(new UsageError(localeOf(null).t('cli.password.cancelled'), 130));
           return;
         }
         if (ch === '\u007f' || ch === '\b') value = Array.from(value).slice(0, -1).join('');

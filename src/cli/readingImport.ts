@@ -2,10 +2,12 @@ import { open } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { operatorAccount } from '../accounts/authorize.js';
 import { isTidingsError } from '../errors.js';
-import { type ImportCounts, countsWords } from '../imports/counts.js';
+import type { ImportCounts } from '../imports/counts.js';
+import { localeOf } from '../i18n/locale.js';
+import { importCountsSentence } from '../i18n/sharedSentences.js';
 import { importReadingList } from '../imports/importLinks.js';
 import { IMPORT_FORMATS, type ImportFormat, checkFileSize } from '../imports/record.js';
-import { type Io, UsageError, parseId, withStore } from './context.js';
+import { type Io, cannotRead, fileRefused, parseId, withStore } from './context.js';
 
 /** `tidings import`: an export of Pocket, Instapaper, Omnivore, Wallabag or a browser into the reading list. */
 export function importCommand(program: Command, io: Io): void {
@@ -35,15 +37,17 @@ export function importCommand(program: Command, io: Io): void {
           try {
             counts = await importReadingList(store, accountId, bytes, opts.format);
           } catch (err) {
-            if (isTidingsError(err, 'invalid_input')) throw new UsageError(`${file}: ${err.message}`);
+            if (isTidingsError(err, 'invalid_input')) throw fileRefused(file, err.message);
             throw err;
           }
           if (opts.json === true) {
             io.out(JSON.stringify(counts));
             return;
           }
-          io.out(countsWords(counts));
-          for (const b of counts.badExamples) io.err(`skipped ${b.where}: ${b.why}`);
+          const locale = localeOf(null);
+          io.out(importCountsSentence(locale, counts));
+          for (const b of counts.badExamples)
+            io.err(locale.t('cli.import.skipped', { where: b.where, why: b.why }));
         });
       },
     );
@@ -55,7 +59,7 @@ async function readExport(file: string): Promise<Uint8Array> {
   try {
     handle = await open(file, 'r');
   } catch (err) {
-    throw new UsageError(`cannot read ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    throw cannotRead(file, err);
   }
   try {
     const { size } = await handle.stat();

@@ -1,6 +1,8 @@
 import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { type ErrorKind, TidingsError } from '../errors.js';
+import { languageOf } from '../i18n/languages.js';
+import { setOperatorLanguage } from '../i18n/locale.js';
 import { redactText } from '../lib/redact.js';
 import { type Io, UsageError } from './context.js';
 import { DatabaseStartError } from './startError.js';
@@ -29,6 +31,10 @@ const EXIT_CODES: Record<ErrorKind, number> = {
  * 1 for a failure, 2 for wrong usage or configuration. Long-running commands (serve) resolve once started.
  */
 export async function runCli(args: readonly string[], io: Io): Promise<number> {
+  // The operator's language from the first line printed (a refused argument, before any config is read);
+  // a code Tidings does not speak is left to the configuration's check, which names it.
+  const language = io.env.TIDINGS_LANGUAGE ?? 'en';
+  if (languageOf(language) !== undefined) setOperatorLanguage(language);
   const program = await buildProgram(io, args);
   // What a failure prints may quote a URL (DATABASE_URL, a feed's): through the logs' redaction rule.
   const fail = (message: string): void => io.err(`tidings: ${redactText(message)}`);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { operatorAccount } from '../accounts/authorize.js';
 import { SEARCH_PAGE_SIZE, type SearchHit, type Segment, searchAccount } from '../accounts/search.js';
+import { localeOf } from '../i18n/locale.js';
 import { segmentText } from '../lib/highlight.js';
 import { type Io, parseId, withStore } from './context.js';
 
@@ -31,18 +32,23 @@ export function searchCommand(program: Command, io: Io): void {
             for (const hit of found.hits) io.out(JSON.stringify(searchLine(hit)));
             return;
           }
+          const locale = localeOf(null);
           if (found.hits.length === 0) {
-            io.out(found.total === 0 ? `Nothing found for ${text}.` : `No hits past ${found.total}.`);
+            io.out(
+              found.total === 0
+                ? locale.t('cli.search.nothing', { query: text })
+                : locale.t('cli.search.noMore', { total: found.total }),
+            );
             return;
           }
-          const last = found.offset + found.hits.length;
-          const counted = found.capped
-            ? `more than ${found.total - 1} hits (newest first)`
-            : `${found.total} hit${found.total === 1 ? '' : 's'}`;
-          io.out(`${counted}, ${found.offset + 1}–${last} shown:`);
+          const { total, offset: skipped } = found;
+          const shown = { first: skipped + 1, last: skipped + found.hits.length };
+          const capped = found.capped ? 'yes' : 'no';
+          io.out(locale.t('cli.search.header', { capped, more: total - 1, count: total, ...shown }));
           for (const hit of found.hits) {
+            const where = locale.t('cli.search.where', { kind: hit.kind, date: hit.digestDate ?? '?' });
             io.out('');
-            io.out(`${where(hit)}  ${terminal(hit.title)} (${hit.site})`);
+            io.out(`${where}  ${terminal(hit.title)} (${hit.site})`);
             io.out(`  ${hit.url}`);
             if (hit.snippet.length > 0) io.out(`  ${terminal(hit.snippet)}`);
           }
@@ -72,11 +78,5 @@ export function searchLine(hit: SearchHit): Record<string, unknown> {
   };
 }
 
-const where = (hit: SearchHit) =>
-  hit.kind === 'queue'
-    ? '[queued]'
-    : hit.kind === 'reading'
-      ? '[reading list]'
-      : `[digest ${hit.digestDate ?? '?'}]`;
 const terminal = (segments: readonly Segment[]) =>
   segments.map((s) => (s.mark ? `**${s.text}**` : s.text)).join('');

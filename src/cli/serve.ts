@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { setOperatorLanguage } from '../i18n/locale.js';
+import { localeOf, setOperatorLanguage } from '../i18n/locale.js';
 import { type Config, loadConfig } from '../config.js';
 import { listenStarting, type StartingServer } from '../http/starting.js';
 import { checkDatabaseSettings } from '../lib/databaseUrl.js';
@@ -8,7 +8,7 @@ import { createLogger } from '../logger.js';
 import type { Logger } from 'pino';
 import type { Worker } from '../lib/workers.js';
 import type { MetricsListener } from './metrics.js';
-import { type Io, UsageError, curlLines } from './context.js';
+import { type Io, cannotListen, curlLines } from './context.js';
 
 export function serveCommand(program: Command, io: Io): void {
   program
@@ -37,7 +37,7 @@ export async function serve(io: Io, opts: { worker: boolean }): Promise<void> {
   } catch (err) {
     const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      throw new UsageError(`cannot listen on ${config.host}:${config.port} (${code}); set PORT or HOST`);
+      throw cannotListen('http', `${config.host}:${config.port}`, code, ['PORT', 'HOST']);
     }
     throw err;
   }
@@ -88,9 +88,11 @@ async function start(
       const first = await service.ensureFirstAccount(store);
       if (first !== null) {
         io.out('');
-        io.out(`Tidings created a first account (id ${first.account.id}, "${first.account.name}").`);
-        io.out(`Its API key, shown only this once: ${first.apiKey}`);
-        io.out('Save a link with either variant of the API:');
+        const locale = localeOf(null);
+        const { id, name } = first.account;
+        io.out(locale.t('cli.serve.firstAccount', { id: String(id), name }));
+        io.out(locale.t('cli.serve.firstKey', { key: first.apiKey }));
+        io.out(locale.t('cli.account.saveWith'));
         for (const line of curlLines(config.baseUrl, first.apiKey)) io.out(line);
         io.out('');
       }
@@ -185,9 +187,8 @@ export function inboundStartError(err: unknown, config: Config): unknown {
     (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
   ) {
     const { host, port } = config.inboundSmtp;
-    return new UsageError(
-      `cannot listen for mail on ${host}:${port} (${code}); set TIDINGS_INBOUND_SMTP_PORT or TIDINGS_INBOUND_SMTP_HOST`,
-    );
+    const settings = ['TIDINGS_INBOUND_SMTP_PORT', 'TIDINGS_INBOUND_SMTP_HOST'] as const;
+    return cannotListen('mail', `${host}:${port}`, code, settings);
   }
   return err;
 }

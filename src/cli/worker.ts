@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { setOperatorLanguage } from '../i18n/locale.js';
+import { localeOf, setOperatorLanguage } from '../i18n/locale.js';
 import { loadConfig } from '../config.js';
 import { feedDeps } from '../feeds/deps.js';
 import { pollOnce } from '../feeds/poller.js';
@@ -69,10 +69,9 @@ export function workerCommands(program: Command, io: Io): void {
           io.out(JSON.stringify(summary));
           return;
         }
-        io.out(
-          `Fetched ${summary.feeds} feeds: ${summary.updated} updated, ${summary.notModified} unchanged, ` +
-            `${summary.errors} failed, ${summary.gone} gone; ${summary.newItems} new items, ${summary.queued} queued.`,
-        );
+        const { feeds, updated, notModified, errors, gone, newItems, queued } = summary;
+        const counts = { feeds, updated, notModified, errors, gone, newItems, queued };
+        io.out(localeOf(null).t('cli.worker.summary', counts));
       });
     });
 }

@@ -22,6 +22,7 @@ export class Locale {
   readonly #runtime: Runtime;
   #list: Intl.ListFormat | undefined;
   readonly #times = new Map<string, Intl.DateTimeFormat>();
+  readonly #longDates = new Map<string, Intl.DateTimeFormat>();
   readonly #days: { long?: Intl.DateTimeFormat; short?: Intl.DateTimeFormat } = {};
 
   constructor(language: Language) {
@@ -107,14 +108,30 @@ export class Locale {
   date(iso: string, timezone: string): string | null {
     const ms = Date.parse(iso);
     if (Number.isNaN(ms)) return null;
-    let format: Intl.DateTimeFormat;
-    try {
-      format = new Intl.DateTimeFormat(this.#language.intl, { timeZone: timezone, dateStyle: 'long' });
-    } catch {
-      // A zone Intl does not know: the date in UTC.
-      format = new Intl.DateTimeFormat(this.#language.intl, { timeZone: 'UTC', dateStyle: 'long' });
+    return this.#intlText(this.#longDate(timezone).format(ms));
+  }
+
+  /** A calendar day (YYYY-MM-DD) as `date` writes it: "12 March 2024"; the string itself when it is not one. */
+  calendarDate(localDate: string): string {
+    const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(localDate);
+    const day = m === null ? null : new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+    if (day === null || Number.isNaN(day.getTime())) return localDate;
+    return this.#intlText(this.#longDate('UTC').format(day));
+  }
+
+  /** The formatter of `date` in a zone, made once per zone; a zone Intl does not know writes UTC's. */
+  #longDate(timezone: string): Intl.DateTimeFormat {
+    let format = this.#longDates.get(timezone);
+    if (format === undefined) {
+      const options = { day: 'numeric', month: 'long', year: 'numeric' } as const;
+      try {
+        format = new Intl.DateTimeFormat(this.#language.intl, { ...options, timeZone: timezone });
+      } catch {
+        format = this.#longDate('UTC');
+      }
+      this.#longDates.set(timezone, format);
     }
-    return this.#intlText(format.format(ms));
+    return format;
   }
 
   /** A calendar day (YYYY-MM-DD, already local) spelled out; the string itself when it is not such a day. */

@@ -1,5 +1,7 @@
 import type { PreparedImport } from './prepare.js';
-import { type BadRow, IMPORT_LIMITS, type ImportFormat, formatExport } from './record.js';
+import { ENGLISH } from '../i18n/locale.js';
+import { importCountsSentence } from '../i18n/sharedSentences.js';
+import { type BadRow, IMPORT_LIMITS, type ImportFormat } from './record.js';
 
 /*
  * An import's counts and their words, apart from the reading and writing (importLinks.ts, prepare.ts) so
@@ -40,11 +42,8 @@ export const importCounts = (
   badExamples: prepared.bad.slice(0, IMPORT_LIMITS.badExamples),
 });
 
-/** The counts in words, as the CLI prints them and the web app shows them. */
-export function countsWords(c: ImportCounts): string {
-  const more = c.bad > c.badExamples.length ? ` (the first ${c.badExamples.length} below)` : '';
-  return (
-    `Imported ${c.imported} links from ${formatExport(c.format)} of ${c.rows} rows into the reading list: ` +
-    `${c.merged} already there (merged), ${c.duplicates} duplicates within the file, ${c.bad} bad rows skipped${c.bad > 0 ? more : ''}.`
-  );
-}
+/**
+ * The counts in English words, as the web app's reading list shows them for now; the CLI words them in
+ * the operator's language (src/i18n/sharedSentences.ts `importCountsSentence`, the one sentence).
+ */
+export const countsWords = (c: ImportCounts): string => importCountsSentence(ENGLISH, c);

@@ -88,13 +88,6 @@ export function more(value: PerDigest): PerDigest {
 export const mutedAt = (mutedUntil: string | null, now: Date): boolean =>
   mutedUntil !== null && Date.parse(mutedUntil) > now.getTime();
 
-/** "all of its entries", "up to 3 of its entries", "none of its entries": what a digest shows of a feed. */
-export function perDigestWords(value: PerDigest): string {
-  if (value === 'all') return 'all of its entries';
-  if (value === 0) return 'none of its entries';
-  return `up to ${value} of its entries`;
-}
-
 /**
  * The mute of a newsletter sender the reader unsubscribed from (issue 34): until they unmute it, which
  * a time this far away stands for; the pages say "until you unmute it" rather than its date.

@@ -10,12 +10,13 @@ import {
   followOrChoose,
   followTimeLimitMs,
   listSubscriptions,
-  queuedWords,
+  queuedFacts,
   renameFollowed,
   unsubscribe,
 } from '../../../accounts/subscriptions.js';
 import { setDigestShare } from '../../../accounts/digestShare.js';
 import { isTidingsError } from '../../../errors.js';
+import { queuedSentence } from '../../../i18n/sharedSentences.js';
 import { isPriority, parsePerDigestChoice } from '../../../lib/digestShare.js';
 import { webRefusal } from '../errors.js';
 import {
@@ -66,11 +67,14 @@ export async function feedsPageOf(deps: WebDeps, session: WebSession, extra: Fee
   const followed =
     extra.followed === undefined
       ? undefined
-      : queuedWords(extra.followed, {
-          backfillHours: deps.feeds().backfillHours,
-          zone: list.timezone,
-          now: deps.now(),
-        });
+      : queuedSentence(
+          viewer.locale,
+          queuedFacts(extra.followed, {
+            backfillHours: deps.feeds().backfillHours,
+            zone: list.timezone,
+            now: deps.now(),
+          }),
+        );
   return feedsPage({
     viewer,
     subs: list.subscriptions,

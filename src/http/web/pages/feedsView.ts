@@ -1,4 +1,5 @@
-import { type InterruptedImport, interruptedWords } from '../../../accounts/opml.js';
+import type { InterruptedImport } from '../../../accounts/opml.js';
+import { interruptedSentence } from '../../../i18n/sharedSentences.js';
 import type { OpmlImport } from '../../../feeds/subscribe/import.js';
 import type { SubscriptionView } from '../../../store/subscriptions.js';
 import { sentence } from '../errors.js';
@@ -133,7 +134,7 @@ export function feedsPage(v: FeedsView): SafeHtml {
       ${v.notice === undefined ? null : html`<p class="notice" role="status">${v.notice}</p>`}
       ${v.error === undefined ? null : html`<p class="error" role="alert">${v.error}</p>`}
       ${v.imported === undefined ? null : importResult(locale, v.imported)}
-      ${v.interrupted == null ? null : html`<p class="error" role="alert">${interruptedWords(v.interrupted)}</p>`}
+      ${v.interrupted == null ? null : html`<p class="error" role="alert">${interruptedSentence(locale, v.interrupted)}</p>`}
       <p>${locale.t('web.feeds.intro')}</p>
       <h2 id="add-heading">${locale.t('web.feeds.add.heading')}</h2>
       ${invalid ? html`<p class="error" role="alert" id="feed-error">${v.form.error}</p>` : null}
