@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
+import { localeOf } from '../i18n/locale.js';
 import { operatorAccount } from '../accounts/authorize.js';
 import { isTidingsError } from '../errors.js';
 import { type ImportCounts, countsWords } from '../imports/counts.js';
@@ -9,21 +10,22 @@ import { type Io, UsageError, parseId, withStore } from './context.js';
 
 /** `tidings import`: an export of Pocket, Instapaper, Omnivore, Wallabag or a browser into the reading list. */
 export function importCommand(program: Command, io: Io): void {
+  const help = localeOf(null);
   program
     .command('import')
-    .description(
-      "import a reading list export (Pocket, Instapaper, Omnivore, Wallabag, bookmarks) into an account's reading list",
-    )
-    .requiredOption('--account <id>', 'account ID')
-    .argument('<file>', 'the export file (CSV, HTML, JSON or zip), as the service gave it')
+    .description(help.t('cli.help.import.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .argument('<file>', help.t('cli.help.import.file'))
     .addOption(
-      new Option('--format <format>', 'the export format; auto recognises it by content')
+      new Option('--format <format>', help.t('cli.help.import.format'))
         .choices(['auto', ...IMPORT_FORMATS])
         .default('auto'),
     )
     .option(
       '--json',
-      'print exactly one JSON line of the counts {format, rows, imported, merged, duplicates, bad, badExamples}',
+      help.t('cli.help.import.json', {
+        fields: '{format, rows, imported, merged, duplicates, bad, badExamples}',
+      }),
     )
     .action(
       async (file: string, opts: { account: string; format: ImportFormat | 'auto'; json?: boolean }) => {

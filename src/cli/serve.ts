@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { localeOf } from '../i18n/locale.js';
 import { setOperatorLanguage } from '../i18n/locale.js';
 import { type Config, loadConfig } from '../config.js';
 import { listenStarting, type StartingServer } from '../http/starting.js';
@@ -11,10 +12,11 @@ import type { MetricsListener } from './metrics.js';
 import { type Io, UsageError, curlLines } from './context.js';
 
 export function serveCommand(program: Command, io: Io): void {
+  const help = localeOf(null);
   program
     .command('serve')
-    .description('serve the API (and, unless --no-worker, run the background workers)')
-    .option('--no-worker', 'do not run background workers in this process (same as TIDINGS_WORKER=false)')
+    .description(help.t('cli.help.serve.about'))
+    .option('--no-worker', help.t('cli.help.serve.noWorker'))
     .action(async (opts: { worker: boolean }) => {
       await serve(io, { worker: opts.worker });
     });
