@@ -50,7 +50,7 @@ export function translateCommander(program: Command, help: Locale): Command {
     .configureHelp(configuration)
     .helpOption('-h, --help', help.t('cli.help.helpOption'))
     .helpCommand('help [command]', help.t('cli.help.helpOption'))
-    .showHelpAfterError(help.t('cli.help.afterError'));
+    .showHelpAfterError(help.t('cli.help.afterError', { flag: '--help' }));
 }
 
 /** "name (default: "UTC")": the description and its facts in parentheses, as commander writes them. */
