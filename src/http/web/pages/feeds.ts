@@ -116,10 +116,12 @@ const noSuchFeed = (session: WebSession): string => localeOfSession(session).t('
  */
 function refusal(err: unknown, deps: WebDeps, session: WebSession): string | null {
   if (isTidingsError(err, 'not_found')) throw new WebError(404, noSuchFeed(session));
-  if (isTidingsError(err, 'invalid_input')) {
-    return localeOfSession(session).t('web.feeds.filtersError', { error: err.message });
+  // A filter's refusal in English names what RE2 said; its facts, in any language, what was wrong.
+  const locale = localeOfSession(session);
+  if (isTidingsError(err, 'invalid_input') && err.facts === undefined && locale.lang === 'en') {
+    return locale.t('web.feeds.filtersError', { error: err.message });
   }
-  return webRefusal(err, deps.config, localeOfSession(session))?.message ?? null;
+  return webRefusal(err, deps.config, locale)?.message ?? null;
 }
 
 /**

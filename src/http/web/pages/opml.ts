@@ -5,7 +5,7 @@ import { followTimeLimitMs } from '../../../accounts/subscriptions.js';
 import { TidingsError } from '../../../errors.js';
 import type { OpmlImport } from '../../../feeds/subscribe/import.js';
 import { MAX_OPML_BYTES } from '../../../feeds/subscribe/opml.js';
-import { webRefusal } from '../errors.js';
+import { fileRefusalWords, webRefusal } from '../errors.js';
 import {
   MultipartForm,
   SignInRequired,
@@ -126,7 +126,12 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
         // Not OPML (400), more feeds than one import or one account may have (409, the limit named).
         const refusal = webRefusal(err, deps.config, localeFor(request));
         if (refusal === null || !(err instanceof TidingsError)) throw err;
-        return refuse(refusal.status, `That file cannot be imported: ${err.message}.`);
+        const words = fileRefusalWords(
+          err,
+          localeFor(request),
+          () => `That file cannot be imported: ${err.message}.`,
+        );
+        return refuse(refusal.status, words);
       }
       const { added, known, refused, withoutUrl } = imported;
       // Feeds refused are listed, with why, on the page answered here; an import without any redirects.

@@ -29,7 +29,7 @@ import {
   startParam,
   viewerOf,
 } from '../context.js';
-import { webRefusal } from '../errors.js';
+import { fileRefusalWords, webRefusal } from '../errors.js';
 import { EXPORT_FIELD, ExportUploadForm, readExportUpload } from '../exportUpload.js';
 import { type ImportOutcome, READING_PAGE_SIZE, listHref, readingListPage } from './readingListView.js';
 
@@ -216,11 +216,11 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
           // Not an export (400), past a limit (409, the limit named): nothing of it was imported.
           const refusal = webRefusal(err, deps.config, localeFor(request));
           if (refusal === null || !(err instanceof TidingsError)) throw err;
-          const why = err.message.replace('try --format auto', 'choose “Recognise it”');
-          return refuse(
-            refusal.status,
-            `That file cannot be imported: ${why}${/[.!?]$/.test(why) ? '' : '.'}`,
-          );
+          const words = fileRefusalWords(err, localeFor(request), () => {
+            const why = err.message.replace('try --format auto', 'choose “Recognise it”');
+            return `That file cannot be imported: ${why}${/[.!?]$/.test(why) ? '' : '.'}`;
+          });
+          return refuse(refusal.status, words);
         }
         return sendPage(reply, 200, await render(session, unread, 0, { outcome: { counts } }));
       },
