@@ -22,7 +22,7 @@ import {
   viewerOf,
   localeFor,
 } from '../context.js';
-import { sentence } from '../errors.js';
+import { sentence, webRefusal } from '../errors.js';
 import { type SafeHtml, html } from '../html.js';
 import { type Viewer, page } from '../layout.js';
 import {
@@ -142,13 +142,13 @@ export function registerInvite(scope: FastifyInstance, deps: WebDeps): void {
     try {
       created = await acceptInvitation(deps.store, token, form, deps.now());
     } catch (err) {
-      if (isTidingsError(err, 'invalid_input')) {
-        return renderForm(request, reply, 400, { ...form, error: sentence(err.message) });
+      // In the reader's words (webRefusal): a bad name or address (400), an address taken (409).
+      const refusal = webRefusal(err, deps.config, localeFor(request));
+      if (refusal === null) throw err;
+      if (isTidingsError(err, 'invalid_input') || isTidingsError(err, 'email_taken')) {
+        return renderForm(request, reply, refusal.status, { ...form, error: refusal.message });
       }
-      if (isTidingsError(err, 'email_taken')) {
-        return renderForm(request, reply, 409, { ...form, error: sentence(err.message) });
-      }
-      if (isTidingsError(err, 'not_found')) throw new WebError(410, err.message);
+      if (isTidingsError(err, 'not_found')) throw new WebError(410, refusal.message);
       throw err;
     }
     if (typed.password !== null) {
