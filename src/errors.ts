@@ -31,14 +31,51 @@ export type ErrorKind =
   /** A remote source (a feed, a page) could not be read or is not what was asked for. */
   | 'source_failed';
 
+/**
+ * What a refusal a person reads is about, as facts rather than words: the web words it in the reader's
+ * language from these (src/http/web/refusals.ts), while the message stays the API's and the CLI's English.
+ * Limits are the numbers the check used, never retyped in a sentence.
+ */
+export type RefusalFacts =
+  | { reason: 'feeds_limit'; limit: number }
+  | { reason: 'import_feeds_limit'; following: number; adding: number; limit: number }
+  | { reason: 'opml_outlines_limit'; listed: number; limit: number }
+  | { reason: 'feed_url_invalid' }
+  | { reason: 'feed_url_too_long'; max: number }
+  | { reason: 'filter_too_long'; max: number }
+  | { reason: 'filter_invalid'; term: string }
+  | { reason: 'search_too_long'; max: number }
+  | { reason: 'search_too_many_terms'; max: number }
+  | { reason: 'search_empty' }
+  | { reason: 'search_only_excluded' }
+  | { reason: 'cannot_disable_self' }
+  | { reason: 'cannot_unadmin_self' }
+  | { reason: 'last_admin' }
+  | { reason: 'confirm_name' }
+  | { reason: 'name_length'; max: number }
+  | { reason: 'note_too_long'; max: number }
+  | { reason: 'email_invalid'; email: string }
+  | { reason: 'import_file_too_big'; megabytes: number }
+  | { reason: 'import_too_many_links'; limit: number }
+  | { reason: 'import_too_deep'; levels: number }
+  | { reason: 'import_server_busy' }
+  | { reason: 'import_waiting'; waiting: number }
+  | { reason: 'import_too_slow'; seconds: number }
+  | { reason: 'import_too_much_memory' }
+  | { reason: 'zip_too_big'; megabytes: number }
+  | { reason: 'zip_too_many_files'; limit: number };
+
 export class TidingsError extends Error {
   override name = 'TidingsError';
+  /** The refusal's facts, for a transport that words it itself (the web); absent: only the message. */
+  readonly facts: RefusalFacts | undefined;
   constructor(
     readonly kind: ErrorKind,
     message: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { facts?: RefusalFacts },
   ) {
     super(message, options);
+    this.facts = options?.facts;
   }
 }
 

@@ -43,7 +43,9 @@ export async function disableAccount(
   options: { by?: AccountId; now?: Date } = {},
 ): Promise<Account> {
   if (options.by === targetId) {
-    throw new TidingsError('invalid_input', 'you cannot disable your own account');
+    throw new TidingsError('invalid_input', 'you cannot disable your own account', {
+      facts: { reason: 'cannot_disable_self' },
+    });
   }
   const at = (options.now ?? new Date()).toISOString();
   return transaction(store.db, async (trx) => {
@@ -55,6 +57,7 @@ export async function disableAccount(
       throw new TidingsError(
         'invalid_input',
         `account ${targetId} is the last enabled administrator; make another account an administrator first`,
+        { facts: { reason: 'last_admin' } },
       );
     }
     const changed = await setAccountDisabled(trx, targetId, { disabledAt: at });
@@ -89,7 +92,9 @@ export async function setAdministrator(
   options: { by?: AccountId } = {},
 ): Promise<Account> {
   if (!admin && options.by === targetId) {
-    throw new TidingsError('invalid_input', 'you cannot stop being an administrator yourself');
+    throw new TidingsError('invalid_input', 'you cannot stop being an administrator yourself', {
+      facts: { reason: 'cannot_unadmin_self' },
+    });
   }
   return transaction(store.db, async (trx) => {
     const admins = await lockEnabledAdmins(trx, store.engine);
@@ -97,7 +102,9 @@ export async function setAdministrator(
     if (target === null) throw notFound(targetId);
     if (target.is_admin === admin) return target;
     if (!admin && admins.length === 1 && admins[0] === targetId) {
-      throw new TidingsError('invalid_input', `account ${targetId} is the last enabled administrator`);
+      throw new TidingsError('invalid_input', `account ${targetId} is the last enabled administrator`, {
+        facts: { reason: 'last_admin' },
+      });
     }
     return (await setAccountAdmin(trx, targetId, admin)) ?? target;
   });

@@ -43,7 +43,9 @@ export async function createApiClient(
 ): Promise<{ client: ApiClientInfo; clientSecret: string } | null> {
   const label = name.trim();
   if (label === '' || label.length > CLIENT_NAME_MAX) {
-    throw new TidingsError('invalid_input', `a client's name is 1 to ${CLIENT_NAME_MAX} characters`);
+    throw new TidingsError('invalid_input', `a client's name is 1 to ${CLIENT_NAME_MAX} characters`, {
+      facts: { reason: 'name_length', max: CLIENT_NAME_MAX },
+    });
   }
   if ((await accountById(store.db, accountId)) === null) return null;
   const clientSecret = random();

@@ -31,6 +31,7 @@ export async function removeAccount(store: Store, accountId: number): Promise<vo
       throw new TidingsError(
         'invalid_input',
         'this is the last administrator, and other accounts remain: make another account an administrator first',
+        { facts: { reason: 'last_admin' } },
       );
     }
     await deleteAccount(trx, accountId);
@@ -50,7 +51,9 @@ export async function deleteOwnAccount(
   const account = await accountById(store.db, accountId);
   if (account === null) throw new TidingsError('account_gone', 'this account no longer exists');
   if (confirmation.trim() !== account.name) {
-    throw new TidingsError('invalid_input', 'type the name of your account exactly as shown to confirm');
+    throw new TidingsError('invalid_input', 'type the name of your account exactly as shown to confirm', {
+      facts: { reason: 'confirm_name' },
+    });
   }
   await removeAccount(store, accountId);
 }

@@ -53,12 +53,17 @@ export async function inviteAccount(
   }
   const note = input.note?.trim() ?? '';
   if (note.length > NOTE_MAX) {
-    throw new TidingsError('invalid_input', `the note must be at most ${NOTE_MAX} characters`);
+    throw new TidingsError('invalid_input', `the note must be at most ${NOTE_MAX} characters`, {
+      facts: { reason: 'note_too_long', max: NOTE_MAX },
+    });
   }
   const email = input.email?.trim() ?? '';
   const problem = email === '' ? null : emailAddressProblem(email);
-  if (problem !== null)
-    throw new TidingsError('invalid_input', `not an email address: ${email} (${problem})`);
+  if (problem !== null) {
+    throw new TidingsError('invalid_input', `not an email address: ${email} (${problem})`, {
+      facts: { reason: 'email_invalid', email },
+    });
+  }
   // The new account would start with it: an address another account has is refused now, not on acceptance.
   if (email !== '' && (await emailInUse(store.db, email))) {
     throw new TidingsError('email_taken', EMAIL_TAKEN_MESSAGE);

@@ -13,7 +13,9 @@ export const PASSKEY_NAME_MAX = 100;
 export function checkPasskeyName(raw: string | undefined): string {
   const name = withoutBidiControls(raw ?? '').trim();
   if (name === '' || characters(name) > PASSKEY_NAME_MAX) {
-    throw new TidingsError('invalid_input', `a passkey's name must be 1 to ${PASSKEY_NAME_MAX} characters`);
+    throw new TidingsError('invalid_input', `a passkey's name must be 1 to ${PASSKEY_NAME_MAX} characters`, {
+      facts: { reason: 'name_length', max: PASSKEY_NAME_MAX },
+    });
   }
   return name;
 }

@@ -40,11 +40,15 @@ export interface CheckedInput {
   admin: boolean;
 }
 
+const ACCOUNT_NAME_MAX = 200;
+
 /** An account's name as a person types it: trimmed, without bidi controls, 1 to 200 characters. */
 export function checkAccountName(raw: string): string {
   const name = withoutBidiControls(raw).trim();
-  if (name === '' || name.length > 200) {
-    throw new TidingsError('invalid_input', 'name must be 1 to 200 characters');
+  if (name === '' || name.length > ACCOUNT_NAME_MAX) {
+    throw new TidingsError('invalid_input', `name must be 1 to ${ACCOUNT_NAME_MAX} characters`, {
+      facts: { reason: 'name_length', max: ACCOUNT_NAME_MAX },
+    });
   }
   return name;
 }
@@ -58,7 +62,9 @@ export function checkAccountInput(input: AccountInput): CheckedInput {
   const email = input.email?.trim() ?? '';
   const problem = email === '' ? null : emailAddressProblem(email);
   if (problem !== null) {
-    throw new TidingsError('invalid_input', `not an email address: ${email} (${problem})`);
+    throw new TidingsError('invalid_input', `not an email address: ${email} (${problem})`, {
+      facts: { reason: 'email_invalid', email },
+    });
   }
   const timezone = zoneFromInput(input.timezone ?? 'UTC');
   if ('problem' in timezone) throw new TidingsError('invalid_input', timezone.problem);

@@ -181,13 +181,13 @@ export async function changeFilters(
   });
 }
 
-/** Why one filter cannot run (the words checkFilters would refuse it with), or null when it can. */
-export function filterProblem(source: string): string | null {
+/** Why one filter cannot run (the refusal checkFilters would throw, its facts with it), or null when it can. */
+export function filterProblem(source: string): TidingsError | null {
   try {
     compileFilter(source);
     return null;
   } catch (err) {
-    if (isTidingsError(err, 'invalid_input')) return err.message;
+    if (isTidingsError(err, 'invalid_input')) return err;
     throw err;
   }
 }

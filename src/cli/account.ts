@@ -14,20 +14,17 @@ import { opdsUrlCommand } from './opdsUrl.js';
 import { passwordCommand } from './password.js';
 
 export function accountCommands(program: Command, io: Io): void {
-  const account = program.command('account').description('manage accounts');
+  const help = localeOf(null);
+  const account = program.command('account').description(help.t('cli.help.account.about'));
 
   account
     .command('create')
-    .description('create an account and its first API key (the key is shown once)')
-    .requiredOption('--name <name>', 'display name')
-    .option('--email <addr>', 'where the digest is emailed')
-    .option(
-      '--timezone <zone>',
-      'time zone of the reader: a city (Berlin, "New York") or an IANA name',
-      'UTC',
-    )
-    .option('--admin', 'make it an administrator (the first account always is one)')
-    .option('--json', 'print exactly one JSON line {"id", "apiKey"}')
+    .description(help.t('cli.help.account.create.about'))
+    .requiredOption('--name <name>', help.t('cli.help.account.create.name'))
+    .option('--email <addr>', help.t('cli.help.account.create.email'))
+    .option('--timezone <zone>', help.t('cli.help.common.timezone'), 'UTC')
+    .option('--admin', help.t('cli.help.account.create.admin'))
+    .option('--json', help.t('cli.help.common.jsonLine', { fields: '{"id", "apiKey"}' }))
     .action(
       async (opts: { name: string; email?: string; timezone: string; admin?: boolean; json?: boolean }) => {
         await withStore(io, async (store, config) => {
@@ -54,8 +51,8 @@ export function accountCommands(program: Command, io: Io): void {
 
   account
     .command('list')
-    .description('list accounts')
-    .option('--json', 'one JSON line per account')
+    .description(help.t('cli.help.account.list.about'))
+    .option('--json', help.t('cli.help.account.list.json'))
     .action(async (opts: { json?: boolean }) => {
       await withStore(io, async (store) => {
         const accounts = await listAccounts(store);
@@ -92,9 +89,9 @@ export function accountCommands(program: Command, io: Io): void {
 
   account
     .command('show')
-    .description("show an account's digest settings and schedule")
-    .requiredOption('--account <id>', 'account ID')
-    .option('--json', 'one JSON line')
+    .description(help.t('cli.help.account.show.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--json', help.t('cli.help.account.show.json'))
     .action(async (opts: { account: string; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
@@ -105,25 +102,22 @@ export function accountCommands(program: Command, io: Io): void {
 
   account
     .command('set')
-    .description('change when and how digests arrive (only the options given change)')
-    .requiredOption('--account <id>', 'account ID')
-    .option('--timezone <zone>', 'time zone of the reader: a city (Berlin, "New York") or an IANA name')
-    .option('--time <HH:MM>', 'local time the digest is built (24-hour clock; default 07:00)')
-    .option('--days <days>', 'days of the week: daily, mon-fri, mon,wed,fri … (default daily)')
-    .option('--max-items <n>', 'most items in one digest; the rest wait for the next (default 100)')
-    .option('--email <addr>', 'where the digest is emailed ("" removes the address)')
-    .option('--email-enabled <bool>', 'email digests: true or false')
-    .option('--ereader-email <addr>', 'where each digest is mailed as an EPUB ("" or none removes it)')
-    .option('--resurface <n>', 'unread reading-list items each digest offers, 0 to 10 (0: none; default 3)')
-    .option('--resurface-order <order>', 'which come first: oldest (saved first; the default) or random')
-    .option('--skip-empty <bool>', 'no digest on a day with an empty queue: true or false (default true)')
-    .option('--images <bool>', 'show lead images in digests and the queue: true or false (default true)')
-    .option(
-      '--clean-links <bool>',
-      'drop tracking parameters from delivered links: true or false (default true)',
-    )
-    .option('--language <code>', 'language of digests: en, … ("default": the operator\'s TIDINGS_LANGUAGE)')
-    .option('--json', 'print the account afterwards as one JSON line')
+    .description(help.t('cli.help.account.set.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--timezone <zone>', help.t('cli.help.common.timezone'))
+    .option('--time <HH:MM>', help.t('cli.help.account.set.time'))
+    .option('--days <days>', help.t('cli.help.account.set.days'))
+    .option('--max-items <n>', help.t('cli.help.account.set.maxItems'))
+    .option('--email <addr>', help.t('cli.help.account.set.email'))
+    .option('--email-enabled <bool>', help.t('cli.help.account.set.emailEnabled'))
+    .option('--ereader-email <addr>', help.t('cli.help.account.set.ereaderEmail'))
+    .option('--resurface <n>', help.t('cli.help.account.set.resurface'))
+    .option('--resurface-order <order>', help.t('cli.help.account.set.resurfaceOrder'))
+    .option('--skip-empty <bool>', help.t('cli.help.account.set.skipEmpty'))
+    .option('--images <bool>', help.t('cli.help.account.set.images'))
+    .option('--clean-links <bool>', help.t('cli.help.account.set.cleanLinks'))
+    .option('--language <code>', help.t('cli.help.account.set.language'))
+    .option('--json', help.t('cli.help.common.jsonAccount'))
     .action(async (opts: SetOptions) => {
       const accountId = parseId(opts.account, '--account');
       const given = {

@@ -19,6 +19,7 @@ export function accountJson(a: Account): string {
  * Accounts page, with the same rules (src/accounts/admin.ts, deleteAccount.ts).
  */
 export function accountAdminCommands(account: Command, io: Io): void {
+  const help = localeOf(null);
   const report = (a: Account, json: boolean, done: 'disabled' | 'enabled'): void => {
     const words = () => localeOf(null).t('cli.account.admin.done', { id: String(a.id), name: a.name, done });
     io.out(json ? accountJson(a) : words());
@@ -26,9 +27,9 @@ export function accountAdminCommands(account: Command, io: Io): void {
 
   account
     .command('disable')
-    .description('disable an account: no sign-in, its API keys refused, no digests (nothing is deleted)')
-    .requiredOption('--account <id>', 'account ID')
-    .option('--json', 'print the account afterwards as one JSON line')
+    .description(help.t('cli.help.account.disable.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--json', help.t('cli.help.common.jsonAccount'))
     .action(async (opts: { account: string; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
@@ -39,9 +40,9 @@ export function accountAdminCommands(account: Command, io: Io): void {
 
   account
     .command('enable')
-    .description('enable a disabled account again')
-    .requiredOption('--account <id>', 'account ID')
-    .option('--json', 'print the account afterwards as one JSON line')
+    .description(help.t('cli.help.account.enable.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--json', help.t('cli.help.common.jsonAccount'))
     .action(async (opts: { account: string; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
@@ -52,11 +53,9 @@ export function accountAdminCommands(account: Command, io: Io): void {
 
   account
     .command('delete')
-    .description(
-      'delete an account with everything in it (its queue, feeds, digests, keys); cannot be undone',
-    )
-    .requiredOption('--account <id>', 'account ID')
-    .option('--yes', 'confirm: delete it now')
+    .description(help.t('cli.help.account.delete.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--yes', help.t('cli.help.account.delete.yes'))
     .action(async (opts: { account: string; yes?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       if (opts.yes !== true) {

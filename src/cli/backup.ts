@@ -8,12 +8,16 @@ import { type Io, UsageError } from './context.js';
 const PG_DUMP_LINE = 'pg_dump --format=custom --file=tidings-$(date +%F).dump "$DATABASE_URL"';
 
 export function backupCommand(program: Command, io: Io): void {
+  const help = localeOf(null);
   program
     .command('backup')
-    .description('write a consistent copy of the SQLite database to FILE, while serve runs')
-    .argument('<file>', 'where to write the copy (a new file)')
-    .option('--force', 'replace FILE if it exists')
-    .option('--json', 'print {"file", "bytes", "startedAt", "durationMs"} as one JSON line')
+    .description(help.t('cli.help.backup.about'))
+    .argument('<file>', help.t('cli.help.backup.file'))
+    .option('--force', help.t('cli.help.backup.force'))
+    .option(
+      '--json',
+      help.t('cli.help.backup.json', { fields: '{"file", "bytes", "startedAt", "durationMs"}' }),
+    )
     .action(async (file: string, opts: { force?: boolean; json?: boolean }) => {
       const target = parseDatabaseUrl(loadConfig(io.env).databaseUrl);
       if (target.engine === 'postgres') {

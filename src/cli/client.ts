@@ -9,14 +9,15 @@ import { type Io, orGone, parseId, withStore } from './context.js';
  * apps, Wallabagger; docs/apps.md). The secret is printed once and stored hashed.
  */
 export function clientCommands(program: Command, io: Io): void {
-  const client = program.command('client').description('manage app clients of the wallabag-compatible API');
+  const help = localeOf(null);
+  const client = program.command('client').description(help.t('cli.help.client.about'));
 
   client
     .command('create')
-    .description('make a client for an app (its secret is shown once)')
-    .requiredOption('--account <id>', 'account ID')
-    .requiredOption('--name <name>', 'a label to recognise the app by, such as "Kobo"')
-    .option('--json', 'print exactly one JSON line {"clientId", "clientSecret"}')
+    .description(help.t('cli.help.client.create.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .requiredOption('--name <name>', help.t('cli.help.client.create.name'))
+    .option('--json', help.t('cli.help.common.jsonLine', { fields: '{"clientId", "clientSecret"}' }))
     .action(async (opts: { account: string; name: string; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store, config) => {
@@ -40,9 +41,9 @@ export function clientCommands(program: Command, io: Io): void {
 
   client
     .command('list')
-    .description("list an account's clients (never their secrets)")
-    .requiredOption('--account <id>', 'account ID')
-    .option('--json', 'one JSON line per client')
+    .description(help.t('cli.help.client.list.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--json', help.t('cli.help.client.list.json'))
     .action(async (opts: { account: string; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
@@ -62,9 +63,9 @@ export function clientCommands(program: Command, io: Io): void {
 
   client
     .command('revoke')
-    .description('revoke a client: its tokens stop working at once')
-    .requiredOption('--account <id>', 'account ID')
-    .argument('<clientId>', 'client ID, from `tidings client list` (the number)')
+    .description(help.t('cli.help.client.revoke.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .argument('<clientId>', help.t('cli.help.client.revoke.clientId'))
     .action(async (clientIdArg: string, opts: { account: string }) => {
       const accountId = parseId(opts.account, '--account');
       const id = parseId(clientIdArg, 'CLIENT_ID');

@@ -20,7 +20,8 @@ import type { Digest } from '../store/digests.js';
 import { type Io, UsageError, parseId, withStore } from './context.js';
 
 export function digestCommands(program: Command, io: Io): void {
-  const digest = program.command('digest').description('build, list and show daily digests');
+  const help = localeOf(null);
+  const digest = program.command('digest').description(help.t('cli.help.digest.about'));
   runCommand(digest, io);
   listCommand(digest, io);
   showCommand(digest, io);
@@ -28,25 +29,16 @@ export function digestCommands(program: Command, io: Io): void {
 }
 
 function runCommand(digest: Command, io: Io): void {
+  const help = localeOf(null);
   digest
     .command('run')
-    .description(
-      'build and email the digests that are due now, once (the scheduler in serve/worker does it too)',
-    )
-    .option('--account <id>', 'only this account')
-    .option(
-      '--force',
-      'build now whatever the schedule (an empty queue is still skipped; a day that has its digest gets no second one: exit status 3)',
-    )
-    .option('--json', 'one JSON line per build and per email')
+    .description(help.t('cli.help.digest.run.about'))
+    .option('--account <id>', help.t('cli.help.digest.run.account'))
+    .option('--force', help.t('cli.help.digest.run.force'))
+    .option('--json', help.t('cli.help.digest.run.json'))
     .addHelpText(
       'after',
-      [
-        '',
-        'Digests are one per local day. With --force, an account whose day already has its digest gets none:',
-        'it is said with the next digest\'s time ({"status":"exists", "digestId", "nextDigestAt"} in --json),',
-        'and the exit status is 3 (0 when every build was made or skipped for an empty queue; 1 on failure).',
-      ].join('\n'),
+      help.t('cli.help.digest.run.after', { fields: '{"status":"exists", "digestId", "nextDigestAt"}' }),
     )
     .action(async (opts: { account?: string; force?: boolean; json?: boolean }) => {
       const accountId = opts.account === undefined ? undefined : parseId(opts.account, '--account');
@@ -148,12 +140,13 @@ function describeDelivery(d: DeliveryOutcome): string {
 }
 
 function listCommand(digest: Command, io: Io): void {
+  const help = localeOf(null);
   digest
     .command('list')
-    .description("list an account's digests, newest first: day, items, delivery")
-    .requiredOption('--account <id>', 'account ID')
-    .option('--limit <n>', 'at most this many', '30')
-    .option('--json', 'one JSON line per digest')
+    .description(help.t('cli.help.digest.list.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--limit <n>', help.t('cli.help.digest.list.limit'), '30')
+    .option('--json', help.t('cli.help.digest.list.json'))
     .action(async (opts: { account: string; limit: string; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       const limit = parseId(opts.limit, '--limit');
@@ -208,11 +201,12 @@ function deliveryText(d: Digest): string {
 }
 
 function showCommand(digest: Command, io: Io): void {
+  const help = localeOf(null);
   digest
     .command('show')
-    .description("print a digest as its email shows it (its entries, cut to the email's size)")
-    .argument('<id>', 'digest ID (see digest list)')
-    .option('--format <format>', 'text or html', 'text')
+    .description(help.t('cli.help.digest.show.about'))
+    .argument('<id>', help.t('cli.help.common.digestId'))
+    .option('--format <format>', help.t('cli.help.digest.show.format'), 'text')
     .action(async (id: string, opts: { format: string }) => {
       const digestId = parseId(id, 'digest');
       if (opts.format !== 'text' && opts.format !== 'html') {
@@ -236,10 +230,11 @@ const noDigest = (id: number): UsageError =>
   new UsageError(localeOf(null).t('cli.digest.noDigest', { id: String(id) }));
 
 function epubCommand(digest: Command, io: Io): void {
+  const help = localeOf(null);
   digest
     .command('epub')
-    .description('write a digest as an EPUB 3 file to stdout: tidings digest epub ID > tidings.epub')
-    .argument('<id>', 'digest ID (see digest list)')
+    .description(help.t('cli.help.digest.epub.about'))
+    .argument('<id>', help.t('cli.help.common.digestId'))
     .action(async (id: string) => {
       const digestId = parseId(id, 'digest');
       const write = io.outBytes;

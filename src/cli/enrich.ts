@@ -7,19 +7,18 @@ import { createLogger } from '../logger.js';
 import { type Io, parseId, withStore } from './context.js';
 
 export function enrichCommand(program: Command, io: Io): void {
+  const help = localeOf(null);
   program
     .command('enrich')
-    .description('read the saved pages that are due (title, text, image), once, and exit')
-    .option('--once', 'one pass over the due pages, then exit (the default)')
-    .option('--account <id>', "only this account's saved items and their pages")
-    .option('--json', 'print the summary as one JSON line')
+    .description(help.t('cli.help.enrich.about'))
+    .option('--once', help.t('cli.help.enrich.once'))
+    .option('--account <id>', help.t('cli.help.enrich.account'))
+    .option('--json', help.t('cli.help.common.jsonSummary'))
     .addHelpText(
       'after',
-      [
-        '',
-        'Output with --json, one line:',
-        '  {"linked", "pages", "read", "truncated", "retried", "failed", "leaseLost", "forgotten"}',
-      ].join('\n'),
+      help.t('cli.help.enrich.after', {
+        fields: '{"linked", "pages", "read", "truncated", "retried", "failed", "leaseLost", "forgotten"}',
+      }),
     )
     .action(async (opts: { once?: boolean; account?: string; json?: boolean }) => {
       const id = opts.account === undefined ? undefined : parseId(opts.account, '--account');

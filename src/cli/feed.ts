@@ -8,7 +8,8 @@ import { type Io, UsageError } from './context.js';
 import { addCommand, filterCommand, listCommand, removeCommand, setCommand } from './feedSubscriptions.js';
 
 export function feedCommands(program: Command, io: Io): void {
-  const feed = program.command('feed').description('work with feeds');
+  const help = localeOf(null);
+  const feed = program.command('feed').description(help.t('cli.help.feed.about'));
   addCommand(feed, io);
   listCommand(feed, io);
   removeCommand(feed, io);
@@ -18,20 +19,19 @@ export function feedCommands(program: Command, io: Io): void {
 }
 
 function parseCommand(feed: Command, io: Io): void {
+  const help = localeOf(null);
   feed
     .command('parse')
-    .description('parse feed files (RSS, RDF, Atom, JSON Feed) and print one JSON line per file, in order')
-    .argument('<file...>', 'feed files to parse')
-    .option('--base-url <url>', 'the URL the files were fetched from, against which relative links resolve')
+    .description(help.t('cli.help.feed.parse.about'))
+    .argument('<file...>', help.t('cli.help.feed.parse.file'))
+    .option('--base-url <url>', help.t('cli.help.feed.parse.baseUrl'))
     .addHelpText(
       'after',
-      [
-        '',
-        'Output, one JSON line per file, in order:',
-        '  {"format", "title", "siteUrl", "items": [{"id", "url", "title", "published", "updated", "summary", "author"}]}',
-        '  with dates in ISO 8601 UTC or null; or {"file", "error"} for a file that cannot be read or parsed.',
-        'Exit status: 0 when every file parsed, 1 when any did not.',
-      ].join('\n'),
+      help.t('cli.help.feed.parse.after', {
+        fields:
+          '{"format", "title", "siteUrl", "items": [{"id", "url", "title", "published", "updated", "summary", "author"}]}',
+        fields2: '{"file", "error"}',
+      }),
     )
     .action(async (files: string[], opts: { baseUrl?: string }) => {
       const url = opts.baseUrl === undefined ? undefined : checkBaseUrl(opts.baseUrl);

@@ -26,24 +26,19 @@ import { createLogger } from '../logger.js';
 import { type Io, UsageError, noAccount, parseId, withStore } from './context.js';
 
 export function addCommand(feed: Command, io: Io): void {
+  const help = localeOf(null);
   feed
     .command('add')
-    .description('subscribe an account to a feed, given the feed or a web page that links to it')
-    .requiredOption('--account <id>', 'account ID')
-    .argument('<url>', 'feed URL or web page URL')
-    .option('--title <title>', 'your own name for the feed')
-    .option(
-      '--include <terms>',
-      'queue only items matching one of these words, phrases or /regexes/ (comma-separated)',
-    )
-    .option('--exclude <terms>', 'never queue items matching one of these')
-    .option(
-      '--fetch-original',
-      "read the pages of the feed's items too (title, text, image), as saved links are",
-    )
+    .description(help.t('cli.help.feed.add.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .argument('<url>', help.t('cli.help.feed.add.url'))
+    .option('--title <title>', help.t('cli.help.feed.add.title'))
+    .option('--include <terms>', help.t('cli.help.feed.add.include'))
+    .option('--exclude <terms>', help.t('cli.help.common.exclude'))
+    .option('--fetch-original', help.t('cli.help.feed.add.fetchOriginal'))
     .option(
       '--json',
-      'print exactly one JSON line {"id", "url", "title", "queued", "newestItemAt"}: how many items were put in the queue now, and when the newest item was published (ISO, or null)',
+      help.t('cli.help.feed.add.json', { fields: '{"id", "url", "title", "queued", "newestItemAt"}' }),
     )
     .action(
       async (
@@ -92,13 +87,12 @@ export function addCommand(feed: Command, io: Io): void {
 }
 
 export function listCommand(feed: Command, io: Io): void {
+  const help = localeOf(null);
   feed
     .command('list')
-    .description(
-      "list an account's feeds with their last fetch, last error, next fetch, item count, items not queued and share of each digest",
-    )
-    .requiredOption('--account <id>', 'account ID')
-    .option('--json', 'one JSON line per feed')
+    .description(help.t('cli.help.feed.list.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--json', help.t('cli.help.feed.list.json'))
     .action(async (opts: { account: string; json?: boolean }) => {
       const id = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
@@ -177,11 +171,12 @@ export function listCommand(feed: Command, io: Io): void {
 }
 
 export function removeCommand(feed: Command, io: Io): void {
+  const help = localeOf(null);
   feed
     .command('remove')
-    .description('unsubscribe an account from a feed (what is already queued stays)')
-    .requiredOption('--account <id>', 'account ID')
-    .argument('<id>', 'subscription ID, from `tidings feed list`')
+    .description(help.t('cli.help.feed.remove.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .argument('<id>', help.t('cli.help.common.subscriptionId'))
     .action(async (idArg: string, opts: { account: string }) => {
       const account = parseId(opts.account, '--account');
       const id = parseId(idArg, 'ID');
@@ -194,13 +189,14 @@ export function removeCommand(feed: Command, io: Io): void {
 }
 
 export function filterCommand(feed: Command, io: Io): void {
+  const help = localeOf(null);
   feed
     .command('filter')
-    .description("set a subscription's include / exclude filters (an empty value clears one)")
-    .requiredOption('--account <id>', 'account ID')
-    .argument('<id>', 'subscription ID')
-    .option('--include <terms>', 'queue only items matching one of these words, phrases or /regexes/')
-    .option('--exclude <terms>', 'never queue items matching one of these')
+    .description(help.t('cli.help.feed.filter.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .argument('<id>', help.t('cli.help.feed.filter.id'))
+    .option('--include <terms>', help.t('cli.help.feed.filter.include'))
+    .option('--exclude <terms>', help.t('cli.help.common.exclude'))
     .action(async (idArg: string, opts: { account: string; include?: string; exclude?: string }) => {
       const account = parseId(opts.account, '--account');
       const id = parseId(idArg, 'ID');
@@ -225,26 +221,22 @@ export function filterCommand(feed: Command, io: Io): void {
 }
 
 export function setCommand(feed: Command, io: Io): void {
+  const help = localeOf(null);
   feed
     .command('set')
-    .description(
-      "change a subscription's settings: its share of each digest, its priority, whether the pages of its items are read too",
-    )
-    .requiredOption('--account <id>', 'account ID')
-    .argument('<id>', 'subscription ID, from `tidings feed list`')
+    .description(help.t('cli.help.feed.set.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .argument('<id>', help.t('cli.help.common.subscriptionId'))
     .option(
       '--per-digest <n>',
-      `how many of its entries a digest shows: all, a number from 0 (only the "+N more" line) to ${MAX_PER_DIGEST}, or default (${DEFAULT_PER_DIGEST})`,
+      help.t('cli.help.feed.set.perDigest', {
+        max: String(MAX_PER_DIGEST),
+        default: String(DEFAULT_PER_DIGEST),
+      }),
     )
-    .option(
-      '--priority <priority>',
-      'high (placed first), normal, or low (only counted unless there is room)',
-    )
-    .option('--unmute', 'end a "Mute for a week" set from a digest')
-    .option(
-      '--fetch-original <on>',
-      "true: read the pages of the feed's items (title, text, image) as saved links are; false: the feed's text only",
-    )
+    .option('--priority <priority>', help.t('cli.help.feed.set.priority'))
+    .option('--unmute', help.t('cli.help.feed.set.unmute'))
+    .option('--fetch-original <on>', help.t('cli.help.feed.set.fetchOriginal'))
     .action(async (idArg: string, opts: SetOptions) => {
       const account = parseId(opts.account, '--account');
       const id = parseId(idArg, 'ID');

@@ -10,11 +10,12 @@ import { type Io, orGone, parseId, withStore } from './context.js';
  * "Read on the web" link already emailed stop working, on every instance, at their next request.
  */
 export function feedUrlCommand(account: Command, io: Io): void {
+  const help = localeOf(null);
   account
     .command('feed-url')
-    .description("print the private URL of the Atom feed of an account's digests")
-    .requiredOption('--account <id>', 'account ID')
-    .option('--rotate', 'replace the token: the old URL (and the links in sent digests) stop working')
+    .description(help.t('cli.help.account.feedUrl.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--rotate', help.t('cli.help.account.feedUrl.rotate'))
     .action(async (opts: { account: string; rotate?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store, config) => {

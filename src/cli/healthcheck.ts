@@ -13,10 +13,11 @@ const MAX_TIMEOUT_MS = 60_000;
  * it answers 200, else 1. A container's HEALTHCHECK runs it, so the image needs no curl.
  */
 export function healthcheckCommand(program: Command, io: Io): void {
+  const help = localeOf(null);
   program
     .command('healthcheck')
-    .description('exit 0 if the serve on PORT answers GET /healthz, else 1 (for container health checks)')
-    .option('--timeout-ms <ms>', `give up after this long (default ${DEFAULT_TIMEOUT_MS})`)
+    .description(help.t('cli.help.healthcheck.about'))
+    .option('--timeout-ms <ms>', help.t('cli.help.healthcheck.timeoutMs', { ms: String(DEFAULT_TIMEOUT_MS) }))
     .action(async (opts: { timeoutMs?: string }) => {
       const timeoutMs =
         opts.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : parseId(opts.timeoutMs, '--timeout-ms');

@@ -6,14 +6,15 @@ import { localeOf } from '../i18n/locale.js';
 import { type Io, UsageError, curlLines, orGone, parseId, withStore } from './context.js';
 
 export function keyCommands(program: Command, io: Io): void {
-  const key = program.command('key').description('manage API keys');
+  const help = localeOf(null);
+  const key = program.command('key').description(help.t('cli.help.key.about'));
 
   key
     .command('create')
-    .description('issue another API key for an account (shown once)')
-    .requiredOption('--account <id>', 'account ID')
-    .option('--name <name>', 'a label to recognise the key by', 'key')
-    .option('--json', 'print exactly one JSON line {"id", "apiKey"}')
+    .description(help.t('cli.help.key.create.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--name <name>', help.t('cli.help.key.create.name'), 'key')
+    .option('--json', help.t('cli.help.common.jsonLine', { fields: '{"id", "apiKey"}' }))
     .action(async (opts: { account: string; name: string; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store, config) => {
@@ -41,9 +42,9 @@ export function keyCommands(program: Command, io: Io): void {
 
   key
     .command('list')
-    .description("list an account's keys (never the keys themselves)")
-    .requiredOption('--account <id>', 'account ID')
-    .option('--json', 'one JSON line per key')
+    .description(help.t('cli.help.key.list.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--json', help.t('cli.help.key.list.json'))
     .action(async (opts: { account: string; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
@@ -67,8 +68,8 @@ export function keyCommands(program: Command, io: Io): void {
 
   key
     .command('revoke')
-    .description('revoke a key at once: requests with it get 401')
-    .argument('<keyId>', 'key ID, from `tidings key list`')
+    .description(help.t('cli.help.key.revoke.about'))
+    .argument('<keyId>', help.t('cli.help.key.revoke.keyId'))
     .action(async (keyIdArg: string) => {
       const keyId = parseId(keyIdArg, 'KEY_ID');
       await withStore(io, async (store) => {

@@ -6,9 +6,10 @@ import { type Io, withStore } from './context.js';
 import { migrateDatabase } from './database.js';
 
 export function migrateCommand(program: Command, io: Io): void {
+  const help = localeOf(null);
   program
     .command('migrate')
-    .description('bring the database schema up to date (serve also does this on start)')
+    .description(help.t('cli.help.migrate.about'))
     .action(async () => {
       await withStore(io, async (store, config) => {
         const results = await migrateDatabase(config, store);

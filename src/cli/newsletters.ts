@@ -22,13 +22,14 @@ import { type Io, parseId, withStore } from './context.js';
  * {"how", "target", "failed", "muted"}.
  */
 export function newslettersCommands(program: Command, io: Io): void {
-  const newsletters = program.command('newsletters').description('newsletters sent to an account by e-mail');
+  const help = localeOf(null);
+  const newsletters = program.command('newsletters').description(help.t('cli.help.newsletters.about'));
   newsletters
     .command('address')
-    .description("print the account's inbound address, made at the first ask")
-    .requiredOption('--account <id>', 'account ID')
-    .option('--rotate', 'replace it with a new one: mail to the old one is refused from then on')
-    .option('--json', 'print {"address": "…"}')
+    .description(help.t('cli.help.newsletters.address.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--rotate', help.t('cli.help.newsletters.address.rotate'))
+    .option('--json', help.t('cli.help.common.print', { fields: '{"address": "…"}' }))
     .action(async (opts: { account: string; rotate?: boolean; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store, config) => {
@@ -44,9 +45,9 @@ export function newslettersCommands(program: Command, io: Io): void {
     });
   newsletters
     .command('list')
-    .description('list the senders an account gets newsletters from, the latest first')
-    .requiredOption('--account <id>', 'account ID')
-    .option('--json', 'print one JSON array')
+    .description(help.t('cli.help.newsletters.list.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--json', help.t('cli.help.newsletters.list.json'))
     .action(async (opts: { account: string; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store) => {
@@ -74,10 +75,10 @@ export function newslettersCommands(program: Command, io: Io): void {
     });
   newsletters
     .command('unsubscribe')
-    .description('leave a sender (one-click, a mailto message, or the link to open) and mute it')
-    .requiredOption('--account <id>', 'account ID')
-    .argument('<sender-id>', 'the id `newsletters list` prints')
-    .option('--json', 'print {"how", "target", "failed", "muted"}')
+    .description(help.t('cli.help.newsletters.unsubscribe.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .argument('<sender-id>', help.t('cli.help.newsletters.unsubscribe.senderId'))
+    .option('--json', help.t('cli.help.common.print', { fields: '{"how", "target", "failed", "muted"}' }))
     .action(async (senderId: string, opts: { account: string; json?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       const subscriptionId = parseId(senderId, 'SENDER_ID');

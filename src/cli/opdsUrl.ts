@@ -11,13 +11,12 @@ import { type Io, orGone, parseId, withStore } from './context.js';
  * with the account's password). docs/apps.md#opds-catalogue.
  */
 export function opdsUrlCommand(account: Command, io: Io): void {
+  const help = localeOf(null);
   account
     .command('opds-url')
-    .description(
-      "make and print the private link of an account's OPDS catalogue (replacing the previous one)",
-    )
-    .requiredOption('--account <id>', 'account ID')
-    .option('--revoke', 'end the private link without making a new one')
+    .description(help.t('cli.help.account.opdsUrl.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--revoke', help.t('cli.help.account.opdsUrl.revoke'))
     .action(async (opts: { account: string; revoke?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       await withStore(io, async (store, config) => {

@@ -16,14 +16,20 @@ import { createLogger } from '../logger.js';
 import { type Io, cannotRead, fileRefused, noAccount, parseId, withStore } from './context.js';
 
 export function opmlCommands(program: Command, io: Io): void {
-  const opml = program.command('opml').description('import and export subscription lists (OPML)');
+  const help = localeOf(null);
+  const opml = program.command('opml').description(help.t('cli.help.opml.about'));
 
   opml
     .command('import')
-    .description('subscribe an account to every feed in an OPML file (folders and titles kept)')
-    .requiredOption('--account <id>', 'account ID')
-    .argument('<file>', 'OPML file, as exported by another feed reader')
-    .option('--json', 'print exactly one JSON line {"added", "known", "refused", "withoutUrl", "resumed"}')
+    .description(help.t('cli.help.opml.import.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .argument('<file>', help.t('cli.help.opml.import.file'))
+    .option(
+      '--json',
+      help.t('cli.help.common.jsonLine', {
+        fields: '{"added", "known", "refused", "withoutUrl", "resumed"}',
+      }),
+    )
     .action(async (file: string, opts: { account: string; json?: boolean }) => {
       const id = parseId(opts.account, '--account');
       await withStore(io, async (store, config) => {
@@ -51,8 +57,8 @@ export function opmlCommands(program: Command, io: Io): void {
 
   opml
     .command('export')
-    .description("print an account's subscriptions as OPML 2.0")
-    .requiredOption('--account <id>', 'account ID')
+    .description(help.t('cli.help.opml.export.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
     .action(async (opts: { account: string }) => {
       const id = parseId(opts.account, '--account');
       await withStore(io, async (store) => {

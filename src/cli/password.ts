@@ -15,11 +15,12 @@ const PIPED_MAX_BYTES = 8 * 1024;
  * script can pipe it. Browsers signed in with the old password are signed out.
  */
 export function passwordCommand(account: Command, io: Io): void {
+  const help = localeOf(null);
   account
     .command('password')
-    .description('set the password an account signs in with on the web (asked for, never an argument)')
-    .requiredOption('--account <id>', 'account ID')
-    .option('--clear', 'remove the password instead')
+    .description(help.t('cli.help.account.password.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--clear', help.t('cli.help.account.password.clear'))
     .action(async (opts: { account: string; clear?: boolean }) => {
       const accountId = parseId(opts.account, '--account');
       const clear = opts.clear === true;

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Io } from './context.js';
+import { helpLocale, translateCommander } from './help.js';
 
 type Register = (program: Command, io: Io) => void;
 
@@ -34,10 +35,11 @@ export const COMMAND_MODULES: readonly (readonly string[])[] = MODULES.map((m) =
 
 /** The program for `args` (without the leading `node tidings`); all commands when `args` is not given. */
 export async function buildProgram(io: Io, args?: readonly string[]): Promise<Command> {
-  const program = new Command('tidings')
-    .description('A self-hosted feed reader whose output is one calm daily digest.')
-    .version('0.1.0')
-    .showHelpAfterError()
+  // --help in the operator's language: set before the commands' texts are written.
+  const help = helpLocale(io.env);
+  const program = translateCommander(new Command('tidings'), help)
+    .description(help.t('cli.help.tidings'))
+    .version('0.1.0', '-V, --version', help.t('cli.help.version'))
     // Errors become exit codes in runCli instead of process.exit (inherited by every subcommand).
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });

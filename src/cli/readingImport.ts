@@ -11,21 +11,22 @@ import { type Io, cannotRead, fileRefused, parseId, withStore } from './context.
 
 /** `tidings import`: an export of Pocket, Instapaper, Omnivore, Wallabag or a browser into the reading list. */
 export function importCommand(program: Command, io: Io): void {
+  const help = localeOf(null);
   program
     .command('import')
-    .description(
-      "import a reading list export (Pocket, Instapaper, Omnivore, Wallabag, bookmarks) into an account's reading list",
-    )
-    .requiredOption('--account <id>', 'account ID')
-    .argument('<file>', 'the export file (CSV, HTML, JSON or zip), as the service gave it')
+    .description(help.t('cli.help.import.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .argument('<file>', help.t('cli.help.import.file'))
     .addOption(
-      new Option('--format <format>', 'the export format; auto recognises it by content')
+      new Option('--format <format>', help.t('cli.help.import.format'))
         .choices(['auto', ...IMPORT_FORMATS])
         .default('auto'),
     )
     .option(
       '--json',
-      'print exactly one JSON line of the counts {format, rows, imported, merged, duplicates, bad, badExamples}',
+      help.t('cli.help.import.json', {
+        fields: '{format, rows, imported, merged, duplicates, bad, badExamples}',
+      }),
     )
     .action(
       async (file: string, opts: { account: string; format: ImportFormat | 'auto'; json?: boolean }) => {

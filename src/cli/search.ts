@@ -11,14 +11,15 @@ import { type Io, parseId, withStore } from './context.js';
  * (matches in **double asterisks**), its link, its snippet. --json: one line per hit (searchLine).
  */
 export function searchCommand(program: Command, io: Io): void {
+  const help = localeOf(null);
   program
     .command('search')
-    .description('search an account\'s queue and digests: words, "phrases", -excluded, OR')
-    .requiredOption('--account <id>', 'account ID')
-    .option('--limit <n>', 'at most this many hits', String(SEARCH_PAGE_SIZE))
-    .option('--offset <n>', 'skip this many hits first', '0')
-    .option('--json', 'one JSON line per hit')
-    .argument('<query...>', 'what to look for, joined by spaces (after "--" when it starts with "-")')
+    .description(help.t('cli.help.search.about'))
+    .requiredOption('--account <id>', help.t('cli.help.common.account'))
+    .option('--limit <n>', help.t('cli.help.search.limit'), String(SEARCH_PAGE_SIZE))
+    .option('--offset <n>', help.t('cli.help.search.offset'), '0')
+    .option('--json', help.t('cli.help.search.json'))
+    .argument('<query...>', help.t('cli.help.search.query'))
     .action(
       async (query: string[], opts: { account: string; limit: string; offset: string; json?: boolean }) => {
         const accountId = parseId(opts.account, '--account');

@@ -11,10 +11,11 @@ import type { MetricsListener } from './metrics.js';
 import { type Io, cannotListen, curlLines } from './context.js';
 
 export function serveCommand(program: Command, io: Io): void {
+  const help = localeOf(null);
   program
     .command('serve')
-    .description('serve the API (and, unless --no-worker, run the background workers)')
-    .option('--no-worker', 'do not run background workers in this process (same as TIDINGS_WORKER=false)')
+    .description(help.t('cli.help.serve.about'))
+    .option('--no-worker', help.t('cli.help.serve.noWorker'))
     .action(async (opts: { worker: boolean }) => {
       await serve(io, { worker: opts.worker });
     });

@@ -12,9 +12,10 @@ import { type Io, withStore } from './context.js';
 import { startServerStore } from './database.js';
 
 export function workerCommands(program: Command, io: Io): void {
+  const help = localeOf(null);
   program
     .command('worker')
-    .description('run only the background work (feed polling, page reading, digests), without serving HTTP')
+    .description(help.t('cli.help.worker.about'))
     .action(async () => {
       const config = loadConfig(io.env);
       setOperatorLanguage(config.language);
@@ -56,10 +57,10 @@ export function workerCommands(program: Command, io: Io): void {
 
   program
     .command('poll')
-    .description('fetch the feeds that are due, once, and exit')
-    .option('--once', 'one pass over the due feeds, then exit (the default)')
-    .option('--all', 'fetch every active feed, due or not')
-    .option('--json', 'print the summary as one JSON line')
+    .description(help.t('cli.help.poll.about'))
+    .option('--once', help.t('cli.help.poll.once'))
+    .option('--all', help.t('cli.help.poll.all'))
+    .option('--json', help.t('cli.help.common.jsonSummary'))
     .action(async (opts: { once?: boolean; all?: boolean; json?: boolean }) => {
       await withStore(io, async (store, config) => {
         const summary = await pollOnce(feedDeps(config, store, createLogger(config.logLevel)), {

@@ -41,7 +41,9 @@ export function compileFilter(source: string | null | undefined): Term | null {
   const text = (source ?? '').trim();
   if (text === '') return null;
   if (text.length > MAX_FILTER_LENGTH)
-    throw new TidingsError('invalid_input', `a filter is at most ${MAX_FILTER_LENGTH} characters`);
+    throw new TidingsError('invalid_input', `a filter is at most ${MAX_FILTER_LENGTH} characters`, {
+      facts: { reason: 'filter_too_long', max: MAX_FILTER_LENGTH },
+    });
   const terms = splitTerms(text).map(compileTerm);
   return (haystack) => terms.some((t) => t(haystack));
 }
@@ -71,6 +73,7 @@ function compileTerm(term: string): Term {
         'invalid_input',
         `not a valid regular expression ${term}: ${reason} (filters run RE2 syntax, in time linear in the ` +
           'text: no look-arounds such as (?=…) or (?<=…), no back-references such as \\1)',
+        { facts: { reason: 'filter_invalid', term } },
       );
     }
     return (text) => regex.test(text);

@@ -1,5 +1,5 @@
 import type { Worker } from 'node:worker_threads';
-import { type ErrorKind, TidingsError } from '../errors.js';
+import { type ErrorKind, type RefusalFacts, TidingsError } from '../errors.js';
 import type { AccountId } from '../lib/authorized.js';
 import { startThread } from '../lib/threads.js';
 import { type Store, now } from '../store/db.js';
@@ -15,7 +15,7 @@ const importLinks = lazy(() => import('./importLinks.js'));
 /** What the import thread says (imports/importWorker.ts). */
 export type FromImportThread =
   | { kind: 'started' }
-  | { kind: 'refused'; error: { kind: ErrorKind; message: string } }
+  | { kind: 'refused'; error: { kind: ErrorKind; message: string; facts: RefusalFacts | undefined } }
   | { kind: 'read'; counts: ImportCounts; links: number }
   | { kind: 'batch'; links: CleanLink[] };
 /** What it is asked: the next links. */
@@ -130,6 +130,7 @@ export class ImportThreads {
         new TidingsError(
           'limit_reached',
           `reading this file took longer than ${this.limits.readMs / 1000} s, the most an import may take, and was stopped; split it and import each part, or import it on the server with tidings import`,
+          { facts: { reason: 'import_too_slow', seconds: this.limits.readMs / 1000 } },
         ),
       );
     }, this.limits.readMs);
@@ -145,7 +146,9 @@ export class ImportThreads {
       clearTimeout(overtime);
       if (parsing) this.parsing--;
       parsing = false;
-      if (msg.kind === 'refused') throw new TidingsError(msg.error.kind, msg.error.message);
+      if (msg.kind === 'refused') {
+        throw new TidingsError(msg.error.kind, msg.error.message, { facts: msg.error.facts });
+      }
       if (msg.kind !== 'read') throw new Error(`the import thread said ${msg.kind} first`);
       const written = { imported: 0, merged: 0 };
       for (let left = msg.links; left > 0; left -= IMPORT_BATCH) {
@@ -188,6 +191,7 @@ class ThreadMessages {
           ? new TidingsError(
               'limit_reached',
               `reading this file needs more memory than an import may use (${oldMb} MB); split it and import each part, or import it on the server with tidings import`,
+              { facts: { reason: 'import_too_much_memory' } },
             )
           : new Error('the import thread ended before the file was read', { cause: err });
       if (this.wanted !== null) this.take().reject(this.failure);

@@ -60,6 +60,7 @@ export class ImportTurns {
       throw new TidingsError(
         'limit_reached',
         `${this.running + this.queue.length} imports are being read right now, the most this server takes at once; try again in a few minutes`,
+        { facts: { reason: 'import_server_busy' } },
       );
     }
     const own = this.queue.filter((w) => w.account === account).length;
@@ -67,6 +68,7 @@ export class ImportTurns {
       throw new TidingsError(
         'limit_reached',
         `${own} of your imports are waiting their turn already, the most one account may have waiting; import this file when one of them is done`,
+        { facts: { reason: 'import_waiting', waiting: own } },
       );
     }
     return new Promise((resolve, reject) => {

@@ -28,7 +28,7 @@ try {
   prepared = prepareImport(input.bytes, input.format, input.at);
 } catch (err) {
   if (!isTidingsError(err)) throw err; // a bug: the thread's 'error' event carries it
-  post({ kind: 'refused', error: { kind: err.kind, message: err.message } });
+  post({ kind: 'refused', error: { kind: err.kind, message: err.message, facts: err.facts } });
 }
 if (prepared !== null) {
   const { links } = prepared;

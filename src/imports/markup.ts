@@ -13,6 +13,7 @@ export function checkNesting(html: string): void {
     throw new TidingsError(
       'limit_reached',
       `The file's HTML nests more than ${IMPORT_LIMITS.nesting} levels deep (folders or lists within each other); an import reads at most ${IMPORT_LIMITS.nesting} levels.`,
+      { facts: { reason: 'import_too_deep', levels: IMPORT_LIMITS.nesting } },
     );
   }
 }

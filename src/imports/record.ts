@@ -115,6 +115,7 @@ export function checkFileSize(bytes: number): void {
     throw new TidingsError(
       'limit_reached',
       `The file is ${(bytes / 1024 / 1024).toFixed(1)} MB; an import takes at most ${IMPORT_LIMITS.fileBytes / 1024 / 1024} MB.`,
+      { facts: { reason: 'import_file_too_big', megabytes: IMPORT_LIMITS.fileBytes / 1024 / 1024 } },
     );
   }
 }
@@ -125,6 +126,7 @@ export function checkRowCount(rows: number): void {
     throw new TidingsError(
       'limit_reached',
       `The file lists ${rows.toLocaleString('en')} links or more; one import takes at most ${IMPORT_LIMITS.rows.toLocaleString('en')}. Split it and import each part.`,
+      { facts: { reason: 'import_too_many_links', limit: IMPORT_LIMITS.rows } },
     );
   }
 }

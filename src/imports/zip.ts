@@ -12,6 +12,7 @@ const tooBig = (cap: number): TidingsError =>
   new TidingsError(
     'limit_reached',
     `The zip holds more than ${cap / 1024 / 1024} MB once unpacked; that is more than one import takes.`,
+    { facts: { reason: 'zip_too_big', megabytes: cap / 1024 / 1024 } },
   );
 
 /**
@@ -49,6 +50,7 @@ function walkZip(
       state.failure = new TidingsError(
         'limit_reached',
         `The zip holds more than ${IMPORT_LIMITS.zipEntries} files.`,
+        { facts: { reason: 'zip_too_many_files', limit: IMPORT_LIMITS.zipEntries } },
       );
       return;
     }

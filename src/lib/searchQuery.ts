@@ -46,7 +46,9 @@ type Token = { kind: 'or' } | { kind: 'term'; excluded: boolean; term: SearchTer
 export function parseSearchQuery(input: string): SearchQuery {
   const text = input.normalize('NFC');
   if (codePoints(text) > SEARCH_QUERY_LIMIT) {
-    throw new TidingsError('invalid_input', `A search is at most ${SEARCH_QUERY_LIMIT} characters.`);
+    throw new TidingsError('invalid_input', `A search is at most ${SEARCH_QUERY_LIMIT} characters.`, {
+      facts: { reason: 'search_too_long', max: SEARCH_QUERY_LIMIT },
+    });
   }
   const clauses: SearchClause[] = [];
   let joinNext = false;
@@ -59,16 +61,23 @@ export function parseSearchQuery(input: string): SearchQuery {
     const { term, excluded } = token;
     if (term === null) continue;
     if (++termCount > SEARCH_TERM_LIMIT) {
-      throw new TidingsError('invalid_input', `A search has at most ${SEARCH_TERM_LIMIT} words or phrases.`);
+      throw new TidingsError('invalid_input', `A search has at most ${SEARCH_TERM_LIMIT} words or phrases.`, {
+        facts: { reason: 'search_too_many_terms', max: SEARCH_TERM_LIMIT },
+      });
     }
     const last = clauses.at(-1);
     if (joinNext && !excluded && last !== undefined) last.terms.push(term);
     else clauses.push({ excluded, terms: [term] });
     joinNext = false;
   }
-  if (clauses.length === 0) throw new TidingsError('invalid_input', 'Type a word to search for.');
+  if (clauses.length === 0)
+    throw new TidingsError('invalid_input', 'Type a word to search for.', {
+      facts: { reason: 'search_empty' },
+    });
   if (clauses.every((c) => c.excluded)) {
-    throw new TidingsError('invalid_input', 'Add a word to look for: a search cannot only leave words out.');
+    throw new TidingsError('invalid_input', 'Add a word to look for: a search cannot only leave words out.', {
+      facts: { reason: 'search_only_excluded' },
+    });
   }
   return { clauses };
 }

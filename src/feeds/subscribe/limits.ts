@@ -15,6 +15,7 @@ export const subscriptionLimitError = (limit: number): TidingsError =>
   new TidingsError(
     'limit_reached',
     `the account follows ${feeds(limit)}, the most it may (TIDINGS_MAX_SUBSCRIPTIONS)`,
+    { facts: { reason: 'feeds_limit', limit } },
   );
 
 /** Refuses a whole import that would make the account follow more than `limit` feeds; nothing is imported. */
@@ -24,6 +25,7 @@ export function checkImportRoom(following: number, adding: number, limit: number
     'limit_reached',
     `importing would make the account follow ${feeds(following + adding)} (${count(following)} now, ` +
       `${count(adding)} new in the file); an account may follow at most ${count(limit)} (TIDINGS_MAX_SUBSCRIPTIONS)`,
+    { facts: { reason: 'import_feeds_limit', following, adding, limit } },
   );
 }
 
@@ -33,5 +35,6 @@ export function checkOutlineCount(listed: number, limit: number): void {
   throw new TidingsError(
     'limit_reached',
     `the file lists ${feeds(listed)}; one import may list at most ${count(limit)} (TIDINGS_MAX_OPML_OUTLINES)`,
+    { facts: { reason: 'opml_outlines_limit', listed, limit } },
   );
 }

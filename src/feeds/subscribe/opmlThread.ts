@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { startThread } from '../../lib/threads.js';
-import { type ErrorKind, TidingsError } from '../../errors.js';
+import { type ErrorKind, type RefusalFacts, TidingsError } from '../../errors.js';
 import type { OpmlList, OpmlOutline } from './opml.js';
 
 /** What the reading thread is given. */
@@ -15,7 +15,7 @@ export interface OpmlJob {
  */
 export type OpmlMessage =
   | { kind: 'outlines'; outlines: OpmlOutline[] }
-  | { kind: 'refused'; error: { kind: ErrorKind; message: string } }
+  | { kind: 'refused'; error: { kind: ErrorKind; message: string; facts: RefusalFacts | undefined } }
   | { kind: 'done'; withoutUrl: number };
 
 /**
@@ -52,7 +52,10 @@ export function readOpmlList(bytes: Uint8Array, maxOutlines: number): Promise<Op
         outlines.push(...message.outlines);
         worker.postMessage('next');
       } else if (message.kind === 'done') settle(() => resolve({ outlines, withoutUrl: message.withoutUrl }));
-      else settle(() => reject(new TidingsError(message.error.kind, message.error.message)));
+      else
+        settle(() =>
+          reject(new TidingsError(message.error.kind, message.error.message, { facts: message.error.facts })),
+        );
     });
     worker.on('error', (err: Error) => {
       const tooBig = 'code' in err && err.code === 'ERR_WORKER_OUT_OF_MEMORY';

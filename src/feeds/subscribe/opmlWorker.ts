@@ -29,7 +29,7 @@ try {
   checkOutlineCount(outlines.length, job.maxOutlines);
 } catch (err) {
   if (!(err instanceof TidingsError)) throw err; // the 'error' event, in the main thread
-  send({ kind: 'refused', error: { kind: err.kind, message: err.message } });
+  send({ kind: 'refused', error: { kind: err.kind, message: err.message, facts: err.facts } });
   outlines = [];
 }
 

@@ -174,11 +174,15 @@ export async function findFeeds(
  */
 export function trustedFeedUrl(input: string): string {
   const url = input.trim();
-  if (!/^https?:\/\//i.test(url)) throw new TidingsError('invalid_input', `not an http(s) feed URL: ${url}`);
+  if (!/^https?:\/\//i.test(url))
+    throw new TidingsError('invalid_input', `not an http(s) feed URL: ${url}`, {
+      facts: { reason: 'feed_url_invalid' },
+    });
   if (url.length > MAX_URL_LENGTH) {
     throw new TidingsError(
       'invalid_input',
       `the feed URL is ${url.length} characters long; at most ${MAX_URL_LENGTH} are allowed`,
+      { facts: { reason: 'feed_url_too_long', max: MAX_URL_LENGTH } },
     );
   }
   return url;

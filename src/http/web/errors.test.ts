@@ -39,10 +39,11 @@ test('a refusal is in the reader’s language, by the error’s kind (issue 36);
     'Your queue is full: it holds 5 links, the most it may. It empties when your next digest is built; removing links makes room now.',
   );
   assert.match(webRefusal(full, { queueLimit: 5 }, localeOf('ar'))?.message ?? '', /^قائمة انتظارك ممتلئة/);
-  // A kind whose words come from below the transports: the detail, in the language's frame.
+  // A kind whose words come from below the transports, without facts: what kind of refusal it is, in the
+  // language, never the English detail (src/http/web/refusals.test.ts covers each reason with facts).
   const gone = new TidingsError('source_failed', 'https://example.com/feed is gone');
   assert.equal(
     webRefusal(gone, { queueLimit: 5 }, localeOf('ar'))?.message,
-    'تعذّرت قراءة المصدر: https://example.com/feed is gone.',
+    'تعذّرت قراءة هذا العنوان: لم يُعثر فيه على خلاصة ولا صفحة.',
   );
 });

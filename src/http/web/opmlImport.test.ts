@@ -176,7 +176,7 @@ await describeEachEngine('OPML import under load, through the real server', (ctx
     assert.equal(result.status, 409, result.body);
     assert.match(
       result.body,
-      /lists 50,000 feeds; one import may list at most 2,000 \(TIDINGS_MAX_OPML_OUTLINES\)/,
+      /lists 50000 feeds; one import may list at most 2000 \(TIDINGS_MAX_OPML_OUTLINES\)/,
     );
     assert.deepEqual(await subscriptionsByAccount(ctx.store().db, account.id), []);
     assertResponsive(t, polled, 'refusing 50,000 feeds');

@@ -69,7 +69,7 @@ await describeEachEngine('web app: queue page', (ctx) => {
       [{ url: '' }, 400, /Enter the address of the page to save/],
       [{ url: 'ftp://example.com/file' }, 400, /must start with http:\/\/ or https:\/\//],
       [{ url: 'not a url' }, 400, /not the address of a web page/],
-      [{ url: `https://example.com/${'x'.repeat(2100)}` }, 400, /too long: at most 2,048/],
+      [{ url: `https://example.com/${'x'.repeat(2100)}` }, 400, /too long: at most 2048 characters/],
       [{ url: 'https://example.com/t', title: 'x'.repeat(1001) }, 400, /title is too long/],
     ];
     for (const [fields, status, message] of cases) {

@@ -15,7 +15,7 @@ import {
   unsubscribe,
 } from '../../../accounts/subscriptions.js';
 import { setDigestShare } from '../../../accounts/digestShare.js';
-import { isTidingsError } from '../../../errors.js';
+import { type TidingsError, isTidingsError } from '../../../errors.js';
 import { queuedSentence } from '../../../i18n/sharedSentences.js';
 import { isPriority, parsePerDigestChoice } from '../../../lib/digestShare.js';
 import { webRefusal } from '../errors.js';
@@ -114,16 +114,24 @@ const tooLong = (session: WebSession): string =>
 const noSuchFeed = (session: WebSession): string => localeOfSession(session).t('web.feeds.noSuchFeed');
 
 /**
+ * A filter's refusal: in English the service's message, which names what RE2 said ("Filters: …" on the
+ * form of a new feed); in another language the refusal's facts in its words (webRefusal).
+ */
+function filterWords(err: TidingsError, deps: WebDeps, locale: Locale, framed = true): string {
+  if (locale.lang !== 'en') return webRefusal(err, deps.config, locale)?.message ?? '';
+  return framed ? locale.t('web.feeds.filtersError', { error: err.message }) : err.message;
+}
+
+/**
  * What the page says when the subscriptions service refuses: a filter that cannot run (the only input
  * these forms give that the service checks) in the filter's words; an unknown subscription as a 404 page;
  * the rest as the web's one mapping says. Null for anything else, which the caller rethrows.
  */
 function refusal(err: unknown, deps: WebDeps, session: WebSession): string | null {
   if (isTidingsError(err, 'not_found')) throw new WebError(404, noSuchFeed(session));
-  if (isTidingsError(err, 'invalid_input')) {
-    return localeOfSession(session).t('web.feeds.filtersError', { error: err.message });
-  }
-  return webRefusal(err, deps.config, localeOfSession(session))?.message ?? null;
+  const locale = localeOfSession(session);
+  if (isTidingsError(err, 'invalid_input')) return filterWords(err, deps, locale);
+  return webRefusal(err, deps.config, locale)?.message ?? null;
 }
 
 /**
@@ -248,10 +256,12 @@ export function registerFeeds(scope: FastifyInstance, deps: WebDeps): void {
     const exclude = field(body, 'exclude') ?? '';
     // A filter that cannot run: the page again, the feed's section open, the error beside its field and
     // what was typed kept; the form's address names the feed, so the browser scrolls back to it.
-    const errors = {
-      include: filterProblem(include) ?? undefined,
-      exclude: filterProblem(exclude) ?? undefined,
+    const locale = localeOfSession(session);
+    const problem = (source: string): string | undefined => {
+      const err = filterProblem(source);
+      return err === null ? undefined : filterWords(err, deps, locale, false);
     };
+    const errors = { include: problem(include), exclude: problem(exclude) };
     if (errors.include !== undefined || errors.exclude !== undefined) {
       const start = startParam(field(body, 'start'));
       return sendPage(

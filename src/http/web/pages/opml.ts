@@ -6,7 +6,7 @@ import { TidingsError } from '../../../errors.js';
 import type { OpmlImport } from '../../../feeds/subscribe/import.js';
 import { MAX_OPML_BYTES } from '../../../feeds/subscribe/opml.js';
 import type { Locale } from '../../../i18n/locale.js';
-import { webRefusal } from '../errors.js';
+import { fileRefusalWords, webRefusal } from '../errors.js';
 import { cannotImport } from '../exportUpload.js';
 import {
   MultipartForm,
@@ -131,7 +131,8 @@ export function registerOpml(scope: FastifyInstance, deps: WebDeps): void {
         // Not OPML (400), more feeds than one import or one account may have (409, the limit named).
         const refusal = webRefusal(err, deps.config, locale);
         if (refusal === null || !(err instanceof TidingsError)) throw err;
-        return refuse(refusal.status, cannotImport(locale, err.message));
+        const words = fileRefusalWords(err, locale, () => cannotImport(locale, err.message));
+        return refuse(refusal.status, words);
       }
       const { added, known, refused, withoutUrl } = imported;
       // Feeds refused are listed, with why, on the page answered here; an import without any redirects.

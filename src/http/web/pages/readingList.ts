@@ -29,7 +29,7 @@ import {
   startParam,
   viewerOf,
 } from '../context.js';
-import { webRefusal } from '../errors.js';
+import { fileRefusalWords, webRefusal } from '../errors.js';
 import { EXPORT_FIELD, ExportUploadForm, cannotImport, readExportUpload } from '../exportUpload.js';
 import type { LabelKey } from '../localeTime.js';
 import { type ImportOutcome, READING_PAGE_SIZE, listHref, readingListPage } from './readingListView.js';
@@ -227,13 +227,17 @@ export function registerReadingList(scope: FastifyInstance, deps: WebDeps): void
           // Not an export (400), past a limit (409, the limit named): nothing of it was imported.
           const refusal = webRefusal(err, deps.config, locale);
           if (refusal === null || !(err instanceof TidingsError)) throw err;
-          // The reason is the file reader's (English, for now); its advice to the CLI becomes the form's.
-          const option = locale.t('web.readingList.import.auto');
-          const why = err.message.replace(
-            'try --format auto',
-            locale.t('web.readingList.refused.chooseAuto', { option }),
-          );
-          return refuse(refusal.status, cannotImport(locale, why));
+          // Worded from the error's facts; without them, in English, the file reader's reason, its
+          // advice to the CLI made the form's.
+          const words = fileRefusalWords(err, locale, () => {
+            const option = locale.t('web.readingList.import.auto');
+            const why = err.message.replace(
+              'try --format auto',
+              locale.t('web.readingList.refused.chooseAuto', { option }),
+            );
+            return cannotImport(locale, why);
+          });
+          return refuse(refusal.status, words);
         }
         return sendPage(reply, 200, await render(session, unread, 0, { outcome: { counts } }));
       },

@@ -1,0 +1,70 @@
+import type { RefusalFacts } from '../../errors.js';
+import type { Locale } from '../../i18n/locale.js';
+
+/**
+ * A refusal's facts (src/errors.ts RefusalFacts) in the reader's words: one message of the catalogue per
+ * reason (`web.refusal.reason.*`), its numbers the limits the check used.
+ */
+export function refusalWords(facts: RefusalFacts, locale: Locale): string {
+  switch (facts.reason) {
+    case 'feeds_limit':
+      return locale.t('web.refusal.reason.feeds_limit', { limit: facts.limit });
+    case 'import_feeds_limit':
+      return locale.t('web.refusal.reason.import_feeds_limit', {
+        total: facts.following + facts.adding,
+        following: facts.following,
+        adding: facts.adding,
+        limit: facts.limit,
+      });
+    case 'opml_outlines_limit':
+      return locale.t('web.refusal.reason.opml_outlines_limit', { listed: facts.listed, limit: facts.limit });
+    case 'feed_url_invalid':
+      return locale.t('web.refusal.reason.feed_url_invalid');
+    case 'feed_url_too_long':
+      return locale.t('web.refusal.reason.feed_url_too_long', { max: facts.max });
+    case 'filter_too_long':
+      return locale.t('web.refusal.reason.filter_too_long', { max: facts.max });
+    case 'filter_invalid':
+      return locale.t('web.refusal.reason.filter_invalid', { term: facts.term });
+    case 'search_too_long':
+      return locale.t('web.refusal.reason.search_too_long', { max: facts.max });
+    case 'search_too_many_terms':
+      return locale.t('web.refusal.reason.search_too_many_terms', { max: facts.max });
+    case 'search_empty':
+      return locale.t('web.refusal.reason.search_empty');
+    case 'search_only_excluded':
+      return locale.t('web.refusal.reason.search_only_excluded');
+    case 'cannot_disable_self':
+      return locale.t('web.refusal.reason.cannot_disable_self');
+    case 'cannot_unadmin_self':
+      return locale.t('web.refusal.reason.cannot_unadmin_self');
+    case 'last_admin':
+      return locale.t('web.refusal.reason.last_admin');
+    case 'confirm_name':
+      return locale.t('web.refusal.reason.confirm_name');
+    case 'name_length':
+      return locale.t('web.refusal.reason.name_length', { max: facts.max });
+    case 'note_too_long':
+      return locale.t('web.refusal.reason.note_too_long', { max: facts.max });
+    case 'email_invalid':
+      return locale.t('web.refusal.reason.email_invalid', { email: facts.email });
+    case 'import_file_too_big':
+      return locale.t('web.refusal.reason.import_file_too_big', { megabytes: facts.megabytes });
+    case 'import_too_many_links':
+      return locale.t('web.refusal.reason.import_too_many_links', { limit: facts.limit });
+    case 'import_too_deep':
+      return locale.t('web.refusal.reason.import_too_deep', { levels: facts.levels });
+    case 'import_server_busy':
+      return locale.t('web.refusal.reason.import_server_busy');
+    case 'import_waiting':
+      return locale.t('web.refusal.reason.import_waiting', { waiting: facts.waiting });
+    case 'import_too_slow':
+      return locale.t('web.refusal.reason.import_too_slow', { seconds: facts.seconds });
+    case 'import_too_much_memory':
+      return locale.t('web.refusal.reason.import_too_much_memory');
+    case 'zip_too_big':
+      return locale.t('web.refusal.reason.zip_too_big', { megabytes: facts.megabytes });
+    case 'zip_too_many_files':
+      return locale.t('web.refusal.reason.zip_too_many_files', { limit: facts.limit });
+  }
+}
