@@ -54,6 +54,8 @@ export type RefusalFacts =
   | { reason: 'confirm_name' }
   | { reason: 'name_length'; max: number }
   | { reason: 'note_too_long'; max: number }
+  | { reason: 'password_too_short'; min: number }
+  | { reason: 'password_too_long'; maxBytes: number }
   | { reason: 'email_invalid'; email: string }
   | { reason: 'import_file_too_big'; megabytes: number }
   | { reason: 'import_too_many_links'; limit: number }

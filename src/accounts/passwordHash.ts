@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import type { RefusalFacts } from '../errors.js';
 
 /**
  * Password hashing: scrypt from node:crypto, a random 16-byte salt per password, a 32-byte result. The
@@ -31,14 +32,23 @@ export const PASSWORD_MAX_BYTES = 1024;
 /** Characters as people count them (grapheme clusters: an emoji with its modifiers is one). */
 export const characters = (text: string): number => [...new Intl.Segmenter().segment(text)].length;
 
-/** Why a new password is refused, in words for a person; null when it is acceptable. */
-export function passwordProblem(password: string): string | null {
+/** Why a new password is refused, as facts a transport words; null when it is acceptable. */
+export function passwordRefusal(password: string): RefusalFacts | null {
   const normal = password.normalize('NFC');
-  if (characters(normal) < PASSWORD_MIN_CHARS) {
-    return `a password needs at least ${PASSWORD_MIN_CHARS} characters`;
-  }
+  if (characters(normal) < PASSWORD_MIN_CHARS)
+    return { reason: 'password_too_short', min: PASSWORD_MIN_CHARS };
   if (Buffer.byteLength(normal, 'utf8') > PASSWORD_MAX_BYTES) {
-    return `a password may have at most ${PASSWORD_MAX_BYTES.toLocaleString('en')} bytes`;
+    return { reason: 'password_too_long', maxBytes: PASSWORD_MAX_BYTES };
+  }
+  return null;
+}
+
+/** Why a new password is refused, in English words (the CLI's and the API's); null when it is acceptable. */
+export function passwordProblem(password: string): string | null {
+  const facts = passwordRefusal(password);
+  if (facts?.reason === 'password_too_short') return `a password needs at least ${facts.min} characters`;
+  if (facts?.reason === 'password_too_long') {
+    return `a password may have at most ${facts.maxBytes.toLocaleString('en')} bytes`;
   }
   return null;
 }

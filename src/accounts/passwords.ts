@@ -10,7 +10,14 @@ import {
 import { deletePasswordSessions } from '../store/webSessions.js';
 import { type AccountId, grantAccount } from './authorize.js';
 import { type PasswordHolds, accountHoldKey, identifierHoldKey } from './passwordHolds.js';
-import { dummyHash, hashPassword, needsRehash, passwordProblem, verifyPassword } from './passwordHash.js';
+import {
+  dummyHash,
+  hashPassword,
+  needsRehash,
+  passwordProblem,
+  passwordRefusal,
+  verifyPassword,
+} from './passwordHash.js';
 import type { VerifiedPasswords } from './verifiedPasswords.js';
 
 /**
@@ -119,8 +126,7 @@ export async function setAccountPassword(
   input: { current: string | null; next: string; keepSessionId: string | null },
   now: Date,
 ): Promise<PasswordChange> {
-  const problem = passwordProblem(input.next);
-  if (problem !== null) throw new TidingsError('invalid_input', problem);
+  refusePassword(input.next);
   if (!(await currentMatches(store, accountId, input.current))) return 'wrong_password';
   await replacePassword(store, accountId, await hashPassword(input.next), input.keepSessionId, now);
   return 'done';
@@ -148,9 +154,15 @@ export async function operatorSetPassword(
   next: string | null,
   now: Date,
 ): Promise<void> {
-  const problem = next === null ? null : passwordProblem(next);
-  if (problem !== null) throw new TidingsError('invalid_input', problem);
+  if (next !== null) refusePassword(next);
   await replacePassword(store, accountId, next === null ? null : await hashPassword(next), null, now);
+}
+
+/** A new password past the rule: invalid_input, its English words and its facts (for the web's). */
+function refusePassword(password: string): void {
+  const problem = passwordProblem(password);
+  const facts = passwordRefusal(password);
+  if (problem !== null && facts !== null) throw new TidingsError('invalid_input', problem, { facts });
 }
 
 async function replacePassword(

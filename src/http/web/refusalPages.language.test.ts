@@ -50,6 +50,13 @@ await describeEachEngine('web app: refusals in the reader’s language', (ctx) =
       'a filter RE2 cannot run',
       await client.post('/feeds', { url: 'https://feeds.example/feed', include: '/(?<=foo)bar/' }),
     ]);
+    await client.get('/settings/sign-in');
+    for (const password of ['short', 'x'.repeat(1025)]) {
+      refused.push([
+        `a password of ${password.length}`,
+        await client.post('/settings/sign-in/password', { password, confirm: password }),
+      ]);
+    }
     for (const [what, res] of refused) {
       assert.equal(res.statusCode, 400, what);
       const words = refusalsOf(res.body);

@@ -30,6 +30,8 @@ const EACH_REASON: { [R in RefusalFacts['reason']]: Extract<RefusalFacts, { reas
   confirm_name: { reason: 'confirm_name' },
   name_length: { reason: 'name_length', max: 200 },
   note_too_long: { reason: 'note_too_long', max: 500 },
+  password_too_short: { reason: 'password_too_short', min: 10 },
+  password_too_long: { reason: 'password_too_long', maxBytes: 1024 },
   email_invalid: { reason: 'email_invalid', email: 'ada@' },
   import_file_too_big: { reason: 'import_file_too_big', megabytes: 50 },
   import_too_many_links: { reason: 'import_too_many_links', limit: 100_000 },

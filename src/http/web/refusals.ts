@@ -46,6 +46,10 @@ export function refusalWords(facts: RefusalFacts, locale: Locale): string {
       return locale.t('web.refusal.reason.name_length', { max: facts.max });
     case 'note_too_long':
       return locale.t('web.refusal.reason.note_too_long', { max: facts.max });
+    case 'password_too_short':
+      return locale.t('web.refusal.reason.password_too_short', { min: facts.min });
+    case 'password_too_long':
+      return locale.t('web.refusal.reason.password_too_long', { max: facts.maxBytes });
     case 'email_invalid':
       return locale.t('web.refusal.reason.email_invalid', { email: facts.email });
     case 'import_file_too_big':

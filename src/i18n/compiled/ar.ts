@@ -1125,4 +1125,6 @@ export const load = (): Catalogue => ({
   "web.refusal.unworded.not_found": (): string => "غير موجود: ربما حُذف.",
   "web.refusal.unworded.source_failed": (): string => "تعذّرت قراءة هذا العنوان: لم يُعثر فيه على خلاصة ولا صفحة.",
   "web.refusal.fileUnreadable": (): string => "لا يمكن استيراد هذا الملف: تتعذر قراءته ملفًا من هذا النوع، أو أنه تالف.",
+  "web.refusal.reason.password_too_short": (d: { "min": number }, r: Runtime): string => "تحتاج كلمة المرور إلى " + r.plural(d["min"], 0, { "zero": () => r.number(d["min"]) + " حرف", "one": () => "حرف واحد", "two": () => "حرفين", "few": () => r.number(d["min"]) + " أحرف", "many": () => r.number(d["min"]) + " حرفًا", "other": () => r.number(d["min"]) + " حرف" }) + " على الأقل.",
+  "web.refusal.reason.password_too_long": (d: { "max": number }, r: Runtime): string => "لا تتجاوز كلمة المرور " + r.plural(d["max"], 0, { "zero": () => r.number(d["max"]) + " بايت", "one": () => "بايتًا واحدًا", "two": () => "بايتين", "few": () => r.number(d["max"]) + " بايتات", "many": () => r.number(d["max"]) + " بايتًا", "other": () => r.number(d["max"]) + " بايت" }) + ".",
 });

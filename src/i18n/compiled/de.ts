@@ -1125,4 +1125,6 @@ export const load = (): Catalogue => ({
   "web.refusal.unworded.not_found": (): string => "Das wurde nicht gefunden: Vielleicht wurde es entfernt.",
   "web.refusal.unworded.source_failed": (): string => "Diese Adresse ließ sich nicht lesen: Dort wurde weder ein Feed noch eine Seite gefunden.",
   "web.refusal.fileUnreadable": (): string => "Diese Datei kann nicht importiert werden: Sie lässt sich nicht als Datei dieser Art lesen, oder sie ist beschädigt.",
+  "web.refusal.reason.password_too_short": (d: { "min": number }, r: Runtime): string => "Ein Passwort braucht mindestens " + r.number(d["min"]) + " Zeichen.",
+  "web.refusal.reason.password_too_long": (d: { "max": number }, r: Runtime): string => "Ein Passwort darf höchstens " + r.number(d["max"]) + " Bytes lang sein.",
 });

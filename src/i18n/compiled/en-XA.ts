@@ -1125,4 +1125,6 @@ export const load = (): Catalogue => ({
   "web.refusal.unworded.not_found": (): string => "Ţĥååţ çååññööţ ƀéé ƒööûûñð: îîţ ɱååý ĥååṽéé ƀééééñ ŕééɱööṽééð.",
   "web.refusal.unworded.source_failed": (): string => "Ţĥååţ ååððŕééšš çööûûļð ñööţ ƀéé ŕééååð: ñöö ƒééééð ööŕ þååĝéé ŵååš ƒööûûñð ţĥééŕéé.",
   "web.refusal.fileUnreadable": (): string => "Ţĥååţ ƒîîļéé çååññööţ ƀéé îîɱþööŕţééð: îîţ çååññööţ ƀéé ŕééååð ååš åå ƒîîļéé ööƒ ţĥååţ ķîîñð, ööŕ îîţ îîš ðååɱååĝééð.",
+  "web.refusal.reason.password_too_short": (d: { "min": number }, r: Runtime): string => "ÅÅ þååššŵööŕð ñééééðš ååţ ļééååšţ " + r.number(d["min"]) + " çĥååŕååçţééŕš.",
+  "web.refusal.reason.password_too_long": (d: { "max": number }, r: Runtime): string => "ÅÅ þååššŵööŕð ɱååý ĥååṽéé ååţ ɱööšţ " + r.number(d["max"]) + " ƀýţééš.",
 });

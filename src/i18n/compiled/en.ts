@@ -1124,6 +1124,8 @@ export const load = () => ({
   "web.refusal.unworded.not_found": (): string => "That cannot be found: it may have been removed.",
   "web.refusal.unworded.source_failed": (): string => "That address could not be read: no feed or page was found there.",
   "web.refusal.fileUnreadable": (): string => "That file cannot be imported: it cannot be read as a file of that kind, or it is damaged.",
+  "web.refusal.reason.password_too_short": (d: { "min": number }, r: Runtime): string => "A password needs at least " + r.number(d["min"]) + " characters.",
+  "web.refusal.reason.password_too_long": (d: { "max": number }, r: Runtime): string => "A password may have at most " + r.number(d["max"]) + " bytes.",
 });
 
 export type Catalogue = ReturnType<typeof load>;

@@ -1125,4 +1125,6 @@ export const load = (): Catalogue => ({
   "web.refusal.unworded.not_found": (): string => "No se encuentra: puede que se haya eliminado.",
   "web.refusal.unworded.source_failed": (): string => "No se pudo leer esa dirección: no se encontró ninguna fuente ni página.",
   "web.refusal.fileUnreadable": (): string => "Ese archivo no se puede importar: no se puede leer como un archivo de ese tipo, o está dañado.",
+  "web.refusal.reason.password_too_short": (d: { "min": number }, r: Runtime): string => "Una contraseña necesita al menos " + r.number(d["min"]) + " caracteres.",
+  "web.refusal.reason.password_too_long": (d: { "max": number }, r: Runtime): string => "Una contraseña puede tener como máximo " + r.number(d["max"]) + " bytes.",
 });

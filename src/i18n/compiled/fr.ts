@@ -1125,4 +1125,6 @@ export const load = (): Catalogue => ({
   "web.refusal.unworded.not_found": (): string => "Introuvable : cela a peut-être été supprimé.",
   "web.refusal.unworded.source_failed": (): string => "Cette adresse n’a pas pu être lue : aucun flux ni aucune page n’y a été trouvé.",
   "web.refusal.fileUnreadable": (): string => "Ce fichier ne peut pas être importé : il ne se lit pas comme un fichier de ce type, ou il est endommagé.",
+  "web.refusal.reason.password_too_short": (d: { "min": number }, r: Runtime): string => "Un mot de passe doit compter au moins " + r.number(d["min"]) + " caractères.",
+  "web.refusal.reason.password_too_long": (d: { "max": number }, r: Runtime): string => "Un mot de passe peut faire au plus " + r.number(d["max"]) + " octets.",
 });

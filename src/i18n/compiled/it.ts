@@ -1125,4 +1125,6 @@ export const load = (): Catalogue => ({
   "web.refusal.unworded.not_found": (): string => "Non trovato: forse è stato rimosso.",
   "web.refusal.unworded.source_failed": (): string => "Non è stato possibile leggere questo indirizzo: non vi si trova alcun feed né pagina.",
   "web.refusal.fileUnreadable": (): string => "Questo file non si può importare: non si legge come un file di quel tipo, oppure è danneggiato.",
+  "web.refusal.reason.password_too_short": (d: { "min": number }, r: Runtime): string => "Una password deve avere almeno " + r.number(d["min"]) + " caratteri.",
+  "web.refusal.reason.password_too_long": (d: { "max": number }, r: Runtime): string => "Una password può avere al massimo " + r.number(d["max"]) + " byte.",
 });

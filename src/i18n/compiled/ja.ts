@@ -1125,4 +1125,6 @@ export const load = (): Catalogue => ({
   "web.refusal.unworded.not_found": (): string => "見つかりません。削除された可能性があります。",
   "web.refusal.unworded.source_failed": (): string => "このアドレスを読み込めませんでした。フィードもページも見つかりませんでした。",
   "web.refusal.fileUnreadable": (): string => "このファイルは取り込めません。その種類のファイルとして読み込めないか、壊れています。",
+  "web.refusal.reason.password_too_short": (d: { "min": number }, r: Runtime): string => "パスワードは" + r.number(d["min"]) + "文字以上にしてください。",
+  "web.refusal.reason.password_too_long": (d: { "max": number }, r: Runtime): string => "パスワードは" + r.number(d["max"]) + "バイト以内にしてください。",
 });

@@ -1125,4 +1125,6 @@ export const load = (): Catalogue => ({
   "web.refusal.unworded.not_found": (): string => "Niet gevonden: misschien is het verwijderd.",
   "web.refusal.unworded.source_failed": (): string => "Dat adres kon niet worden gelezen: er is geen feed of pagina gevonden.",
   "web.refusal.fileUnreadable": (): string => "Dat bestand kan niet worden geïmporteerd: het is niet te lezen als een bestand van die soort, of het is beschadigd.",
+  "web.refusal.reason.password_too_short": (d: { "min": number }, r: Runtime): string => "Een wachtwoord heeft minstens " + r.number(d["min"]) + " tekens nodig.",
+  "web.refusal.reason.password_too_long": (d: { "max": number }, r: Runtime): string => "Een wachtwoord mag hoogstens " + r.number(d["max"]) + " bytes lang zijn.",
 });

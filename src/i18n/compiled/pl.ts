@@ -1125,4 +1125,6 @@ export const load = (): Catalogue => ({
   "web.refusal.unworded.not_found": (): string => "Nie znaleziono: być może zostało usunięte.",
   "web.refusal.unworded.source_failed": (): string => "Nie udało się odczytać tego adresu: nie znaleziono tam kanału ani strony.",
   "web.refusal.fileUnreadable": (): string => "Tego pliku nie można zaimportować: nie da się go odczytać jako pliku tego rodzaju albo jest uszkodzony.",
+  "web.refusal.reason.password_too_short": (d: { "min": number }, r: Runtime): string => "Hasło musi mieć co najmniej " + r.plural(d["min"], 0, { "one": () => r.number(d["min"]) + " znak", "few": () => r.number(d["min"]) + " znaki", "many": () => r.number(d["min"]) + " znaków", "other": () => r.number(d["min"]) + " znaku" }) + ".",
+  "web.refusal.reason.password_too_long": (d: { "max": number }, r: Runtime): string => "Hasło może mieć najwyżej " + r.plural(d["max"], 0, { "one": () => r.number(d["max"]) + " bajt", "few": () => r.number(d["max"]) + " bajty", "many": () => r.number(d["max"]) + " bajtów", "other": () => r.number(d["max"]) + " bajta" }) + ".",
 });

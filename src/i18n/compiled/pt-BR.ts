@@ -1125,4 +1125,6 @@ export const load = (): Catalogue => ({
   "web.refusal.unworded.not_found": (): string => "Não encontrado: talvez tenha sido removido.",
   "web.refusal.unworded.source_failed": (): string => "Não foi possível ler esse endereço: nenhum feed ou página foi encontrado lá.",
   "web.refusal.fileUnreadable": (): string => "Esse arquivo não pode ser importado: ele não pode ser lido como um arquivo desse tipo, ou está danificado.",
+  "web.refusal.reason.password_too_short": (d: { "min": number }, r: Runtime): string => "Uma senha precisa ter pelo menos " + r.number(d["min"]) + " caracteres.",
+  "web.refusal.reason.password_too_long": (d: { "max": number }, r: Runtime): string => "Uma senha pode ter no máximo " + r.number(d["max"]) + " bytes.",
 });

@@ -1125,4 +1125,6 @@ export const load = (): Catalogue => ({
   "web.refusal.unworded.not_found": (): string => "找不到：可能已被删除。",
   "web.refusal.unworded.source_failed": (): string => "无法读取这个地址：那里没有找到订阅源或网页。",
   "web.refusal.fileUnreadable": (): string => "无法导入这个文件：它无法作为该类文件读取，或者已损坏。",
+  "web.refusal.reason.password_too_short": (d: { "min": number }, r: Runtime): string => "密码至少需要" + r.number(d["min"]) + "个字符。",
+  "web.refusal.reason.password_too_long": (d: { "max": number }, r: Runtime): string => "密码最多" + r.number(d["max"]) + "个字节。",
 });

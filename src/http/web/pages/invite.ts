@@ -1,7 +1,7 @@
 import type { Locale } from '../../../i18n/locale.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Invitation, acceptInvitation, invitationFor } from '../../../accounts/invitations.js';
-import { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARS, passwordProblem } from '../../../accounts/passwordHash.js';
+import { PASSWORD_MAX_BYTES, PASSWORD_MIN_CHARS, passwordRefusal } from '../../../accounts/passwordHash.js';
 import { setAccountPassword } from '../../../accounts/passwords.js';
 import type { CreatedAccount } from '../../../accounts/service.js';
 import { closeSession, findSession, openSession } from '../../../accounts/sessions.js';
@@ -17,7 +17,8 @@ import {
   viewerOf,
   localeFor,
 } from '../context.js';
-import { sentence, webRefusal } from '../errors.js';
+import { webRefusal } from '../errors.js';
+import { refusalWords } from '../refusals.js';
 import { SafeHtml, html } from '../html.js';
 import { type Viewer, page } from '../layout.js';
 import {
@@ -90,12 +91,9 @@ function passwordOfForm(
   if (password !== (field(form, 'confirm') ?? '')) {
     return { password: null, problem: locale.t('web.invite.passwordsDiffer') };
   }
-  // The rule's own words (accounts/passwordHash.ts), framed as the other refused inputs are.
-  const problem = passwordProblem(password);
-  return {
-    password,
-    problem: problem === null ? null : locale.t('web.refusal.invalid_input', { detail: sentence(problem) }),
-  };
+  // The rule's facts (accounts/passwordHash.ts), in the reader's words.
+  const refused = passwordRefusal(password);
+  return { password, problem: refused === null ? null : refusalWords(refused, locale) };
 }
 
 /**
