@@ -4,7 +4,8 @@ import { RESURFACE_MAX } from '../digest/resurface.js';
 import { canonicalZone } from '../digest/zone.js';
 import { TidingsError } from '../errors.js';
 import { emailAddressProblem } from '../lib/email.js';
-import { LANGUAGE_CODES, languageOf } from '../i18n/languages.js';
+import { languageOf } from '../i18n/languages.js';
+import { type SettingRefusal, ZONE_MAX_CHARS, settingProblem } from './settingRefusals.js';
 
 /**
  * An account's digest settings as a person types them (`tidings account set`), validated by one schema
@@ -49,78 +50,85 @@ function cities(): Map<string, string[]> {
   return zonesByCity;
 }
 
-const ZONE_EXAMPLE = 'a city such as Berlin or New York, or an IANA name such as Europe/Berlin';
-
 /**
  * A time zone as a person types it, wherever one is typed (`account create` and `account set`, the web's
  * Settings): an IANA name ("Europe/Berlin", any case), or a city, the last part of one ("Berlin",
- * "new york": case does not matter, spaces stand for underscores). The zone's name, or why not, in words
- * that name an example.
+ * "new york": case does not matter, spaces stand for underscores). The zone's name, or why not, as facts.
  */
-export function zoneFromInput(value: string): { zone: string } | { problem: string } {
+export function zoneRefusalOf(value: string): { zone: string } | { refusal: SettingRefusal } {
   const typed = value.trim();
-  if (typed === '') return { problem: `enter a time zone: ${ZONE_EXAMPLE}` };
-  if (typed.length > 100) return { problem: `a time zone is at most 100 characters; type ${ZONE_EXAMPLE}` };
+  if (typed === '') return { refusal: { reason: 'zone_empty' } };
+  if (typed.length > ZONE_MAX_CHARS) return { refusal: { reason: 'zone_too_long', max: ZONE_MAX_CHARS } };
   const named = canonicalZone(typed);
   if (named !== null) return { zone: named };
   const city = typed.replace(/\s+/g, '_').toLowerCase();
   const zones = city.includes('/') ? [] : (cities().get(city) ?? []);
   const [only, ...others] = zones;
   if (only !== undefined && others.length === 0) return { zone: only };
-  if (only !== undefined) {
-    return { problem: `"${typed}" names several time zones (${zones.join(', ')}): type one of them` };
-  }
-  return { problem: `unknown time zone "${typed}": type ${ZONE_EXAMPLE}` };
+  if (only !== undefined) return { refusal: { reason: 'zone_ambiguous', typed, zones } };
+  return { refusal: { reason: 'zone_unknown', typed } };
+}
+
+/** zoneRefusalOf with the refusal in English words that name an example (the CLI's, the API's). */
+export function zoneFromInput(value: string): { zone: string } | { problem: string } {
+  const found = zoneRefusalOf(value);
+  return 'zone' in found ? found : { problem: settingProblem(found.refusal) };
+}
+
+/** Refuses a setting: its facts ride on the issue (settingRefusalOf), its English words are the message. */
+function refuse(ctx: z.RefinementCtx, facts: SettingRefusal): never {
+  ctx.addIssue({ code: 'custom', message: settingProblem(facts), params: { refusal: facts } });
+  return z.NEVER;
+}
+
+/** The facts of a refused setting, as settingsSchema's issue carries them. */
+export function settingRefusalOf(issue: z.core.$ZodIssue): SettingRefusal | undefined {
+  return issue.code === 'custom' ? (issue.params?.refusal as SettingRefusal | undefined) : undefined;
 }
 
 const timezone = z.string().transform((value, ctx) => {
-  const found = zoneFromInput(value);
-  if ('problem' in found) {
-    ctx.addIssue({ code: 'custom', message: found.problem });
-    return z.NEVER;
-  }
-  return found.zone;
+  const found = zoneRefusalOf(value);
+  return 'zone' in found ? found.zone : refuse(ctx, found.refusal);
 });
 
 const time = z.string().transform((value, ctx) => {
   const m = /^([01]?\d|2[0-3]):([0-5]\d)$/.exec(value.trim());
-  if (m === null) {
-    ctx.addIssue({ code: 'custom', message: `must be HH:MM from 00:00 to 23:59, not "${value}"` });
-    return z.NEVER;
-  }
+  if (m === null) return refuse(ctx, { reason: 'time_invalid', typed: value });
   return `${(m[1] ?? '').padStart(2, '0')}:${m[2] ?? ''}`;
 });
 
 const days = z.string().transform((value, ctx) => {
   const parsed = parseDays(value);
-  if (typeof parsed === 'string') {
-    ctx.addIssue({ code: 'custom', message: parsed });
-    return z.NEVER;
-  }
-  return formatDayList(parsed);
+  if (typeof parsed !== 'string') return formatDayList(parsed);
+  return refuse(
+    ctx,
+    value.trim() === '' ? { reason: 'days_empty' } : { reason: 'days_invalid', typed: value },
+  );
 });
 
-const maxItems = z
-  .string()
-  .regex(/^\d+$/, { error: 'must be a whole number' })
-  .transform(Number)
-  .pipe(
-    z
-      .number()
-      .int()
-      .min(1, { error: 'must be at least 1' })
-      .max(MAX_ITEMS_LIMIT, { error: `must be at most ${MAX_ITEMS_LIMIT}` }),
-  );
+/** A whole number typed as digits (at most `digits` of them), from min to max. */
+const wholeNumber = (min: number, max: number, digits?: number) =>
+  z.string().transform((value, ctx) => {
+    if (!(digits === undefined ? /^\d+$/ : new RegExp(`^\\d{1,${digits}}$`)).test(value)) {
+      return refuse(
+        ctx,
+        digits === undefined ? { reason: 'not_whole_number' } : { reason: 'number_out_of_range', min, max },
+      );
+    }
+    const n = Number(value);
+    if (n < min) return refuse(ctx, { reason: 'number_too_small', min });
+    if (n > max) return refuse(ctx, { reason: 'number_too_large', max });
+    return n;
+  });
+
+const maxItems = wholeNumber(1, MAX_ITEMS_LIMIT);
 
 const email = z.string().transform((value, ctx) => {
   const address = value.trim();
   if (address === '') return null; // an empty address removes it
-  const problem = emailAddressProblem(address);
-  if (problem !== null) {
-    ctx.addIssue({ code: 'custom', message: `not an email address: "${value}" (${problem})` });
-    return z.NEVER;
-  }
-  return address;
+  return emailAddressProblem(address) === null
+    ? address
+    : refuse(ctx, { reason: 'email_invalid', typed: value });
 });
 
 /** The e-reader's address: the email address's rule; `none`, as an empty string, removes it. */
@@ -130,39 +138,26 @@ const ereaderEmail = z
   .pipe(email);
 
 /** Reading-list items a digest offers: 0 (none) to RESURFACE_MAX. */
-const resurface = z
-  .string()
-  .regex(/^\d{1,3}$/, { error: `must be a whole number from 0 to ${RESURFACE_MAX}` })
-  .transform(Number)
-  .pipe(
-    z
-      .number()
-      .int()
-      .max(RESURFACE_MAX, { error: `must be at most ${RESURFACE_MAX}` }),
-  );
+const resurface = wholeNumber(0, RESURFACE_MAX, 3);
 
-const resurfaceOrder = z.enum(['oldest', 'random'], {
-  error: (issue) => `must be oldest or random, not "${String(issue.input)}"`,
+const RESURFACE_ORDERS = ['oldest', 'random'] as const;
+const resurfaceOrder = z.unknown().transform((value, ctx) => {
+  const order = RESURFACE_ORDERS.find((o) => o === value);
+  return order ?? refuse(ctx, { reason: 'order_invalid', typed: String(value) });
 });
 
 /** A language Tidings speaks ("de", "pt-br", "de-AT" → "de"), or "default" (null: the operator's). */
-const language = z
-  .string()
-  .max(35, { error: 'must be a language code such as de or pt-BR' })
-  .transform((value, ctx) => {
-    if (value.trim().toLowerCase() === 'default') return null;
-    const found = languageOf(value);
-    if (found !== undefined) return found.code;
-    ctx.addIssue({
-      code: 'custom',
-      message: `"${value}" is not a language Tidings speaks: one of ${LANGUAGE_CODES.join(', ')}, or default`,
-    });
-    return z.NEVER;
-  });
+const language = z.string().transform((value, ctx) => {
+  if (value.length > 35) return refuse(ctx, { reason: 'language_code_too_long' });
+  if (value.trim().toLowerCase() === 'default') return null;
+  const found = languageOf(value);
+  return found !== undefined ? found.code : refuse(ctx, { reason: 'language_unknown', typed: value });
+});
 
-const flag = z
-  .enum(['true', 'false'], { error: (issue) => `must be true or false, not "${String(issue.input)}"` })
-  .transform((v) => v === 'true');
+const flag = z.unknown().transform((value, ctx) => {
+  if (value === 'true' || value === 'false') return value === 'true';
+  return refuse(ctx, { reason: 'flag_invalid', typed: String(value) });
+});
 
 /** What `account set` accepts, by option name. */
 export const settingsSchema = z.strictObject({
