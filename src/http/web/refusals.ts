@@ -1,4 +1,5 @@
 import type { RefusalFacts } from '../../errors.js';
+import type { SettingRefusal } from '../../accounts/settingRefusals.js';
 import type { Locale } from '../../i18n/locale.js';
 
 /**
@@ -70,5 +71,40 @@ export function refusalWords(facts: RefusalFacts, locale: Locale): string {
       return locale.t('web.refusal.reason.zip_too_big', { megabytes: facts.megabytes });
     case 'zip_too_many_files':
       return locale.t('web.refusal.reason.zip_too_many_files', { limit: facts.limit });
+  }
+}
+
+/**
+ * A refused setting (src/accounts/settingRefusals.ts) in the reader's words, after the field's label: one
+ * message per reason (`web.settings.refusal.*`), what the person typed shown as typed.
+ */
+export function settingRefusalWords(facts: SettingRefusal, field: string, locale: Locale): string {
+  switch (facts.reason) {
+    case 'zone_ambiguous':
+      return locale.t('web.settings.refusal.zone_ambiguous', {
+        field,
+        typed: facts.typed,
+        zones: locale.list(facts.zones),
+      });
+    case 'zone_too_long':
+    case 'number_too_large':
+      return locale.t(`web.settings.refusal.${facts.reason}`, { field, max: facts.max });
+    case 'number_too_small':
+      return locale.t('web.settings.refusal.number_too_small', { field, min: facts.min });
+    case 'number_out_of_range':
+      return locale.t('web.settings.refusal.number_out_of_range', { field, min: facts.min, max: facts.max });
+    case 'zone_unknown':
+    case 'time_invalid':
+    case 'days_invalid':
+    case 'email_invalid':
+    case 'order_invalid':
+    case 'language_unknown':
+    case 'flag_invalid':
+      return locale.t(`web.settings.refusal.${facts.reason}`, { field, typed: facts.typed });
+    case 'zone_empty':
+    case 'days_empty':
+    case 'not_whole_number':
+    case 'language_code_too_long':
+      return locale.t(`web.settings.refusal.${facts.reason}`, { field });
   }
 }

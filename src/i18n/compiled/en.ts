@@ -1126,6 +1126,22 @@ export const load = () => ({
   "web.refusal.fileUnreadable": (): string => "That file cannot be imported: it cannot be read as a file of that kind, or it is damaged.",
   "web.refusal.reason.password_too_short": (d: { "min": number }, r: Runtime): string => "A password needs at least " + r.number(d["min"]) + " characters.",
   "web.refusal.reason.password_too_long": (d: { "max": number }, r: Runtime): string => "A password may have at most " + r.number(d["max"]) + " bytes.",
+  "web.settings.refusal.zone_empty": (d: { "field": string }): string => d["field"] + ": enter a time zone: a city such as Berlin or New York, or an IANA name such as Europe/Berlin.",
+  "web.settings.refusal.zone_too_long": (d: { "field": string; "max": number }, r: Runtime): string => d["field"] + ": a time zone is at most " + r.plural(d["max"], 0, { "one": () => r.number(d["max"]) + " character", "other": () => r.number(d["max"]) + " characters" }) + "; type a city such as Berlin or New York, or an IANA name such as Europe/Berlin.",
+  "web.settings.refusal.zone_ambiguous": (d: { "field": string; "typed": string; "zones": string }): string => d["field"] + ": \"" + d["typed"] + "\" names several time zones (" + d["zones"] + "): type one of them.",
+  "web.settings.refusal.zone_unknown": (d: { "field": string; "typed": string }): string => d["field"] + ": unknown time zone \"" + d["typed"] + "\": type a city such as Berlin or New York, or an IANA name such as Europe/Berlin.",
+  "web.settings.refusal.time_invalid": (d: { "field": string; "typed": string }): string => d["field"] + ": must be HH:MM from 00:00 to 23:59, not \"" + d["typed"] + "\".",
+  "web.settings.refusal.days_empty": (d: { "field": string }): string => d["field"] + ": choose at least one day.",
+  "web.settings.refusal.days_invalid": (d: { "field": string; "typed": string }): string => d["field"] + ": \"" + d["typed"] + "\" is not a list of days.",
+  "web.settings.refusal.not_whole_number": (d: { "field": string }): string => d["field"] + ": must be a whole number.",
+  "web.settings.refusal.number_too_small": (d: { "field": string; "min": number }, r: Runtime): string => d["field"] + ": must be at least " + r.number(d["min"]) + ".",
+  "web.settings.refusal.number_too_large": (d: { "field": string; "max": number }, r: Runtime): string => d["field"] + ": must be at most " + r.number(d["max"]) + ".",
+  "web.settings.refusal.number_out_of_range": (d: { "field": string; "min": number; "max": number }, r: Runtime): string => d["field"] + ": must be a whole number from " + r.number(d["min"]) + " to " + r.number(d["max"]) + ".",
+  "web.settings.refusal.email_invalid": (d: { "field": string; "typed": string }): string => d["field"] + ": not an email address: \"" + d["typed"] + "\".",
+  "web.settings.refusal.order_invalid": (d: { "field": string }): string => d["field"] + ": choose one of the orders offered.",
+  "web.settings.refusal.language_code_too_long": (d: { "field": string }): string => d["field"] + ": must be a language code such as de or pt-BR.",
+  "web.settings.refusal.language_unknown": (d: { "field": string; "typed": string }): string => d["field"] + ": \"" + d["typed"] + "\" is not a language Tidings speaks: choose one from the list.",
+  "web.settings.refusal.flag_invalid": (d: { "field": string }): string => d["field"] + ": this setting is either on or off.",
 });
 
 export type Catalogue = ReturnType<typeof load>;

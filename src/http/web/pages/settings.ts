@@ -3,7 +3,7 @@ import { changeAccountSettings, sendDigestNow } from '../../../accounts/changeSe
 import { archivedDigest, todaysDigest } from '../../../accounts/digests.js';
 import { nextDigestOf } from '../../../accounts/profile.js';
 import { showAccount } from '../../../accounts/service.js';
-import { settingsSchema } from '../../../accounts/settings.js';
+import { settingRefusalOf, settingsSchema } from '../../../accounts/settings.js';
 import type { Session as WebSession } from '../../../accounts/sessions.js';
 import {
   type WebDeps,
@@ -28,6 +28,7 @@ import {
   settingsPage,
 } from './settingsPage.js';
 import { webRefusal } from '../errors.js';
+import { settingRefusalWords } from '../refusals.js';
 import type { Locale } from '../../../i18n/locale.js';
 
 /** Settings: when the digest comes and how, in which language; "send me a digest now". */
@@ -85,12 +86,14 @@ export function registerSettings(scope: FastifyInstance, deps: WebDeps): void {
       for (const issue of parsed.error.issues) {
         const key = String(issue.path[0] ?? '');
         const label = FIELD_LABELS[key];
+        const field = label === undefined ? key : locale.t(label);
+        const refusal = settingRefusalOf(issue);
         errors.push({
           field: key,
-          text: locale.t('web.settings.error.field', {
-            field: label === undefined ? key : locale.t(label),
-            problem: issue.message,
-          }),
+          text:
+            refusal === undefined
+              ? locale.t('web.settings.error.field', { field, problem: issue.message })
+              : settingRefusalWords(refusal, field, locale),
         });
       }
     }
