@@ -99,7 +99,7 @@ await describeEachEngine('web app: the e-reader address', (ctx) => {
     const bad = await resurface(session, { resurface: '11', resurface_order: 'sideways' });
     assert.equal(bad.status, 400);
     assert.match(bad.body, /Reading list in each digest: must be at most 10\./);
-    assert.match(bad.body, /Reading list order: must be oldest or random, not &quot;sideways&quot;\./);
+    assert.match(bad.body, /Reading list order: choose one of the orders offered\./);
     assert.match(bad.body, /id="resurface"[^>]*value="11"[^>]*aria-invalid="true"/);
     const forged = await resurface({ cookie: session.cookie, csrf: 'forged' }, { resurface: '0' });
     assert.equal(forged.status, 403);

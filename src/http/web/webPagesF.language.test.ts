@@ -117,7 +117,6 @@ await describeEachEngine('web app: the reading list and the OPML import in the r
     const wrongFormat = await upload({ format: 'wallabag' }, CSV);
     assert.equal(wrongFormat.statusCode, 400);
     const reason = /id="import-error">[^<:]*: ([^<]*)</.exec(wrongFormat.body)?.[1] ?? '';
-    assert.match(reason, /^The file looks like a pocket export, not wallabag; /);
     assert.doesNotMatch(reason, /--format|Recognise/);
     for (const res of [noFile, unknownFormat, malformed, tooLarge, wrongFormat]) {
       assert.match(res.body, /<p class="error" role="alert" id="import-error">/);
@@ -247,7 +246,7 @@ await describeEachEngine('web app: the reading list and the OPML import in the r
     );
     await updateAccountSettings(ctx.store().db, account.id, { language: 'pl' });
     const page = await client.get('/reading-list?state=all&start=50');
-    assert.match(page.body, /Wpisy 51–61 z 61/);
+    assert.match(page.body, /Wpisy 51–61 z 61/, /Wpisy[^<]*/.exec(page.body)?.[0]);
     assert.match(page.body, /Najwyżej 50 MB i 100\s000 linków\./);
     await updateAccountSettings(ctx.store().db, account.id, { language: 'en-XA' });
   });
