@@ -32,25 +32,30 @@ export const PASSWORD_MAX_BYTES = 1024;
 /** Characters as people count them (grapheme clusters: an emoji with its modifiers is one). */
 export const characters = (text: string): number => [...new Intl.Segmenter().segment(text)].length;
 
+type PasswordRefusal = Extract<RefusalFacts, { reason: 'password_too_short' | 'password_too_long' }>;
+
 /** Why a new password is refused, as facts a transport words; null when it is acceptable. */
-export function passwordRefusal(password: string): RefusalFacts | null {
+export function passwordRefusal(password: string): PasswordRefusal | null {
   const normal = password.normalize('NFC');
-  if (characters(normal) < PASSWORD_MIN_CHARS)
+  if (characters(normal) < PASSWORD_MIN_CHARS) {
     return { reason: 'password_too_short', min: PASSWORD_MIN_CHARS };
+  }
   if (Buffer.byteLength(normal, 'utf8') > PASSWORD_MAX_BYTES) {
     return { reason: 'password_too_long', maxBytes: PASSWORD_MAX_BYTES };
   }
   return null;
 }
 
-/** Why a new password is refused, in English words (the CLI's and the API's); null when it is acceptable. */
+/** A refusal in English words (the CLI's and the API's). */
+export const passwordWords = (facts: PasswordRefusal): string =>
+  facts.reason === 'password_too_short'
+    ? `a password needs at least ${facts.min} characters`
+    : `a password may have at most ${facts.maxBytes.toLocaleString('en')} bytes`;
+
+/** Why a new password is refused, in English words; null when it is acceptable. */
 export function passwordProblem(password: string): string | null {
   const facts = passwordRefusal(password);
-  if (facts?.reason === 'password_too_short') return `a password needs at least ${facts.min} characters`;
-  if (facts?.reason === 'password_too_long') {
-    return `a password may have at most ${facts.maxBytes.toLocaleString('en')} bytes`;
-  }
-  return null;
+  return facts === null ? null : passwordWords(facts);
 }
 
 function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {

@@ -14,8 +14,8 @@ import {
   dummyHash,
   hashPassword,
   needsRehash,
-  passwordProblem,
   passwordRefusal,
+  passwordWords,
   verifyPassword,
 } from './passwordHash.js';
 import type { VerifiedPasswords } from './verifiedPasswords.js';
@@ -160,9 +160,8 @@ export async function operatorSetPassword(
 
 /** A new password past the rule: invalid_input, its English words and its facts (for the web's). */
 function refusePassword(password: string): void {
-  const problem = passwordProblem(password);
   const facts = passwordRefusal(password);
-  if (problem !== null && facts !== null) throw new TidingsError('invalid_input', problem, { facts });
+  if (facts !== null) throw new TidingsError('invalid_input', passwordWords(facts), { facts });
 }
 
 async function replacePassword(
