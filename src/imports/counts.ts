@@ -1,6 +1,4 @@
 import type { PreparedImport } from './prepare.js';
-import { ENGLISH } from '../i18n/locale.js';
-import { importCountsSentence } from '../i18n/sharedSentences.js';
 import { type BadRow, IMPORT_LIMITS, type ImportFormat } from './record.js';
 
 /*
@@ -41,9 +39,3 @@ export const importCounts = (
   bad: prepared.bad.length,
   badExamples: prepared.bad.slice(0, IMPORT_LIMITS.badExamples),
 });
-
-/**
- * The counts in English words, as the web app's reading list shows them for now; the CLI words them in
- * the operator's language (src/i18n/sharedSentences.ts `importCountsSentence`, the one sentence).
- */
-export const countsWords = (c: ImportCounts): string => importCountsSentence(ENGLISH, c);

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import { Zip, ZipDeflate, strToU8, zipSync } from 'fflate';
 import { MAX_NESTING } from '../articles/limits.js';
 import { isTidingsError } from '../errors.js';
-import { countsWords } from './counts.js';
+import { ENGLISH } from '../i18n/locale.js';
+import { importCountsSentence } from '../i18n/sharedSentences.js';
 import { parseExport } from './detect.js';
 import { prepareImport } from './prepare.js';
 import { type BadRow, IMPORT_LIMITS, type ImportFormat, type ImportedLink, isBadRow } from './record.js';
@@ -298,7 +299,15 @@ test('a JSON export is read item by item; JSON that is broken anywhere refuses t
 
 test('a format is named with its article: "an instapaper export", "an omnivore export" (issue 33, 10)', () => {
   const counts = (format: ImportFormat) =>
-    countsWords({ format, rows: 1, imported: 1, merged: 0, duplicates: 0, bad: 0, badExamples: [] });
+    importCountsSentence(ENGLISH, {
+      format,
+      rows: 1,
+      imported: 1,
+      merged: 0,
+      duplicates: 0,
+      bad: 0,
+      badExamples: [],
+    });
   assert.match(counts('instapaper'), /^Imported 1 links from an instapaper export of 1 rows/);
   assert.match(counts('omnivore'), /from an omnivore export/);
   assert.match(counts('pocket'), /from a pocket export/);

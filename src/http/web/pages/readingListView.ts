@@ -90,7 +90,7 @@ export function readingListPage(v: ReadingListPageView): SafeHtml {
 
 /**
  * What an upload came to. The counts' sentence says in English what the CLI's `tidings import` prints (its
- * contract line, imports/counts.ts `countsWords`); a bad row's where and why are the file reader's own words.
+ * contract line, src/i18n/sharedSentences.ts `importCountsSentence`); a bad row's where and why are the file reader's own words.
  */
 function outcomeOf(outcome: ImportOutcome | null, locale: Locale): SafeHtml | null {
   if (outcome === null) return null;
