@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type InboundImapConfig,
   type InboundSmtpConfig,

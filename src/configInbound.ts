@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The settings of newsletters' SMTP and IMAP ways in (docs/newsletters.md, "Running the ways in"): part of

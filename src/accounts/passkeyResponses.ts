@@ -1,5 +1,5 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * What the browser sends back from navigator.credentials.create() / get(), as the page's script encodes it

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { formatDayList, parseDays } from '../digest/days.js';
 import { RESURFACE_MAX } from '../digest/resurface.js';
 import { canonicalZone } from '../digest/zone.js';

@@ -1,10 +1,13 @@
 /**
  * The bundle users run (dist/app/main.js, scripts/bundle.mjs) as a real process: it serves both API
  * variants, its page reader's extraction thread reads a saved page, and its EPUB thread makes a book. The
- * other tests run the unbundled dist/; this one shows the bundle is the same program with its threads found.
+ * other tests run the unbundled dist/; this one shows the bundle is the same program with its threads found,
+ * and with what it leaves outside found too: a catalogue required from the file beside it (German), and
+ * iconv-lite's Shift_JIS table, required from node_modules at the first page that needs it.
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
+import iconv from 'iconv-lite';
 import { after, test } from 'node:test';
 import { createTestDatabase } from '../test/databases.js';
 import { APP_MAIN, assertBuilt, runCli, startServer } from '../test/process.js';
@@ -17,6 +20,8 @@ after(async () => {
 });
 
 const WORD = 'quetzalcoatlbundle';
+/** Page /b's title, sent in Shift_JIS. */
+const JAPANESE_TITLE = '東京の朝のニュース';
 /** A 1×1 PNG: the pages' lead image, which the digest shows through the media proxy. */
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
@@ -29,12 +34,13 @@ test('the bundle serves, reads a saved page in its thread and makes an EPUB in a
       res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    const japanese = req.url === '/b';
+    res.writeHead(200, { 'content-type': `text/html; charset=${japanese ? 'shift_jis' : 'utf-8'}` });
     const p = `<p>This article is about the ${WORD} and is long enough to be read as an article. `.repeat(20);
     const image = `<meta property="og:image" content="http://127.0.0.1:${port()}/pic.png">`;
-    res.end(
-      `<!doctype html><html><head><title>Page ${req.url ?? ''}</title>${image}</head><body><article><h1>A page</h1>${p}</p></article></body></html>`,
-    );
+    const title = japanese ? JAPANESE_TITLE : `Page ${req.url ?? ''}`;
+    const html = `<!doctype html><html><head><title>${title}</title>${image}</head><body><article><h1>${title}</h1>${p}</p></article></body></html>`;
+    res.end(japanese ? iconv.encode(html, 'shift_jis') : html);
   });
   const port = (): number => {
     const bound = pages.address();
@@ -82,6 +88,14 @@ test('the bundle serves, reads a saved page in its thread and makes an EPUB in a
   assert.match(found, new RegExp(`${site}/a`));
   assert.match(found, new RegExp(`${site}/b`));
 
+  const german = await runCli(
+    ['account', 'set', '--account', '1', '--language', 'de'],
+    vars,
+    20_000,
+    '',
+    APP_MAIN,
+  );
+  assert.equal(german.code, 0, german.stderr);
   const built = await runCli(
     ['digest', 'run', '--account', '1', '--force', '--json'],
     vars,
@@ -105,6 +119,8 @@ test('the bundle serves, reads a saved page in its thread and makes an EPUB in a
     '',
     APP_MAIN,
   );
+  assert.match(shown.stdout, /<html lang="de"/);
+  assert.ok(shown.stdout.includes(JAPANESE_TITLE), 'the Shift_JIS page read as Japanese');
   const media = /<img src="https?:\/\/[^/"]+(\/media\/[\w-]+\/[\w-]+)"/.exec(shown.stdout)?.[1];
   assert.ok(media !== undefined, shown.stdout + shown.stderr);
   const image = await fetch(`${server.baseUrl}${media}`);

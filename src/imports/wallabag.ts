@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { readJsonItems } from './json.js';
 import { type ParsedFile, type ParsedRow, emptyLink, fromDateText, isBadRow } from './record.js';
 

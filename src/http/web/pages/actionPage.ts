@@ -1,5 +1,5 @@
 import type { Locale, MessageKey, MessageValues } from '../../../i18n/locale.js';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SafeHtml, html, markup } from '../html.js';
 import { page } from '../layout.js';
 import { localTime } from '../time.js';

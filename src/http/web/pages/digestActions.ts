@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   type ActionDone,
   type ActionPreview,

@@ -1,6 +1,6 @@
 import type { Locale } from '../../../i18n/locale.js';
 import type { FastifyBaseLogger } from 'fastify';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ActionReader } from '../../../accounts/digestActions.js';
 import {
   type ReadingDone,
