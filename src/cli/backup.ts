@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { localeOf } from '../i18n/locale.js';
-import { BackupError, backupSqlite, parseDatabaseUrl } from '../store/db.js';
+import { BackupError, backupProblemWords, backupSqlite, parseDatabaseUrl } from '../store/db.js';
 import { type Io, UsageError } from './context.js';
 
 /** How PostgreSQL is backed up instead (docs/operating.md, "Backups"). */
@@ -47,7 +47,7 @@ export function backupCommand(program: Command, io: Io): void {
         if (!(err instanceof BackupError)) throw err;
         // What the operator typed (an existing or impossible FILE) is 2; a database missing or refused, 1.
         const failed = err.problem.kind === 'sqlite' || err.problem.kind === 'no_database';
-        throw new UsageError(err.message, failed ? 1 : 2);
+        throw new UsageError(backupProblemWords(err.problem, localeOf(null)), failed ? 1 : 2);
       }
     });
 }

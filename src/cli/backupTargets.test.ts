@@ -151,6 +151,29 @@ describe('tidings backup refuses every FILE that is the live database or no regu
     },
   );
 
+  test("refused in the operator's language (TIDINGS_LANGUAGE), what FILE is named in it", async () => {
+    const said = async (file: string, language: string): Promise<string> => {
+      const r = await runCli(['backup', file, '--force'], { DATABASE_URL: db, TIDINGS_LANGUAGE: language });
+      assert.equal(r.code, 2, r.stderr);
+      return r.stderr;
+    };
+    assert.equal(
+      await said(`${db}-wal`, 'de'),
+      `tidings: ${db}-wal ist das Write-Ahead-Log der Datenbank; schreibe die Sicherung an einen anderen Ort\n`,
+    );
+    const dir = join(other, 'dossier');
+    mkdirSync(dir);
+    assert.equal(
+      await said(dir, 'fr'),
+      `tidings: ${dir} est un répertoire, pas un fichier ordinaire ; donnez le nom d’un nouveau fichier ou d’une copie précédente\n`,
+    );
+    assert.equal(
+      await said(join(alias, 'tidings.db'), 'ja'),
+      `tidings: ${join(alias, 'tidings.db')} はデータベースそのものです。バックアップは別の場所に書き出してください\n`,
+    );
+    assert.deepEqual(identity(), files, 'the database files are the same files');
+  });
+
   test('another name in the linked folder is a backup as any other', async () => {
     const copy = join(alias, 'copy.db');
     const r = await runCli(['backup', copy], { DATABASE_URL: db });

@@ -19,6 +19,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
+import { ENGLISH, type Locale } from '../i18n/locale.js';
 import { PRIVATE_FILE_MODE } from './sqlite.js';
 
 export interface BackupResult {
@@ -33,10 +34,10 @@ export interface BackupResult {
 
 /** The files of a live database: the database and those SQLite keeps beside it, by their suffix. */
 const DATABASE_FILES = [
-  ['', 'the database itself'],
-  ['-wal', "the database's write-ahead log"],
-  ['-shm', "the database's shared-memory index"],
-  ['-journal', "the database's rollback journal"],
+  ['', 'database'],
+  ['-wal', 'wal'],
+  ['-shm', 'shm'],
+  ['-journal', 'journal'],
 ] as const;
 
 export type DatabaseFileRole = (typeof DATABASE_FILES)[number][1];
@@ -47,35 +48,37 @@ export type BackupProblem =
   /** FILE is the database or a file of it, by name or (a hard or symbolic link) by device and inode. */
   | { kind: 'same_file'; file: string; role: DatabaseFileRole }
   /** FILE exists and is no regular file: a directory, a device, a FIFO, a socket, a symbolic link. */
-  | { kind: 'not_regular'; file: string; what: string }
+  | { kind: 'not_regular'; file: string; what: NotRegular }
   | { kind: 'no_directory'; dir: string }
   | { kind: 'not_directory'; dir: string }
   /** SQLite refused: not a database, a corrupt one, the disk full… */
   | { kind: 'sqlite'; message: string };
 
+type NotRegular = 'directory' | 'symlink' | 'char_device' | 'block_device' | 'fifo' | 'socket' | 'other';
+
+/** The message is English (a log's, a test's); the CLI words `problem` in the operator's language. */
 export class BackupError extends Error {
   override name = 'BackupError';
   constructor(readonly problem: BackupProblem) {
-    super(describeProblem(problem));
+    super(backupProblemWords(problem, ENGLISH));
   }
 }
 
-function describeProblem(p: BackupProblem): string {
+/** A refused backup in a language's words (`cli.backup.problem.*`). */
+export function backupProblemWords(p: BackupProblem, locale: Locale): string {
   switch (p.kind) {
     case 'no_database':
-      return `there is no database at ${p.file}`;
     case 'exists':
-      return `${p.file} exists; choose another name, or --force to replace it`;
+      return locale.t(`cli.backup.problem.${p.kind}`, { file: p.file });
     case 'same_file':
-      return `${p.file} is ${p.role}; write the backup elsewhere`;
+      return locale.t('cli.backup.problem.same_file', { file: p.file, role: p.role });
     case 'not_regular':
-      return `${p.file} is ${p.what}, not a regular file; give the name of a new file or of an earlier copy`;
+      return locale.t('cli.backup.problem.not_regular', { file: p.file, what: p.what });
     case 'no_directory':
-      return `the directory ${p.dir} does not exist`;
     case 'not_directory':
-      return `${p.dir} is not a directory`;
+      return locale.t(`cli.backup.problem.${p.kind}`, { dir: p.dir });
     case 'sqlite':
-      return `SQLite could not make the copy: ${p.message}`;
+      return locale.t('cli.backup.problem.sqlite', { message: p.message });
   }
 }
 
@@ -205,15 +208,15 @@ function sameFile(a: Stats | null, b: Stats): boolean {
 }
 
 /** What a file that exists is when it is not a regular file; null for a regular file. */
-function notRegular(st: Stats): string | null {
+function notRegular(st: Stats): NotRegular | null {
   if (st.isFile()) return null;
-  if (st.isDirectory()) return 'a directory';
-  if (st.isSymbolicLink()) return 'a symbolic link';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isFIFO()) return 'a FIFO (named pipe)';
-  if (st.isSocket()) return 'a socket';
-  return 'something else';
+  if (st.isDirectory()) return 'directory';
+  if (st.isSymbolicLink()) return 'symlink';
+  if (st.isCharacterDevice()) return 'char_device';
+  if (st.isBlockDevice()) return 'block_device';
+  if (st.isFIFO()) return 'fifo';
+  if (st.isSocket()) return 'socket';
+  return 'other';
 }
 
 /** The copy and its name reach the disk before the command says it is done. */

@@ -15,7 +15,7 @@ import { trackingPool } from './writeTracking.js';
 
 export { isDatabaseUnavailable, isDiskFull, noteDatabaseFailure } from './unavailable.js';
 export { checkWrites } from './writeProbe.js';
-export { BackupError, type BackupResult, backupSqlite } from './backup.js';
+export { BackupError, type BackupResult, backupProblemWords, backupSqlite } from './backup.js';
 export { type DatabaseTarget, parseDatabaseUrl } from '../lib/databaseUrl.js';
 
 export type Engine = 'sqlite' | 'postgres';
