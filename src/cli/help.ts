@@ -1,6 +1,7 @@
 import type { Argument, Command, HelpConfiguration, Option } from 'commander';
 import { ConfigError } from '../config.js';
 import { type Locale, localeOf, setOperatorLanguage } from '../i18n/locale.js';
+import { commanderErrorWords } from './commanderErrors.js';
 
 /**
  * The language of `--help` (issue 36): the operator's, TIDINGS_LANGUAGE, set before the commands are
@@ -19,8 +20,8 @@ export function helpLocale(env: NodeJS.ProcessEnv): Locale {
 
 /**
  * commander's own words in `help`'s language: the headings, the usage line's `[options]` and `[command]`,
- * the help and version options, the hint after an error and the "default:"/"choices:" of an option.
- * Subcommands made after this inherit it.
+ * the help and version options, its refusals of a command line (commanderErrors.ts), the hint after an
+ * error and the "default:"/"choices:" of an option. Subcommands made after this inherit it.
  */
 export function translateCommander(program: Command, help: Locale): Command {
   const headings: Record<string, string> = {
@@ -50,7 +51,8 @@ export function translateCommander(program: Command, help: Locale): Command {
     .configureHelp(configuration)
     .helpOption('-h, --help', help.t('cli.help.helpOption'))
     .helpCommand('help [command]', help.t('cli.help.helpOption'))
-    .showHelpAfterError(help.t('cli.help.afterError', { flag: '--help' }));
+    .showHelpAfterError(help.t('cli.help.afterError', { flag: '--help' }))
+    .configureOutput({ outputError: (text, write) => write(commanderErrorWords(text, help)) });
 }
 
 /** "name (default: "UTC")": the description and its facts in parentheses, as commander writes them. */
