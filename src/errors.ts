@@ -32,6 +32,28 @@ export type ErrorKind =
   | 'source_failed';
 
 /**
+ * Why a fetch failed. The codes are stable: the scheduler decides on them (retry soon, back off, tell the
+ * user) and they may be stored, so never rename one, only add. Defined here, below src/fetch/, so that a
+ * refusal's facts can name one.
+ */
+export type FetchErrorCode =
+  | 'bad_url'
+  | 'private_address'
+  | 'dns'
+  | 'connection'
+  | 'tls'
+  | 'timeout'
+  | 'too_many_redirects'
+  | 'http_status'
+  | 'too_large'
+  | 'decompression'
+  /** The caller's signal ended the fetch (discovery's overall deadline, say). */
+  | 'aborted';
+
+/** Why an address gave nothing to read: a failed fetch, a 410 Gone, or a 304 to a request that asked none. */
+export type SourceFailure = FetchErrorCode | 'gone' | 'not_modified';
+
+/**
  * What a refusal a person reads is about, as facts rather than words: the web words it in the reader's
  * language from these (src/http/web/refusals.ts), while the message stays the API's and the CLI's English.
  * Limits are the numbers the check used, never retyped in a sentence.
@@ -65,7 +87,16 @@ export type RefusalFacts =
   | { reason: 'import_too_slow'; seconds: number }
   | { reason: 'import_too_much_memory' }
   | { reason: 'zip_too_big'; megabytes: number }
-  | { reason: 'zip_too_many_files'; limit: number };
+  | { reason: 'zip_too_many_files'; limit: number }
+  // A feed address that led to no feed (src/feeds/subscribe/discover.ts):
+  | { reason: 'feed_address_missing' }
+  | { reason: 'feed_address_invalid'; typed: string }
+  | { reason: 'feed_search_slow'; url: string; seconds: number }
+  /** The address itself could not be fetched; `status` is the HTTP status for http_status, else 0. */
+  | { reason: 'feed_unreachable'; url: string; failure: SourceFailure; status: number }
+  | { reason: 'feed_not_feed'; url: string }
+  /** A web page: its `links` to feeds and the usual paths (`paths`) gave none that could be read. */
+  | { reason: 'feed_none_found'; url: string; links: number; paths: string };
 
 export class TidingsError extends Error {
   override name = 'TidingsError';

@@ -1,22 +1,7 @@
+import type { FetchErrorCode } from '../errors.js';
 import { undici } from './undici.js';
 
-/**
- * Why a fetch failed. The codes are stable: the scheduler decides on them (retry soon, back off, tell the
- * user) and they may be stored, so never rename one, only add.
- */
-export type FetchErrorCode =
-  | 'bad_url'
-  | 'private_address'
-  | 'dns'
-  | 'connection'
-  | 'tls'
-  | 'timeout'
-  | 'too_many_redirects'
-  | 'http_status'
-  | 'too_large'
-  | 'decompression'
-  /** The caller's signal ended the fetch (discovery's overall deadline, say). */
-  | 'aborted';
+export type { FetchErrorCode } from '../errors.js';
 
 /**
  * A failure with its code and a message for a person. fetchUrl returns failures as values; this class

@@ -1,3 +1,4 @@
+import type { RefusalFacts } from '../../errors.js';
 import type { NetworkPolicy } from '../../fetch/address.js';
 import { decodeFeedBytes } from '../parse/decode.js';
 import { formatDuration } from '../../fetch/failure.js';
@@ -36,10 +37,11 @@ export interface FeedCandidate {
   feed: Feed;
 }
 
+/** No feed: `message` in English (the API's, the CLI's), `facts` for a transport that words it itself. */
 export type DiscoveryResult =
   | { kind: 'found'; candidates: FeedCandidate[] }
-  | { kind: 'none'; message: string }
-  | { kind: 'error'; message: string };
+  | { kind: 'none'; message: string; facts: RefusalFacts }
+  | { kind: 'error'; message: string; facts: RefusalFacts };
 
 /** A page may link to many feeds (one per tag, per comment thread); only the first few are fetched. */
 export const MAX_LINKED_CANDIDATES = 10;
@@ -71,7 +73,7 @@ export const COMMON_FEED_PATHS: readonly string[] = [
  */
 export async function discoverFeeds(input: string, opts: DiscoverOptions): Promise<DiscoveryResult> {
   const url = startUrl(input);
-  if (url === null) return { kind: 'error', message: badInput(input) };
+  if (url === null) return badInput(input);
   const deadlineMs = opts.deadlineMs ?? DISCOVERY_DEADLINE_MS;
   const deadline = new AbortController();
   const timer = setTimeout(() => {
@@ -86,6 +88,7 @@ export async function discoverFeeds(input: string, opts: DiscoverOptions): Promi
       message:
         `looking for a feed at ${url} took longer than ${formatDuration(deadlineMs)}, so Tidings gave up: ` +
         'the site answers too slowly; try again later, or give the address of the feed itself',
+      facts: { reason: 'feed_search_slow', url, seconds: Math.ceil(deadlineMs / 1000) },
     };
   } finally {
     clearTimeout(timer);
@@ -94,7 +97,12 @@ export async function discoverFeeds(input: string, opts: DiscoverOptions): Promi
 
 async function discover(url: string, opts: Run): Promise<DiscoveryResult> {
   const page = await fetchFeed(url, fetchOptions(opts));
-  if (page.kind !== 'ok') return { kind: 'error', message: failureWords(page) };
+  if (page.kind !== 'ok') {
+    const failure = page.kind === 'error' ? page.code : page.kind;
+    const status = page.kind === 'error' ? (page.status ?? 0) : 0;
+    const facts: RefusalFacts = { reason: 'feed_unreachable', url, failure, status };
+    return { kind: 'error', message: failureWords(page), facts };
+  }
   const direct = await readFeed(page);
   if (!(direct instanceof FeedParseError)) return found([candidate(url, page, direct, '')]);
 
@@ -103,6 +111,7 @@ async function discover(url: string, opts: Run): Promise<DiscoveryResult> {
     return {
       kind: 'none',
       message: `${url} is not a feed (${direct.message}), nor a web page linking to one`,
+      facts: { reason: 'feed_not_feed', url },
     };
   }
   // Each URL is fetched once: a page may link to itself, or to /feed, which is also a common path.
@@ -118,7 +127,11 @@ async function discover(url: string, opts: Run): Promise<DiscoveryResult> {
   const guesses = COMMON_FEED_PATHS.map((path) => ({ url: `${origin}${path}`, type: '', title: '' }));
   const guessed = await confirm(guesses.filter(untried), opts);
   if (guessed.candidates.length > 0) return found(guessed.candidates);
-  return { kind: 'none', message: noFeedMessage(url, links.length, linked.misses[0]) };
+  return {
+    kind: 'none',
+    message: noFeedMessage(url, links.length, linked.misses[0]),
+    facts: { reason: 'feed_none_found', url, links: links.length, paths: COMMON_FEED_PATHS.join(', ') },
+  };
 }
 
 /** "example.com/blog" is taken for https://example.com/blog, as a browser's address bar would. */
@@ -133,9 +146,14 @@ function startUrl(input: string): string | null {
   }
 }
 
-function badInput(input: string): string {
-  if (input.trim() === '') return 'no address given: enter the URL of a feed or of a web page';
-  return `"${input.trim().slice(0, 200)}" is not a web address`;
+function badInput(input: string): DiscoveryResult {
+  const typed = input.trim().slice(0, 200);
+  if (typed === '') {
+    const message = 'no address given: enter the URL of a feed or of a web page';
+    return { kind: 'error', message, facts: { reason: 'feed_address_missing' } };
+  }
+  const message = `"${typed}" is not a web address`;
+  return { kind: 'error', message, facts: { reason: 'feed_address_invalid', typed } };
 }
 
 function fetchOptions(opts: Run): FetchOptions {

@@ -162,7 +162,7 @@ export async function findFeeds(
     maxBytes,
     fetchOptions: { connectTimeoutMs, requestTimeoutMs, userAgent },
   });
-  if (found.kind !== 'found') throw new TidingsError('source_failed', found.message);
+  if (found.kind !== 'found') throw new TidingsError('source_failed', found.message, { facts: found.facts });
   const [first, ...rest] = found.candidates.map((c) => ({ url: c.url, title: c.title }));
   if (first === undefined) throw new TidingsError('source_failed', `no feed found at ${input.trim()}`);
   return [first, ...rest];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { type ErrorKind, type RefusalFacts, TidingsError } from '../../errors.js';
+import { type ErrorKind, type RefusalFacts, type SourceFailure, TidingsError } from '../../errors.js';
 import { localeOf } from '../../i18n/locale.js';
 import { englishWordsOf } from '../../test/englishWords.js';
 import { fileRefusalWords, webRefusal } from './errors.js';
@@ -42,7 +42,40 @@ const EACH_REASON: { [R in RefusalFacts['reason']]: Extract<RefusalFacts, { reas
   import_too_much_memory: { reason: 'import_too_much_memory' },
   zip_too_big: { reason: 'zip_too_big', megabytes: 200 },
   zip_too_many_files: { reason: 'zip_too_many_files', limit: 10_000 },
+  feed_address_missing: { reason: 'feed_address_missing' },
+  feed_address_invalid: { reason: 'feed_address_invalid', typed: 'not a url' },
+  feed_search_slow: { reason: 'feed_search_slow', url: 'https://example.com/blog', seconds: 45 },
+  feed_unreachable: {
+    reason: 'feed_unreachable',
+    url: 'https://example.com/blog',
+    failure: 'http_status',
+    status: 404,
+  },
+  feed_not_feed: { reason: 'feed_not_feed', url: 'https://example.com/blog' },
+  feed_none_found: {
+    reason: 'feed_none_found',
+    url: 'https://example.com/blog',
+    links: 2,
+    paths: '/feed, /rss',
+  },
 };
+
+/** Every way a feed address can fail to be read, each a case of feed_unreachable's words. */
+const FAILURES: readonly SourceFailure[] = [
+  'bad_url',
+  'private_address',
+  'dns',
+  'connection',
+  'tls',
+  'timeout',
+  'too_many_redirects',
+  'http_status',
+  'too_large',
+  'decompression',
+  'aborted',
+  'gone',
+  'not_modified',
+];
 
 const KINDS: readonly ErrorKind[] = [
   'url_missing',
@@ -61,7 +94,7 @@ const KINDS: readonly ErrorKind[] = [
 const context = { queueLimit: 10_000 };
 const pseudo = localeOf('en-XA');
 /** What a refusal quotes of the person's own input, and the setting a limit names. */
-const QUOTED = ['/(?<=foo)bar/', 'ada@'];
+const QUOTED = ['/(?<=foo)bar/', 'ada@', 'not a url', 'https://example.com/blog', '/feed, /rss'];
 
 test('en-XA: each reason a form can be refused for has no English word', () => {
   for (const facts of Object.values(EACH_REASON)) {
@@ -74,6 +107,46 @@ test('en-XA: each reason a form can be refused for has no English word', () => {
       message,
     );
   }
+});
+
+test('a feed address that gave no feed: every failure worded, in the pseudo-locale and in German', () => {
+  const words = (failure: SourceFailure, language: string): string =>
+    webRefusal(
+      new TidingsError('source_failed', 'English', {
+        facts: { reason: 'feed_unreachable', url: 'https://example.com/blog', failure, status: 503 },
+      }),
+      context,
+      localeOf(language),
+    )?.message ?? '';
+  const seen = new Set<string>();
+  for (const failure of FAILURES) {
+    const message = words(failure, 'en-XA');
+    assert.deepEqual(englishWordsOf(message, QUOTED), [], `${failure}: ${message}`);
+    seen.add(words(failure, 'de'));
+  }
+  assert.equal(seen.size, FAILURES.length, 'each failure has words of its own');
+  assert.equal(
+    words('http_status', 'de'),
+    'https://example.com/blog ließ sich nicht lesen: Die Website hat mit Status 503 geantwortet.',
+  );
+  assert.equal(
+    words('http_status', 'en'),
+    'https://example.com/blog could not be read: the site answered with status 503.',
+  );
+  const none = (links: number): string =>
+    webRefusal(
+      new TidingsError('source_failed', 'English', {
+        facts: { reason: 'feed_none_found', url: 'https://example.com/', links, paths: '/feed, /rss' },
+      }),
+      context,
+      localeOf('en'),
+    )?.message ?? '';
+  assert.equal(
+    none(0),
+    'No feed found at https://example.com/: the page links to none, and none of /feed, /rss answered with a feed.',
+  );
+  assert.match(none(1), /the page links to one, which is not a readable feed/);
+  assert.match(none(3), /the page links to 3, none of them a readable feed/);
 });
 
 test('en-XA: an error without facts says its kind, never the English message from below', () => {

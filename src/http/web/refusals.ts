@@ -71,6 +71,26 @@ export function refusalWords(facts: RefusalFacts, locale: Locale): string {
       return locale.t('web.refusal.reason.zip_too_big', { megabytes: facts.megabytes });
     case 'zip_too_many_files':
       return locale.t('web.refusal.reason.zip_too_many_files', { limit: facts.limit });
+    case 'feed_address_missing':
+      return locale.t('web.refusal.reason.feed_address_missing');
+    case 'feed_address_invalid':
+      return locale.t('web.refusal.reason.feed_address_invalid', { typed: facts.typed });
+    case 'feed_search_slow':
+      return locale.t('web.refusal.reason.feed_search_slow', { url: facts.url, seconds: facts.seconds });
+    case 'feed_unreachable':
+      return locale.t('web.refusal.reason.feed_unreachable', {
+        url: facts.url,
+        failure: facts.failure,
+        status: String(facts.status),
+      });
+    case 'feed_not_feed':
+      return locale.t('web.refusal.reason.feed_not_feed', { url: facts.url });
+    case 'feed_none_found':
+      return locale.t('web.refusal.reason.feed_none_found', {
+        url: facts.url,
+        links: facts.links,
+        paths: facts.paths,
+      });
   }
 }
 
