@@ -37,7 +37,7 @@ function wordsOf(lines: readonly string[], content: readonly string[]): string[]
     .replace(/\S*\d\S*/g, ' ')
     .replace(/^tidings: /gm, ' ')
     // What the operator typed, quoted back in a refusal.
-    .replace(/"[^"\n]*"/g, ' ')
+    .replace(/["“][^"”\n]*["”]/g, ' ')
     .replace(/`?tidings(?: [a-z-]+)+(?: --[a-z-]+(?: [A-Z0-9]+)?)*`?/g, ' ')
     // Flags, settings (PORT, TIDINGS_METRICS_HOST=…) and the units of sizes and durations.
     .replace(/--[a-z-]+/g, ' ')
@@ -120,6 +120,9 @@ await describeEachEngine('cli: the operator’s language, every command', (ctx) 
     });
     await run(0, 'feed', 'add', '--account', id, feed.url);
     await run(0, 'feed', 'add', '--account', id, feed.url);
+    // Discovery's refusals, worded from their facts.
+    await run(1, 'feed', 'add', '--account', id, 'not a url');
+    await run(1, 'feed', 'add', '--account', id, server.url('/missing.xml'));
     const listed = await run(0, 'feed', 'list', '--account', id);
     const sub = /^(\d+)\t/m.exec(listed.out.join('\n'))?.[1] ?? '';
     assert.notEqual(sub, '');
@@ -206,6 +209,13 @@ await describeEachEngine('cli: the operator’s language, every command', (ctx) 
     const added = await de('feed', 'add', '--account', id, feed.url);
     assert.equal(added.code, 0, added.err.join('\n'));
     assert.match(added.out.join('\n'), /^2 Einträge des letzten Tages in die Warteschlange gestellt\.$/m);
+    assert.deepEqual((await de('feed', 'add', '--account', id, 'not a url')).err, [
+      'tidings: „not a url“ ist keine Webadresse.',
+    ]);
+    const gone = server.url('/missing.xml');
+    assert.deepEqual((await de('feed', 'add', '--account', id, gone)).err, [
+      `tidings: ${gone} ließ sich nicht lesen: Die Website hat mit Status 404 geantwortet.`,
+    ]);
     const ja = cliOn(() => ctx.url(), { TIDINGS_LANGUAGE: 'ja' });
     const missing = await ja('digest', 'show', '999999999');
     assert.deepEqual(missing.err, ['tidings: ダイジェスト999999999はありません']);

@@ -2,7 +2,8 @@ import { CommanderError } from 'commander';
 import { ConfigError } from '../config.js';
 import { type ErrorKind, TidingsError } from '../errors.js';
 import { languageOf } from '../i18n/languages.js';
-import { setOperatorLanguage } from '../i18n/locale.js';
+import { localeOf, setOperatorLanguage } from '../i18n/locale.js';
+import { refusalWords } from '../http/web/refusals.js';
 import { redactText } from '../lib/redact.js';
 import { type Io, UsageError } from './context.js';
 import { DatabaseStartError } from './startError.js';
@@ -44,7 +45,7 @@ export async function runCli(args: readonly string[], io: Io): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     if (err instanceof TidingsError) {
-      fail(err.message);
+      fail(refusalOf(err));
       return EXIT_CODES[err.kind];
     }
     if (err instanceof DatabaseStartError) {
@@ -58,4 +59,15 @@ export async function runCli(args: readonly string[], io: Io): Promise<number> {
     fail(err instanceof Error ? (err.stack ?? err.message) : String(err));
     return 1;
   }
+}
+
+/**
+ * A refusal in the operator's language: English is the service's own message (the contract scripts read);
+ * another language words the refusal's facts where it has them (the web's words, src/http/web/refusals.ts),
+ * else keeps the English detail, which only the service has.
+ */
+function refusalOf(err: TidingsError): string {
+  const locale = localeOf(null);
+  if (locale.lang === 'en' || err.facts === undefined) return err.message;
+  return refusalWords(err.facts, locale);
 }
