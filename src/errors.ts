@@ -32,6 +32,30 @@ export type ErrorKind =
   | 'source_failed';
 
 /**
+ * Why a setting's value is refused (`tidings account set`, the API, the web's Settings), as facts rather
+ * than words: the CLI's and the API's English derives from them here (src/accounts/settingRefusals.ts settingProblem), the web words them
+ * in the reader's language (src/http/web/refusals.ts settingRefusalWords). `typed` is what the person
+ * typed, shown as typed; numbers are the bounds the check used.
+ */
+export type SettingRefusal =
+  | { reason: 'zone_empty' }
+  | { reason: 'zone_too_long'; max: number }
+  | { reason: 'zone_ambiguous'; typed: string; zones: string[] }
+  | { reason: 'zone_unknown'; typed: string }
+  | { reason: 'time_invalid'; typed: string }
+  | { reason: 'days_empty' }
+  | { reason: 'days_invalid'; typed: string }
+  | { reason: 'not_whole_number' }
+  | { reason: 'number_too_small'; min: number }
+  | { reason: 'number_too_large'; max: number }
+  | { reason: 'number_out_of_range'; min: number; max: number }
+  | { reason: 'email_invalid'; typed: string }
+  | { reason: 'order_invalid'; typed: string }
+  | { reason: 'language_code_too_long' }
+  | { reason: 'language_unknown'; typed: string }
+  | { reason: 'flag_invalid'; typed: string };
+
+/**
  * Why a fetch failed. The codes are stable: the scheduler decides on them (retry soon, back off, tell the
  * user) and they may be stored, so never rename one, only add. Defined here, below src/fetch/, so that a
  * refusal's facts can name one.
@@ -96,7 +120,9 @@ export type RefusalFacts =
   | { reason: 'feed_unreachable'; url: string; failure: SourceFailure; status: number }
   | { reason: 'feed_not_feed'; url: string }
   /** A web page: its `links` to feeds and the usual paths (`paths`) gave none that could be read. */
-  | { reason: 'feed_none_found'; url: string; links: number; paths: string };
+  | { reason: 'feed_none_found'; url: string; links: number; paths: string }
+  /** A setting typed where an account is made (its time zone), refused as Settings would refuse it. */
+  | { reason: 'setting_refused'; field: 'timezone'; refusal: SettingRefusal };
 
 export class TidingsError extends Error {
   override name = 'TidingsError';

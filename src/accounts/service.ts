@@ -21,7 +21,8 @@ import { claimOnce } from '../store/meta.js';
 import type { Database } from '../store/schema.js';
 import { type AccountId, grantAccount } from './authorize.js';
 import { generateKey } from './keys.js';
-import { zoneFromInput } from './settings.js';
+import { settingProblem } from './settingRefusals.js';
+import { zoneRefusalOf } from './settings.js';
 
 /** Accounts: creating one (with its first API key and its digest token), listing them, showing one. */
 
@@ -66,8 +67,12 @@ export function checkAccountInput(input: AccountInput): CheckedInput {
       facts: { reason: 'email_invalid', email },
     });
   }
-  const timezone = zoneFromInput(input.timezone ?? 'UTC');
-  if ('problem' in timezone) throw new TidingsError('invalid_input', timezone.problem);
+  const timezone = zoneRefusalOf(input.timezone ?? 'UTC');
+  if ('refusal' in timezone) {
+    throw new TidingsError('invalid_input', settingProblem(timezone.refusal), {
+      facts: { reason: 'setting_refused', field: 'timezone', refusal: timezone.refusal },
+    });
+  }
   return { name, email: email === '' ? null : email, timezone: timezone.zone, admin: input.admin === true };
 }
 

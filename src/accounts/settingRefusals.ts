@@ -1,30 +1,9 @@
 import { parseDays } from '../digest/days.js';
 import { LANGUAGE_CODES } from '../i18n/languages.js';
+import type { SettingRefusal } from '../errors.js';
 import { emailAddressProblem } from '../lib/email.js';
 
-/**
- * Why a setting's value is refused (`tidings account set`, the API, the web's Settings), as facts rather
- * than words: the CLI's and the API's English derives from them here (settingProblem), the web words them
- * in the reader's language (src/http/web/refusals.ts settingRefusalWords). `typed` is what the person
- * typed, shown as typed; numbers are the bounds the check used.
- */
-export type SettingRefusal =
-  | { reason: 'zone_empty' }
-  | { reason: 'zone_too_long'; max: number }
-  | { reason: 'zone_ambiguous'; typed: string; zones: string[] }
-  | { reason: 'zone_unknown'; typed: string }
-  | { reason: 'time_invalid'; typed: string }
-  | { reason: 'days_empty' }
-  | { reason: 'days_invalid'; typed: string }
-  | { reason: 'not_whole_number' }
-  | { reason: 'number_too_small'; min: number }
-  | { reason: 'number_too_large'; max: number }
-  | { reason: 'number_out_of_range'; min: number; max: number }
-  | { reason: 'email_invalid'; typed: string }
-  | { reason: 'order_invalid'; typed: string }
-  | { reason: 'language_code_too_long' }
-  | { reason: 'language_unknown'; typed: string }
-  | { reason: 'flag_invalid'; typed: string };
+export type { SettingRefusal } from '../errors.js';
 
 /** The most characters a typed time zone may have. */
 export const ZONE_MAX_CHARS = 100;

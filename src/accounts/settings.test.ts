@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { isTidingsError } from '../errors.js';
-import { parseSettings, zoneFromInput } from './settings.js';
+import { settingProblem } from './settingRefusals.js';
+import { parseSettings, zoneRefusalOf } from './settings.js';
 
 test('parseSettings: each option validated, normalised, every problem named', () => {
   assert.deepEqual(
@@ -40,16 +41,20 @@ test('parseSettings: each option validated, normalised, every problem named', ()
 });
 
 test('a time zone may be typed as a city: case and spaces do not matter; unknown input names an example', () => {
-  assert.deepEqual(zoneFromInput('Berlin'), { zone: 'Europe/Berlin' });
-  assert.deepEqual(zoneFromInput('  new york '), { zone: 'America/New_York' });
-  assert.deepEqual(zoneFromInput('BUENOS aires'), { zone: 'America/Buenos_Aires' });
-  assert.deepEqual(zoneFromInput('Kyiv'), { zone: 'Europe/Kyiv' }, 'a current name ICU lists by its old one');
-  assert.deepEqual(zoneFromInput('europe/berlin'), { zone: 'Europe/Berlin' }, 'IANA names as before');
-  assert.deepEqual(zoneFromInput('UTC'), { zone: 'UTC' });
+  assert.deepEqual(zoneRefusalOf('Berlin'), { zone: 'Europe/Berlin' });
+  assert.deepEqual(zoneRefusalOf('  new york '), { zone: 'America/New_York' });
+  assert.deepEqual(zoneRefusalOf('BUENOS aires'), { zone: 'America/Buenos_Aires' });
+  assert.deepEqual(zoneRefusalOf('Kyiv'), { zone: 'Europe/Kyiv' }, 'a current name ICU lists by its old one');
+  assert.deepEqual(zoneRefusalOf('europe/berlin'), { zone: 'Europe/Berlin' }, 'IANA names as before');
+  assert.deepEqual(zoneRefusalOf('UTC'), { zone: 'UTC' });
   for (const typed of ['Atlantis', 'Mars/Olympus', 'Europe/Atlantis', '+05:00', '', 'x'.repeat(101)]) {
-    const found = zoneFromInput(typed);
-    assert.ok('problem' in found, typed);
-    assert.match(found.problem, /such as Berlin or New York, or an IANA name such as Europe\/Berlin/, typed);
+    const found = zoneRefusalOf(typed);
+    assert.ok('refusal' in found, typed);
+    assert.match(
+      settingProblem(found.refusal),
+      /such as Berlin or New York, or an IANA name such as Europe\/Berlin/,
+      typed,
+    );
   }
   assert.deepEqual(parseSettings({ timezone: 'tokyo' }), { timezone: 'Asia/Tokyo' });
   assert.throws(

@@ -69,12 +69,6 @@ export function zoneRefusalOf(value: string): { zone: string } | { refusal: Sett
   return { refusal: { reason: 'zone_unknown', typed } };
 }
 
-/** zoneRefusalOf with the refusal in English words that name an example (the CLI's, the API's). */
-export function zoneFromInput(value: string): { zone: string } | { problem: string } {
-  const found = zoneRefusalOf(value);
-  return 'zone' in found ? found : { problem: settingProblem(found.refusal) };
-}
-
 /** Refuses a setting: its facts ride on the issue (settingRefusalOf), its English words are the message. */
 function refuse(ctx: z.RefinementCtx, facts: SettingRefusal): never {
   ctx.addIssue({ code: 'custom', message: settingProblem(facts), params: { refusal: facts } });

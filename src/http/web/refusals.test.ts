@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { type ErrorKind, type RefusalFacts, type SourceFailure, TidingsError } from '../../errors.js';
 import { localeOf } from '../../i18n/locale.js';
 import { englishWordsOf } from '../../test/englishWords.js';
+import { checkAccountInput } from '../../accounts/service.js';
 import { fileRefusalWords, webRefusal } from './errors.js';
 
 /**
@@ -42,6 +43,11 @@ const EACH_REASON: { [R in RefusalFacts['reason']]: Extract<RefusalFacts, { reas
   import_too_much_memory: { reason: 'import_too_much_memory' },
   zip_too_big: { reason: 'zip_too_big', megabytes: 200 },
   zip_too_many_files: { reason: 'zip_too_many_files', limit: 10_000 },
+  setting_refused: {
+    reason: 'setting_refused',
+    field: 'timezone',
+    refusal: { reason: 'zone_unknown', typed: 'Atlantis' },
+  },
   feed_address_missing: { reason: 'feed_address_missing' },
   feed_address_invalid: { reason: 'feed_address_invalid', typed: 'not a url' },
   feed_search_slow: { reason: 'feed_search_slow', url: 'https://example.com/blog', seconds: 45 },
@@ -94,7 +100,7 @@ const KINDS: readonly ErrorKind[] = [
 const context = { queueLimit: 10_000 };
 const pseudo = localeOf('en-XA');
 /** What a refusal quotes of the person's own input, and the setting a limit names. */
-const QUOTED = ['/(?<=foo)bar/', 'ada@', 'not a url', 'https://example.com/blog', '/feed, /rss'];
+const QUOTED = ['/(?<=foo)bar/', 'ada@', 'Atlantis', 'not a url', 'https://example.com/blog', '/feed, /rss'];
 
 test('en-XA: each reason a form can be refused for has no English word', () => {
   for (const facts of Object.values(EACH_REASON)) {
@@ -199,4 +205,19 @@ test('real languages: plurals and numbers in their own forms', () => {
     webRefusal(waiting, context, localeOf('fr'))?.message ?? '',
     /2 de vos imports attendent déjà/,
   );
+});
+
+test('an account made with a time zone Tidings does not know: refused as Settings refuses it, in German', () => {
+  let refused: unknown;
+  try {
+    checkAccountInput({ name: 'Ada', timezone: 'Atlantis' });
+  } catch (err) {
+    refused = err;
+  }
+  assert.ok(refused instanceof TidingsError);
+  assert.equal(
+    refused.message,
+    'unknown time zone "Atlantis": type a city such as Berlin or New York, or an IANA name such as Europe/Berlin',
+  );
+  assert.match(webRefusal(refused, context, localeOf('de'))?.message ?? '', /^Zeitzone: .*„Atlantis“/);
 });

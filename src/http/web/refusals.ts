@@ -85,6 +85,8 @@ export function refusalWords(facts: RefusalFacts, locale: Locale): string {
       });
     case 'feed_not_feed':
       return locale.t('web.refusal.reason.feed_not_feed', { url: facts.url });
+    case 'setting_refused':
+      return settingRefusalWords(facts.refusal, locale.t('web.settings.field.timezone'), locale);
     case 'feed_none_found':
       return locale.t('web.refusal.reason.feed_none_found', {
         url: facts.url,
