@@ -6,7 +6,8 @@ import {
   dummyHash,
   hashPassword,
   needsRehash,
-  passwordProblem,
+  passwordRefusal,
+  passwordWords,
   verifyPassword,
 } from './passwordHash.js';
 
@@ -52,6 +53,12 @@ test('a malformed or hostile stored hash never verifies (and never runs with hug
     assert.equal(needsRehash(stored), true);
   }
 });
+
+/** The refusal in English words, as the CLI and the API give it; null when the password is taken. */
+const passwordProblem = (password: string): string | null => {
+  const facts = passwordRefusal(password);
+  return facts === null ? null : passwordWords(facts);
+};
 
 test('rules: at least 10 characters, at most 1,024 bytes', () => {
   assert.match(passwordProblem('short') ?? '', /at least 10 characters/);

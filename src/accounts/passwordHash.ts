@@ -52,12 +52,6 @@ export const passwordWords = (facts: PasswordRefusal): string =>
     ? `a password needs at least ${facts.min} characters`
     : `a password may have at most ${facts.maxBytes.toLocaleString('en')} bytes`;
 
-/** Why a new password is refused, in English words; null when it is acceptable. */
-export function passwordProblem(password: string): string | null {
-  const facts = passwordRefusal(password);
-  return facts === null ? null : passwordWords(facts);
-}
-
 function derive(password: string, salt: Buffer, params: ScryptParams): Promise<Buffer> {
   const N = 2 ** params.log2N;
   return new Promise((resolve, reject) => {
@@ -71,7 +65,7 @@ function derive(password: string, salt: Buffer, params: ScryptParams): Promise<B
   });
 }
 
-/** A new hash of a password (already checked with passwordProblem), with a fresh salt. */
+/** A new hash of a password (already checked with passwordRefusal), with a fresh salt. */
 export async function hashPassword(password: string, params: ScryptParams = CURRENT_PARAMS): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
   const key = await derive(password, salt, params);
