@@ -74,6 +74,9 @@ export type FetchErrorCode =
   /** The caller's signal ended the fetch (discovery's overall deadline, say). */
   | 'aborted';
 
+/** Why a feed's fetch is an error: the fetcher's code, an answer that is not a feed, or storing its items failed. */
+export type FeedFailure = FetchErrorCode | 'not_a_feed' | 'store' | 'internal';
+
 /** Why an address gave nothing to read: a failed fetch, a 410 Gone, or a 304 to a request that asked none. */
 export type SourceFailure = FetchErrorCode | 'gone' | 'not_modified';
 

@@ -1,5 +1,6 @@
 import { type FeedFetchUpdate, type FeedRow, feedByUrl } from '../store/feeds.js';
-import type { FetchErrorCode, FetchResult } from '../fetch/fetch.js';
+import type { FeedFailure } from '../errors.js';
+import type { FetchResult } from '../fetch/fetch.js';
 import { type FeedFetchOutcome, stopwatch } from '../lib/metrics.js';
 import { type RefreshDeps, currentTime } from './deps.js';
 import { fetchFeed } from './fetchFeed.js';
@@ -18,7 +19,7 @@ export type RefreshOutcome =
   | { status: 'lease_lost' };
 
 /** Why a fetch is an error: the fetcher's code, an answer that is not a feed, or storing its items failed. */
-export type FeedErrorReason = FetchErrorCode | 'not_a_feed' | 'store' | 'internal';
+export type FeedErrorReason = FeedFailure;
 
 /**
  * The whole refresh of one feed that `owner` holds a lease on: fetch → parse → remember new items →
@@ -57,7 +58,16 @@ async function refresh(deps: RefreshDeps, feed: FeedRow, owner: string): Promise
   const movedTo = result.kind === 'error' ? undefined : await freeUrl(deps, feed, result.permanentUrl);
   switch (result.kind) {
     case 'error':
-      return recordError(deps, feed, owner, now, result.code, result.message, result.retryAfter ?? null);
+      return recordError(
+        deps,
+        feed,
+        owner,
+        now,
+        result.code,
+        result.message,
+        result.retryAfter ?? null,
+        result.status,
+      );
     case 'gone':
       return record(
         deps,
@@ -165,6 +175,7 @@ async function recordError(
   reason: FeedErrorReason,
   message: string,
   retryAfter: number | null,
+  status?: number,
 ): Promise<RefreshOutcome> {
   const next = nextFetchAfterError(now, feed.error_count + 1, retryAfter);
   return record(
@@ -176,6 +187,7 @@ async function recordError(
       nextFetchAt: next.toISOString(),
       fetchedAt: now.toISOString(),
       error: message,
+      failure: { reason, status: reason === 'http_status' ? (status ?? null) : null },
     },
   );
 }

@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Engine } from './db.js';
+import type { FeedFailure } from '../errors.js';
 import type { Database, FeedsTable, Timestamp } from './schema.js';
 
 export type FeedRow = Selectable<FeedsTable>;
@@ -113,6 +114,8 @@ export interface FeedFetchUpdate {
   readLeniently?: boolean;
   /** null on success (clears the error and the error count), else the error in plain words. */
   error: string | null;
+  /** With an error: why, as a code, and the HTTP status for http_status (the feeds page words them). */
+  failure?: { reason: FeedFailure; status: number | null };
 }
 
 /** Records a fetch outcome and releases the lease, only if `owner` still holds it; false otherwise. */
@@ -138,6 +141,8 @@ async function updateFeedAfterFetch(
       ...(u.error === null
         ? { last_success_at: u.fetchedAt, last_error: null, error_count: 0 }
         : { last_error: u.error, error_count: eb('error_count', '+', 1) }),
+      last_error_reason: u.failure?.reason ?? null,
+      last_error_status: u.failure?.status ?? null,
       lease_owner: null,
       lease_until: null,
     }))
@@ -315,6 +320,8 @@ export async function updateFeedsAfterFetch(
       last_fetched_at = u.fetched_at,
       last_success_at = case when u.error is null then u.fetched_at else f.last_success_at end,
       last_error = u.error,
+      last_error_reason = u.error_reason,
+      last_error_status = u.error_status,
       error_count = case when u.error is null then 0 else f.error_count + 1 end,
       lease_owner = null,
       lease_until = null
@@ -326,10 +333,12 @@ export async function updateFeedsAfterFetch(
       ${status.set}::boolean[], ${status.value}::text[], ${interval.set}::boolean[], ${interval.value}::int[],
       ${lenient.set}::boolean[], ${lenient.value}::int[],
       ${rows.map((r) => r.update.nextFetchAt)}::text[], ${rows.map((r) => r.update.fetchedAt)}::text[],
-      ${rows.map((r) => r.update.error)}::text[]
+      ${rows.map((r) => r.update.error)}::text[],
+      ${rows.map((r) => r.update.failure?.reason ?? null)}::text[],
+      ${rows.map((r) => r.update.failure?.status ?? null)}::int[]
     ) as u(id, owner, url_set, url, title_set, title, site_url_set, site_url, etag_set, etag,
       last_modified_set, last_modified, status_set, status, interval_set, interval_minutes,
-      lenient_set, read_leniently, next_fetch_at, fetched_at, error)
+      lenient_set, read_leniently, next_fetch_at, fetched_at, error, error_reason, error_status)
     where f.id = u.id and f.lease_owner = u.owner
     returning f.id`.execute(db);
   for (const r of done) written.add(r.id);

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { FeedFailure } from '../errors.js';
 import type {
   DigestActionTokensTable,
   DigestItemsTable,
@@ -122,6 +123,10 @@ export interface FeedsTable {
   last_fetched_at: Timestamp | null;
   last_success_at: Timestamp | null;
   last_error: string | null;
+  /** Why, as a code (src/errors.ts FeedFailure); null on success and for errors recorded before 0076. */
+  last_error_reason: FeedFailure | null;
+  /** The HTTP status, for an http_status error. */
+  last_error_status: number | null;
   error_count: Generated<number>;
   /** 1: the last document was not well-formed XML and was read by the recovering parse; 0 otherwise. */
   read_leniently: Generated<number>;

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { FeedFailure } from '../errors.js';
 import { type PerDigest, perDigestOf } from '../lib/digestShare.js';
 import type { Database, FeedPriority, SubscriptionsTable, Timestamp } from './schema.js';
 
@@ -15,6 +16,9 @@ export interface SubscriptionView {
   status: string;
   lastFetchedAt: Timestamp | null;
   lastError: string | null;
+  /** Why the last fetch failed, as a code, and the HTTP status for http_status (null: no code kept). */
+  lastErrorReason: FeedFailure | null;
+  lastErrorStatus: number | null;
   /** Whether the feed's last document was not well-formed XML and was read by the recovering parse. */
   readLeniently: boolean;
   nextFetchAt: Timestamp;
@@ -179,6 +183,8 @@ export async function subscriptionsByAccount(
       'f.status as status',
       'f.last_fetched_at as lastFetchedAt',
       'f.last_error as lastError',
+      'f.last_error_reason as lastErrorReason',
+      'f.last_error_status as lastErrorStatus',
       'f.read_leniently as readLeniently',
       'f.next_fetch_at as nextFetchAt',
       's.include_filter as includeFilter',

@@ -338,6 +338,7 @@ export const load = (): Catalogue => ({
   "web.feeds.row.folder": (d: { "folder": string }): string => "フォルダ：" + d["folder"],
   "web.feeds.row.seen": (d: { "count": number }, r: Runtime): string => r.plural(d["count"], 0, { "other": () => r.number(d["count"]) + "件の項目を確認済み" }),
   "web.feeds.row.failed": (d: { "error": string }): string => "前回の取得に失敗しました：" + d["error"],
+  "web.feeds.row.failure": (d: { "failure": string; "status": string }, r: Runtime): string => "前回の取得に失敗しました：" + r.select(d["failure"], { "bad_url": () => "Tidings が取得するアドレスではありません", "private_address": () => "フィードがプライベートネットワーク上にあり、このサーバーはそこから取得しません", "dns": () => "ホスト名が見つかりませんでした", "connection": () => "サイトへの接続に失敗しました", "tls": () => "サイトとの安全な接続（TLS）に失敗しました", "timeout": () => "サイトの応答が遅すぎました", "too_many_redirects": () => "サイトのリダイレクトが多すぎます", "http_status": () => "サイトがステータス " + d["status"] + " で応答しました", "too_large": () => "フィードがこのサーバーの読み込める大きさを超えています", "decompression": () => "サイトの圧縮された応答を展開できませんでした", "aborted": () => "リクエストが取り消されました", "not_a_feed": () => "アドレスは応答しましたが、フィードではありませんでした", "store": () => "Tidings がフィードの項目を保存できませんでした", "other": () => "Tidings の内部で問題が起きました" }) + "。",
   "web.feeds.row.original": (): string => "項目の元のページも読み込みます。",
   "web.feeds.row.change": (d: { "title": string }): string => "「" + d["title"] + "」を変更",
   "web.feeds.row.name": (): string => "表示名（空欄：フィード自体の名前）",

@@ -338,6 +338,7 @@ export const load = (): Catalogue => ({
   "web.feeds.row.folder": (d: { "folder": string }): string => "位于" + d["folder"],
   "web.feeds.row.seen": (d: { "count": number }, r: Runtime): string => r.plural(d["count"], 0, { "other": () => "已见" + r.number(d["count"]) + "个条目" }),
   "web.feeds.row.failed": (d: { "error": string }): string => "上次抓取失败：" + d["error"],
+  "web.feeds.row.failure": (d: { "failure": string; "status": string }, r: Runtime): string => "上次抓取失败：" + r.select(d["failure"], { "bad_url": () => "这不是 Tidings 会抓取的地址", "private_address": () => "该订阅源位于私有网络中，本服务器不从私有网络抓取", "dns": () => "找不到该主机名", "connection": () => "连接该网站失败", "tls": () => "与该网站的安全连接（TLS）失败", "timeout": () => "该网站响应太慢", "too_many_redirects": () => "该网站重定向次数过多", "http_status": () => "该网站返回了状态码 " + d["status"], "too_large": () => "订阅源超出了本服务器读取的大小", "decompression": () => "无法解压该网站的压缩响应", "aborted": () => "请求已取消", "not_a_feed": () => "该地址有响应，但返回的不是订阅源", "store": () => "Tidings 无法保存该订阅源的条目", "other": () => "Tidings 内部出了问题" }) + "。",
   "web.feeds.row.original": (): string => "也会读取其条目的原文页面。",
   "web.feeds.row.change": (d: { "title": string }): string => "修改“" + d["title"] + "”",
   "web.feeds.row.name": (): string => "自定义名称（留空：使用订阅源自己的名称）",

@@ -40,6 +40,7 @@ import * as m0051 from './0051_reading_list_saved_order.js';
 import * as m0060 from './0060_opds_tokens.js';
 import * as m0065 from './0065_account_language.js';
 import * as m0075 from './0075_reading_list_entry_orders.js';
+import * as m0076 from './0076_feed_error_reason.js';
 
 /** What a migration may need to know about the engine it runs on. */
 export interface MigrationContext {
@@ -97,6 +98,7 @@ const modules: Record<string, MigrationModule> = {
   '0060_opds_tokens': m0060,
   '0065_account_language': m0065,
   '0075_reading_list_entry_orders': m0075,
+  '0076_feed_error_reason': m0076,
 };
 
 export function migrationsFor(engine: Engine): Record<string, Migration> {

@@ -118,7 +118,7 @@ export function feedRow(s: SubscriptionView, v: RowContext): SafeHtml {
       <div class="meta">
         ${newsletter ? status : html`${status} · ${locale.t('web.feeds.row.seen', { count: s.itemCount })}`}
       </div>
-      ${s.lastError === null || s.status === 'gone' ? null : html`<div class="meta error-text">${locale.t('web.feeds.row.failed', { error: sentence(s.lastError) })}</div>`}
+      ${failedLine(s, locale)}
       ${s.readLeniently ? html`<div class="meta">${LENIENT_NOTE(locale)}</div>` : null}
       ${skippedLine(s, v)}
       ${filters === null ? null : html`<div class="meta">${filters}</div>`}
@@ -306,4 +306,21 @@ export function shareForm(
     <p class="hint" id="share-hint-${s.id}">${locale.t('web.feeds.share.hint')}</p>
     <div><button class="quiet" type="submit">${locale.t('web.feeds.share.save')}</button></div>
   </form>`;
+}
+
+/**
+ * Why the last fetch failed. English shows the fetcher's own words (they name the host and the status
+ * line); another language words the failure's code, kept beside them since migration 0076. An error
+ * recorded before that has only the words, shown as they are.
+ */
+function failedLine(s: SubscriptionView, locale: Locale): SafeHtml | null {
+  if (s.lastError === null || s.status === 'gone') return null;
+  const words =
+    locale.lang === 'en' || s.lastErrorReason === null
+      ? locale.t('web.feeds.row.failed', { error: sentence(s.lastError) })
+      : locale.t('web.feeds.row.failure', {
+          failure: s.lastErrorReason,
+          status: String(s.lastErrorStatus ?? ''),
+        });
+  return html`<div class="meta error-text">${words}</div>`;
 }
