@@ -11,7 +11,9 @@ export function startThread(from: string, entry: string, options: WorkerOptions 
   const fromSource = from.endsWith('.ts');
   const url = new URL(`./${entry}${fromSource ? '.ts' : '.js'}`, from);
   if (!fromSource) return new Worker(url, options);
-  const load = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); })`;
+  // Both of tsx's loaders: the ES modules', and CommonJS's for a require() (src/i18n/languages.ts
+  // requires a language's catalogue at its first use).
+  const load = `Promise.all([import('tsx/esm/api'), import('tsx/cjs/api')]).then(([esm, cjs]) => { esm.register(); cjs.register(); return import(${JSON.stringify(url.href)}); })`;
   return new Worker(load, { ...options, eval: true });
 }
 
