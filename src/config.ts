@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import * as z from 'zod';
 import {
@@ -7,45 +6,20 @@ import {
   inboundFields,
   inboundWays,
 } from './configInbound.js';
+import { ConfigError, EXPECTED, problemOf } from './configProblems.js';
+import { type TrustProxy, trustProxyFromEnv } from './configProxy.js';
 import { isEmailAddress, parseMailbox } from './lib/email.js';
+
+export { ConfigError } from './configProblems.js';
+export type { TrustProxy } from './configProxy.js';
 
 export type { InboundImapConfig, InboundSmtpConfig } from './configInbound.js';
 
 const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
-    error: 'expected true or false',
+    error: EXPECTED.boolean,
   })
   .transform((v) => v === 'true' || v === '1' || v === 'yes' || v === 'on');
-
-/**
- * Which proxies' X-Forwarded-For to believe (TIDINGS_TRUST_PROXY; docs/operating.md, "Behind a reverse
- * proxy"): false, the socket's address is the client's; a number of proxy hops in front of Tidings (`true`
- * is 1: the right-most entry is the client's); or the proxies' own addresses and CIDRs.
- */
-export type TrustProxy = false | number | readonly string[];
-
-/** The most proxy hops TIDINGS_TRUST_PROXY may count (no real chain is longer). */
-const MAX_PROXY_HOPS = 20;
-/** proxy-addr's names for the usual ranges, accepted in a list. */
-const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-const TRUST_PROXY_EXPECTED = `expected false, true (one proxy: the right-most X-Forwarded-For entry is the client's), a number of proxies (1 to ${MAX_PROXY_HOPS}), or a comma-separated list of the proxies' addresses or CIDRs such as 127.0.0.1,10.0.0.0/8,::1`;
-
-/** One entry of a TIDINGS_TRUST_PROXY list: an address, an address/prefix, or a range's name; else why not. */
-function proxyEntryProblem(entry: string): string | null {
-  if (PROXY_RANGE_NAMES.has(entry)) return null;
-  const slash = entry.indexOf('/');
-  const address = slash === -1 ? entry : entry.slice(0, slash);
-  const family = isIP(address);
-  if (family === 0) return `"${entry}" is not an IP address or CIDR`;
-  if (slash === -1) return null;
-  const prefix = entry.slice(slash + 1);
-  const max = family === 4 ? 32 : 128;
-  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) < 1 || Number(prefix) > max) {
-    return `"${entry}" has a prefix length outside 1 to ${max}`;
-  }
-  return null;
-}
 
 /**
  * TIDINGS_PUBLISH, as the compose files (deploy/) publish the container's port: `[HOST:]PORT` on the host,
@@ -55,7 +29,7 @@ const publishFromEnv = z.string().transform((raw, ctx): { host: string; port: nu
   const m = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]\s]+):)?(\d{1,5})$/.exec(raw.trim());
   const port = Number(m?.[2]);
   if (m === null || port < 1 || port > 65535) {
-    ctx.addIssue({ code: 'custom', message: 'expected [HOST:]PORT, as in 127.0.0.1:8080' });
+    ctx.addIssue({ code: 'custom', message: EXPECTED.publish });
     return z.NEVER;
   }
   return { host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
@@ -69,27 +43,6 @@ export function localOrigin(address: { host: string; port: number }): string {
   const host = address.host === '0.0.0.0' ? '127.0.0.1' : address.host === '::' ? '::1' : address.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
-
-const trustProxyFromEnv = z.string().transform((raw, ctx): TrustProxy => {
-  const value = raw.trim().toLowerCase();
-  if (['false', 'no', 'off', '0'].includes(value)) return false;
-  if (['true', 'yes', 'on'].includes(value)) return 1;
-  if (/^\d+$/.test(value)) {
-    const hops = Number(value);
-    if (hops <= MAX_PROXY_HOPS) return hops;
-    ctx.addIssue({ code: 'custom', message: `${value} hops is too many; ${TRUST_PROXY_EXPECTED}` });
-    return z.NEVER;
-  }
-  const entries = value.split(',').map((e) => e.trim());
-  const problem = entries
-    .map((e) => (e === '' ? 'an empty entry' : proxyEntryProblem(e)))
-    .find((p): p is string => p !== null);
-  if (problem !== undefined) {
-    ctx.addIssue({ code: 'custom', message: `${problem}; ${TRUST_PROXY_EXPECTED}` });
-    return z.NEVER;
-  }
-  return entries;
-});
 
 const logLevel = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
@@ -115,7 +68,7 @@ export const configSchema = z.object({
   DATABASE_STARTUP_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   DATABASE_DIRECT_URL: z
     .string()
-    .regex(/^postgres(ql)?:\/\//i, { error: 'expected a postgres:// URL' })
+    .regex(/^postgres(ql)?:\/\//i, { error: EXPECTED.postgresUrl })
     .optional(),
   DATABASE_LISTEN: booleanFromEnv.default(true),
   LOG_LEVEL: logLevel.default('info'),
@@ -133,7 +86,7 @@ export const configSchema = z.object({
   TIDINGS_LANGUAGE: z
     .string()
     .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, {
-      error: 'expected a language code such as en or pt-BR',
+      error: EXPECTED.language,
     })
     .max(35)
     .default('en'),
@@ -157,27 +110,24 @@ export const configSchema = z.object({
     .min(0)
     .max(24 * 365)
     .default(24),
-  TIDINGS_SMTP_URL: z
-    .url({ protocol: /^smtps?$/, error: 'expected smtp://[user:pass@]host[:port] or smtps://…' })
-    .optional(),
+  TIDINGS_SMTP_URL: z.url({ protocol: /^smtps?$/, error: EXPECTED.smtpUrl }).optional(),
   TIDINGS_MAIL_FROM: z
     .string()
     .refine((value) => parseMailbox(value) !== null, {
-      error:
-        'expected an address, such as tidings@example.com or "Tidings <tidings@example.com>" (an address an SMTP server takes: see docs/operating.md#email)',
+      error: EXPECTED.mailFrom,
     })
     .optional(),
   TIDINGS_UNSUBSCRIBE_MAILTO: z
     .string()
     .refine((value) => /^[^\s@<>,?"]+@[^\s@<>,?"]+$/.test(value) && parseMailbox(value) !== null, {
-      error: 'expected a bare address, such as unsubscribe@example.com (a mailbox someone reads)',
+      error: EXPECTED.bareAddress,
     })
     .optional(),
   TIDINGS_INBOUND_DOMAIN: z
     .string()
     .transform((v) => v.trim().toLowerCase())
     .refine((v) => isEmailAddress(`x@${v}`), {
-      error: 'expected a mail domain, such as in.example.org (newsletters are sent to TOKEN@that domain)',
+      error: EXPECTED.mailDomain,
     })
     .optional(),
   TIDINGS_INBOUND_MAX_BYTES: z.coerce
@@ -190,7 +140,7 @@ export const configSchema = z.object({
     .default(10 * 1024 * 1024),
   TIDINGS_INBOUND_SECRET: z
     .string()
-    .regex(/^[\x21-\x7e]{16,}$/, { error: 'expected at least 16 printable characters, no spaces' })
+    .regex(/^[\x21-\x7e]{16,}$/, { error: EXPECTED.secret })
     .optional(),
   TIDINGS_INBOUND_DAILY_LIMIT: z.coerce.number().int().min(1).max(100_000).default(500),
   ...inboundFields,
@@ -199,7 +149,7 @@ export const configSchema = z.object({
   TIDINGS_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   TIDINGS_METRICS_TOKEN: z
     .string()
-    .regex(/^[\x21-\x7e]{16,}$/, { error: 'expected at least 16 printable characters, no spaces' })
+    .regex(/^[\x21-\x7e]{16,}$/, { error: EXPECTED.secret })
     .optional(),
 });
 
@@ -321,10 +271,6 @@ export function defaultPoolSize(cores: number): number {
   return Math.min(20, Math.max(10, 2 * cores));
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
 /** Parses the environment (only the variables named in the schema); throws ConfigError listing every problem. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const picked: Record<string, string> = {};
@@ -334,24 +280,35 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   }
   const parsed = configSchema.safeParse(picked);
   if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
-    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+    throw new ConfigError(parsed.error.issues.map(problemOf));
   }
   const c = parsed.data;
   if (c.TIDINGS_SMTP_URL !== undefined && c.TIDINGS_MAIL_FROM === undefined) {
-    throw new ConfigError(
-      'invalid configuration:\n  TIDINGS_MAIL_FROM: required when TIDINGS_SMTP_URL is set (the From of digest emails)',
-    );
+    throw new ConfigError([
+      {
+        variable: 'TIDINGS_MAIL_FROM',
+        message: 'required when TIDINGS_SMTP_URL is set (the From of digest emails)',
+        facts: { reason: 'required_with', other: 'TIDINGS_SMTP_URL' },
+      },
+    ]);
   }
   if (c.TIDINGS_METRICS && c.TIDINGS_METRICS_PORT !== 0 && c.TIDINGS_METRICS_PORT === c.PORT) {
-    throw new ConfigError(
-      `invalid configuration:\n  TIDINGS_METRICS_PORT: the metrics are served on a listener of their own; choose a port other than PORT (${c.PORT})`,
-    );
+    throw new ConfigError([
+      {
+        variable: 'TIDINGS_METRICS_PORT',
+        message: `the metrics are served on a listener of their own; choose a port other than PORT (${c.PORT})`,
+        facts: { reason: 'same_port', port: c.PORT },
+      },
+    ]);
   }
   if (c.DATABASE_DIRECT_URL !== undefined && !/^postgres(ql)?:\/\//i.test(c.DATABASE_URL)) {
-    throw new ConfigError(
-      'invalid configuration:\n  DATABASE_DIRECT_URL: only for PostgreSQL; DATABASE_URL is not a postgres:// URL',
-    );
+    throw new ConfigError([
+      {
+        variable: 'DATABASE_DIRECT_URL',
+        message: 'only for PostgreSQL; DATABASE_URL is not a postgres:// URL',
+        facts: { reason: 'direct_url_needs_postgres' },
+      },
+    ]);
   }
   const ways = inboundWays(c, c.HOST);
   if ('problem' in ways) throw new ConfigError(`invalid configuration:\n  ${ways.problem}`);

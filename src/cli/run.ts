@@ -5,6 +5,7 @@ import { languageOf } from '../i18n/languages.js';
 import { localeOf, setOperatorLanguage } from '../i18n/locale.js';
 import { refusalWords } from '../http/web/refusals.js';
 import { redactText } from '../lib/redact.js';
+import { configErrorWords } from './configWords.js';
 import { type Io, UsageError } from './context.js';
 import { DatabaseStartError } from './startError.js';
 import { buildProgram } from './program.js';
@@ -52,9 +53,13 @@ export async function runCli(args: readonly string[], io: Io): Promise<number> {
       fail(err.message);
       return 1;
     }
-    if (err instanceof UsageError || err instanceof ConfigError) {
+    if (err instanceof ConfigError) {
+      fail(configErrorWords(err, localeOf(null)));
+      return 2;
+    }
+    if (err instanceof UsageError) {
       fail(err.message);
-      return err instanceof UsageError ? err.exitCode : 2;
+      return err.exitCode;
     }
     fail(err instanceof Error ? (err.stack ?? err.message) : String(err));
     return 1;

@@ -180,9 +180,14 @@ let operatorLanguage: string = DEFAULT_LANGUAGE;
 export function setOperatorLanguage(code: string): void {
   const language = languageOf(code);
   if (language === undefined) {
-    throw new ConfigError(
-      `invalid configuration:\n  TIDINGS_LANGUAGE: "${code}" is not a language Tidings speaks: one of ${LANGUAGE_CODES.filter((c) => c !== 'en-XA').join(', ')}`,
-    );
+    const codes = LANGUAGE_CODES.filter((c) => c !== 'en-XA').join(', ');
+    throw new ConfigError([
+      {
+        variable: 'TIDINGS_LANGUAGE',
+        message: `"${code}" is not a language Tidings speaks: one of ${codes}`,
+        facts: { reason: 'language_unknown', typed: code, codes },
+      },
+    ]);
   }
   operatorLanguage = language.code;
 }
