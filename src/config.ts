@@ -311,7 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     ]);
   }
   const ways = inboundWays(c, c.HOST);
-  if ('problem' in ways) throw new ConfigError(`invalid configuration:\n  ${ways.problem}`);
+  if ('problem' in ways) throw new ConfigError([ways.problem]);
   const reachedAt = c.TIDINGS_PUBLISH ?? { host: c.HOST, port: c.PORT };
   return {
     port: c.PORT,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { type ConfigFacts, type ConfigProblem, EXPECTED } from './configProblems.js';
 
 /**
  * The settings of newsletters' SMTP and IMAP ways in (docs/newsletters.md, "Running the ways in"): part of
@@ -23,8 +24,7 @@ export interface InboundImapConfig {
   mailbox: string;
 }
 
-const IMAP_EXPECTED =
-  'expected imap://USER:PASSWORD@HOST[:PORT]/MAILBOX or imaps://… (user and password percent-encoded)';
+const IMAP_EXPECTED = EXPECTED.imapUrl;
 
 /** TIDINGS_INBOUND_IMAP_URL: imap(s)://user:pass@host[:port]/MAILBOX, INBOX when no mailbox is named. */
 const imapUrlFromEnv = z.string().transform((raw, ctx): InboundImapConfig => {
@@ -48,7 +48,11 @@ const imapUrlFromEnv = z.string().transform((raw, ctx): InboundImapConfig => {
     pass = decodeURIComponent(url.password);
     mailbox = decodeURIComponent(url.pathname.replace(/^\/+/, '').replace(/\/+$/, ''));
   } catch {
-    ctx.addIssue({ code: 'custom', message: `a part is not valid percent-encoding; ${IMAP_EXPECTED}` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `a part is not valid percent-encoding; ${IMAP_EXPECTED}`,
+      params: { facts: { reason: 'imap_encoding' } satisfies ConfigFacts },
+    });
     return z.NEVER;
   }
   return {
@@ -71,17 +75,20 @@ export const inboundFields = {
 
 type InboundFields = z.output<z.ZodObject<typeof inboundFields>>;
 
-/** The SMTP and IMAP settings; a problem (a certificate without its key, say) as a sentence. */
+/** The SMTP and IMAP settings; a problem (a certificate without its key, say) with its facts. */
 export function inboundWays(
   c: InboundFields,
   host: string,
-): { smtp: InboundSmtpConfig | null; imap: InboundImapConfig | null } | { problem: string } {
+): { smtp: InboundSmtpConfig | null; imap: InboundImapConfig | null } | { problem: ConfigProblem } {
   const cert = c.TIDINGS_INBOUND_SMTP_CERT;
   const key = c.TIDINGS_INBOUND_SMTP_KEY;
   if ((cert === undefined) !== (key === undefined)) {
     return {
-      problem:
-        'TIDINGS_INBOUND_SMTP_CERT and TIDINGS_INBOUND_SMTP_KEY: set both (PEM files) to offer STARTTLS, or neither',
+      problem: {
+        variable: 'TIDINGS_INBOUND_SMTP_CERT, TIDINGS_INBOUND_SMTP_KEY',
+        message: 'set both (PEM files) to offer STARTTLS, or neither',
+        facts: { reason: 'both_or_neither', other: 'STARTTLS' },
+      },
     };
   }
   const port = c.TIDINGS_INBOUND_SMTP_PORT;

@@ -16,6 +16,8 @@ export const EXPECTED = {
   bareAddress: 'expected a bare address, such as unsubscribe@example.com (a mailbox someone reads)',
   mailDomain: 'expected a mail domain, such as in.example.org (newsletters are sent to TOKEN@that domain)',
   secret: 'expected at least 16 printable characters, no spaces',
+  imapUrl:
+    'expected imap://USER:PASSWORD@HOST[:PORT]/MAILBOX or imaps://… (user and password percent-encoded)',
 } as const;
 
 export type Expected = keyof typeof EXPECTED;
@@ -34,7 +36,16 @@ export type ConfigFacts =
   | { reason: 'required_with'; other: string }
   | { reason: 'same_port'; port: number }
   | { reason: 'direct_url_needs_postgres' }
-  | { reason: 'language_unknown'; typed: string; codes: string };
+  | { reason: 'language_unknown'; typed: string; codes: string }
+  | { reason: 'imap_encoding' }
+  | { reason: 'proxy_hops'; hops: number; max: number }
+  | { reason: 'proxy_entry'; entry: string; max: number }
+  | { reason: 'proxy_prefix'; entry: string; prefixMax: number; max: number }
+  | { reason: 'proxy_empty_entry'; max: number }
+  | { reason: 'both_or_neither'; other: string }
+  | { reason: 'file_unreadable'; file: string; code: string }
+  | { reason: 'sslmode'; mode: string; modes: string }
+  | { reason: 'database_scheme'; url: string };
 
 /** One variable's problem: its English words (the message's line), and its facts when Tidings has them. */
 export interface ConfigProblem {
@@ -51,11 +62,13 @@ export interface ConfigProblem {
 export class ConfigError extends Error {
   override name = 'ConfigError';
   readonly problems: readonly ConfigProblem[];
-  constructor(problems: readonly ConfigProblem[] | string) {
+  /** `sentence`: the English message, when it is not the problems' lines (a database URL's scheme). */
+  constructor(problems: readonly ConfigProblem[] | string, sentence?: string) {
     super(
       typeof problems === 'string'
         ? problems
-        : `invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`,
+        : (sentence ??
+            `invalid configuration:\n${problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n')}`),
     );
     this.problems = typeof problems === 'string' ? [] : problems;
   }
@@ -73,6 +86,9 @@ export function problemOf(issue: z.core.$ZodIssue): ConfigProblem {
 }
 
 function factsOf(issue: z.core.$ZodIssue): ConfigFacts | undefined {
+  // A check of the schema's own gives its facts with its issue (configProxy.ts).
+  const given: unknown = issue.code === 'custom' ? issue.params?.facts : undefined;
+  if (given !== undefined) return given as ConfigFacts;
   const expected = EXPECTED_BY_MESSAGE.get(issue.message);
   if (expected !== undefined) return { reason: 'expected', what: expected };
   switch (issue.code) {

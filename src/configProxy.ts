@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import * as z from 'zod';
+import type { ConfigFacts } from './configProblems.js';
 
 // TIDINGS_TRUST_PROXY read from the environment for src/config.ts: a file of its own to keep that one short.
 
@@ -18,17 +19,23 @@ const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 const TRUST_PROXY_EXPECTED = `expected false, true (one proxy: the right-most X-Forwarded-For entry is the client's), a number of proxies (1 to ${MAX_PROXY_HOPS}), or a comma-separated list of the proxies' addresses or CIDRs such as 127.0.0.1,10.0.0.0/8,::1`;
 
 /** One entry of a TIDINGS_TRUST_PROXY list: an address, an address/prefix, or a range's name; else why not. */
-function proxyEntryProblem(entry: string): string | null {
+function proxyEntryProblem(entry: string): { words: string; facts: ConfigFacts } | null {
+  if (entry === '')
+    return { words: 'an empty entry', facts: { reason: 'proxy_empty_entry', max: MAX_PROXY_HOPS } };
   if (PROXY_RANGE_NAMES.has(entry)) return null;
   const slash = entry.indexOf('/');
   const address = slash === -1 ? entry : entry.slice(0, slash);
   const family = isIP(address);
-  if (family === 0) return `"${entry}" is not an IP address or CIDR`;
+  if (family === 0) {
+    const facts: ConfigFacts = { reason: 'proxy_entry', entry, max: MAX_PROXY_HOPS };
+    return { words: `"${entry}" is not an IP address or CIDR`, facts };
+  }
   if (slash === -1) return null;
   const prefix = entry.slice(slash + 1);
   const max = family === 4 ? 32 : 128;
   if (!/^\d{1,3}$/.test(prefix) || Number(prefix) < 1 || Number(prefix) > max) {
-    return `"${entry}" has a prefix length outside 1 to ${max}`;
+    const facts: ConfigFacts = { reason: 'proxy_prefix', entry, prefixMax: max, max: MAX_PROXY_HOPS };
+    return { words: `"${entry}" has a prefix length outside 1 to ${max}`, facts };
   }
   return null;
 }
@@ -40,15 +47,19 @@ export const trustProxyFromEnv = z.string().transform((raw, ctx): TrustProxy => 
   if (/^\d+$/.test(value)) {
     const hops = Number(value);
     if (hops <= MAX_PROXY_HOPS) return hops;
-    ctx.addIssue({ code: 'custom', message: `${value} hops is too many; ${TRUST_PROXY_EXPECTED}` });
+    const facts: ConfigFacts = { reason: 'proxy_hops', hops, max: MAX_PROXY_HOPS };
+    ctx.addIssue({
+      code: 'custom',
+      message: `${value} hops is too many; ${TRUST_PROXY_EXPECTED}`,
+      params: { facts },
+    });
     return z.NEVER;
   }
   const entries = value.split(',').map((e) => e.trim());
-  const problem = entries
-    .map((e) => (e === '' ? 'an empty entry' : proxyEntryProblem(e)))
-    .find((p): p is string => p !== null);
+  const problem = entries.map(proxyEntryProblem).find((p) => p !== null);
   if (problem !== undefined) {
-    ctx.addIssue({ code: 'custom', message: `${problem}; ${TRUST_PROXY_EXPECTED}` });
+    const { words, facts } = problem;
+    ctx.addIssue({ code: 'custom', message: `${words}; ${TRUST_PROXY_EXPECTED}`, params: { facts } });
     return z.NEVER;
   }
   return entries;

@@ -92,3 +92,44 @@ test('the pseudo-locale leaves no English word; the checks across variables and 
     '  TIDINGS_LANGUAGE: "xx" is not a language Tidings speaks: one of en, ar, de, es, fr, it, ja, zh-Hans, pt-BR, nl, pl',
   ]);
 });
+
+test('the problems checked outside the schema: proxies, IMAP, TLS files, the database URL; German and pseudo', async () => {
+  const cases: Record<string, string>[] = [
+    { TIDINGS_TRUST_PROXY: '99', TIDINGS_INBOUND_IMAP_URL: 'nope' },
+    { TIDINGS_TRUST_PROXY: 'foo' },
+    { TIDINGS_TRUST_PROXY: '10.0.0.0/99' },
+    { TIDINGS_TRUST_PROXY: '10.0.0.1,' },
+    { TIDINGS_INBOUND_IMAP_URL: 'imap://a%zz:b@mail.example/INBOX' },
+    { TIDINGS_INBOUND_SMTP_CERT: '/etc/tidings/cert.pem' },
+    { DATABASE_URL: 'mysql://u@h/db' },
+    { DATABASE_URL: 'postgres://h/db?sslmode=prefer' },
+    { DATABASE_URL: 'postgres://h/db', DATABASE_CA_FILE: '/nonexistent/ca.pem' },
+  ];
+  const seen = new Set<string>();
+  for (const env of cases) {
+    const english = await refusal(env);
+    const german = await refusal({ ...env, TIDINGS_LANGUAGE: 'de' });
+    // As many lines, or a line more for the database URL's scheme, a sentence in English.
+    assert.ok(german.length === english.length || english.length === 1, german.join('\n'));
+    assert.notEqual(german.join('\n'), english.join('\n'));
+    assert.match(german[0] ?? '', /^tidings: ungültige Konfiguration:$/);
+    const pseudo = await refusal({ ...env, TIDINGS_LANGUAGE: 'en-XA' });
+    const left = englishWordsOf(
+      pseudo
+        .join('\n')
+        .replace(/^tidings: /gm, ' ')
+        .replace(/\b[A-Z][A-Z0-9_]+\b/g, ' ')
+        .replace(/\S*[@:/.[\]<>"“”(),]\S*/g, ' ')
+        .replace(/\b(?:true|false|disable|require|prefer|verify-ca|verify-full|foo|ENOENT)\b/g, ' '),
+    );
+    assert.deepEqual(left, [], pseudo.join('\n'));
+    for (const line of german.slice(1)) seen.add(line.replace(/:.*/, ''));
+  }
+  assert.deepEqual([...seen].sort(), [
+    '  DATABASE_CA_FILE',
+    '  DATABASE_URL',
+    '  TIDINGS_INBOUND_IMAP_URL',
+    '  TIDINGS_INBOUND_SMTP_CERT, TIDINGS_INBOUND_SMTP_KEY',
+    '  TIDINGS_TRUST_PROXY',
+  ]);
+});

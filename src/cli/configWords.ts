@@ -31,7 +31,51 @@ function factsWords(facts: ConfigFacts, locale: Locale): string {
     case 'one_of':
       return locale.t('cli.config.oneOf', { values: facts.values });
     case 'expected':
+      // The IMAP address's own message: its words are long enough to stand alone.
+      if (facts.what === 'imapUrl') return locale.t('cli.config.imapUrl');
       return locale.t('cli.config.expected', { what: facts.what });
+    case 'imap_encoding':
+      return locale.t('cli.config.imapEncoding');
+    case 'proxy_hops':
+      return locale.t('cli.config.proxy', {
+        kind: 'hops',
+        hops: facts.hops,
+        entry: '',
+        prefixMax: 0,
+        max: facts.max,
+      });
+    case 'proxy_entry':
+      return locale.t('cli.config.proxy', {
+        kind: 'entry',
+        hops: 0,
+        entry: facts.entry,
+        prefixMax: 0,
+        max: facts.max,
+      });
+    case 'proxy_prefix':
+      return locale.t('cli.config.proxy', {
+        kind: 'prefix',
+        hops: 0,
+        entry: facts.entry,
+        prefixMax: facts.prefixMax,
+        max: facts.max,
+      });
+    case 'proxy_empty_entry':
+      return locale.t('cli.config.proxy', {
+        kind: 'empty',
+        hops: 0,
+        entry: '',
+        prefixMax: 0,
+        max: facts.max,
+      });
+    case 'both_or_neither':
+      return locale.t('cli.config.bothOrNeither', { other: facts.other });
+    case 'file_unreadable':
+      return locale.t('cli.config.fileUnreadable', { file: facts.file, code: facts.code });
+    case 'sslmode':
+      return locale.t('cli.config.sslmode', { mode: facts.mode, modes: facts.modes });
+    case 'database_scheme':
+      return locale.t('cli.config.databaseScheme', { url: facts.url });
     case 'required_with':
       return locale.t('cli.config.requiredWith', { other: facts.other });
     case 'same_port':

@@ -22,8 +22,16 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   }
   if (/^file:/i.test(url)) return { engine: 'sqlite', file: fileURLToPath(url) };
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) {
+    const shown = redactUrl(url);
     throw new ConfigError(
-      `unsupported DATABASE_URL scheme in ${redactUrl(url)}: use a file path, sqlite:PATH or postgres://`,
+      [
+        {
+          variable: 'DATABASE_URL',
+          message: `unsupported scheme in ${shown}: use a file path, sqlite:PATH or postgres://`,
+          facts: { reason: 'database_scheme', url: shown },
+        },
+      ],
+      `unsupported DATABASE_URL scheme in ${shown}: use a file path, sqlite:PATH or postgres://`,
     );
   }
   return { engine: 'sqlite', file: url };

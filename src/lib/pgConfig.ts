@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import type { PoolConfig } from 'pg';
 import { ConfigError } from '../config.js';
+import type { ConfigFacts } from '../configProblems.js';
 
 export interface PgOptions {
   /** Most connections the pool opens. */
@@ -24,8 +25,8 @@ type SslMode = (typeof SSL_MODES)[number];
 /** The query parameters Tidings reads for TLS; they are taken out of the URL node-postgres is given. */
 const TLS_PARAMS = ['ssl', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey'] as const;
 
-function invalid(setting: string, message: string): ConfigError {
-  return new ConfigError(`invalid configuration:\n  ${setting}: ${message}`);
+function invalid(setting: string, message: string, facts: ConfigFacts): ConfigError {
+  return new ConfigError([{ variable: setting, message, facts }]);
 }
 
 function readPem(setting: string, file: string): string {
@@ -33,7 +34,11 @@ function readPem(setting: string, file: string): string {
     return readFileSync(file, 'utf8');
   } catch (err) {
     const reason = err instanceof Error && 'code' in err ? String(err.code) : String(err);
-    throw invalid(setting, `cannot read ${file} (${reason})`);
+    throw invalid(setting, `cannot read ${file} (${reason})`, {
+      reason: 'file_unreadable',
+      file,
+      code: reason,
+    });
   }
 }
 
@@ -46,9 +51,15 @@ function sslModeOf(params: URLSearchParams, hasCa: boolean): SslMode {
   const mode = params.get('sslmode');
   if (mode !== null) {
     if ((SSL_MODES as readonly string[]).includes(mode)) return mode as SslMode;
+    const modes = SSL_MODES.join(', ');
     throw invalid(
       'DATABASE_URL',
-      `sslmode=${mode} is not supported; use ${SSL_MODES.join(', ')} (docs/operating.md#postgresql-tls)`,
+      `sslmode=${mode} is not supported; use ${modes} (docs/operating.md#postgresql-tls)`,
+      {
+        reason: 'sslmode',
+        mode,
+        modes,
+      },
     );
   }
   const ssl = params.get('ssl');
