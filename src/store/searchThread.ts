@@ -50,6 +50,8 @@ interface Handle {
   file: string | null;
   reader: Reader | null;
   deaths: number;
+  /** Pages a reader thread has answered: how a test knows a search left the event loop. */
+  answered: number;
 }
 
 const handles = new WeakMap<Kysely<Database>, Handle>();
@@ -62,10 +64,13 @@ export async function sqliteFileOf(db: Kysely<Database>): Promise<string | null>
   const { rows } = await sql<{ file: string }>`select file from pragma_database_list
     where name = 'main'`.execute(db);
   const file = rows[0]?.file ?? '';
-  const handle: Handle = { file: file === '' ? null : file, reader: null, deaths: 0 };
+  const handle: Handle = { file: file === '' ? null : file, reader: null, deaths: 0, answered: 0 };
   handles.set(db, handle);
   return handle.file;
 }
+
+/** How many pages the database's reader threads have answered (0 before its first search). */
+export const pagesReadInThread = (db: Kysely<Database>): number => handles.get(db)?.answered ?? 0;
 
 /** One page of hits, read by the database's reader thread (see above). */
 export function searchInThread(
@@ -103,8 +108,10 @@ function startReader(db: Kysely<Database>, handle: Handle, file: string): Reader
     const asked = reader.pending.get(reply.id);
     if (asked === undefined) return;
     reader.pending.delete(reply.id);
-    if ('page' in reply) asked.resolve(reply.page);
-    else asked.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
+    if ('page' in reply) {
+      handle.answered++;
+      asked.resolve(reply.page);
+    } else asked.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
     settled();
   });
   const died = (): void => {
